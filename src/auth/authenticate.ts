@@ -1,0 +1,83 @@
+// Who is calling (http-and-auth-contract step 2). An Authenticator turns a request into a Principal or a
+// challenge. bearer: static tokens compared in constant time. noauth: loopback callers only — a tunnel
+// forwards to loopback, so a non-loopback Host or any forwarding header is refused unless the operator
+// declared an authenticating proxy (decisions.md 9). OAuth plugs in here as another Authenticator.
+import type { IncomingMessage } from 'node:http';
+import { safeEqualAny } from '../core/constant-time.js';
+import { FORWARDING_HEADERS, isLoopbackHostHeader } from '../http/hosts.js';
+import type { Principal } from './principal.js';
+
+export type AuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; status: 401 | 403; headers: Record<string, string>; error: string; description: string };
+
+export interface Authenticator {
+  readonly mode: 'bearer' | 'oauth' | 'noauth';
+  authenticate(req: IncomingMessage, baseUrl: string): AuthResult | Promise<AuthResult>;
+}
+
+export const REALM = 'workbench-mcp';
+
+/** The token of an `Authorization: Bearer …` header; '' when the header is absent or another scheme. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(h);
+  return m ? (m[1] as string) : '';
+}
+
+export function bearerChallenge(sent: boolean, description: string, extra = ''): AuthResult {
+  const params = [`realm="${REALM}"`, extra, sent ? 'error="invalid_token"' : ''].filter(Boolean).join(', ');
+  return {
+    ok: false,
+    status: 401,
+    headers: { 'WWW-Authenticate': `Bearer ${params}` },
+    error: sent ? 'invalid_token' : 'unauthorized',
+    description,
+  };
+}
+
+export class BearerAuthenticator implements Authenticator {
+  readonly mode = 'bearer' as const;
+  constructor(private readonly tokens: readonly string[]) {}
+
+  /** Index of the matching token (for a non-secret principal label), or -1. Every token is compared. */
+  match(token: string): number {
+    let found = -1;
+    this.tokens.forEach((t, i) => {
+      if (safeEqualAny(token, [t]) && found === -1) found = i;
+    });
+    return found;
+  }
+
+  authenticate(req: IncomingMessage): AuthResult {
+    const token = bearerToken(req);
+    if (token === undefined) return bearerChallenge(false, 'Send Authorization: Bearer <token>.');
+    const i = token ? this.match(token) : -1;
+    if (i < 0) return bearerChallenge(true, 'The bearer token is not valid for this server.');
+    return { ok: true, principal: { kind: 'bearer', id: `token#${i + 1}` } };
+  }
+}
+
+export class NoAuthAuthenticator implements Authenticator {
+  readonly mode = 'noauth' as const;
+  constructor(private readonly externalProxy: boolean) {}
+
+  authenticate(req: IncomingMessage): AuthResult {
+    if (!this.externalProxy) {
+      const forwarded = FORWARDING_HEADERS.find((h) => req.headers[h] !== undefined);
+      if (forwarded || !isLoopbackHostHeader(req.headers.host)) {
+        return {
+          ok: false,
+          status: 403,
+          headers: {},
+          error: 'forbidden',
+          description: forwarded
+            ? `noauth mode serves local callers only, and this request carries ${forwarded} (it came through a proxy or tunnel); use bearer or oauth to publish the server`
+            : 'noauth mode serves local callers only (Host must be localhost, 127.0.0.1 or [::1]); use bearer or oauth to publish the server',
+        };
+      }
+    }
+    return { ok: true, principal: { kind: 'noauth', id: 'local' } };
+  }
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Entry point: argv + environment → Config → HTTP or stdio. The only place that wires modules together and
+// the only place that exits the process.
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, load, type Config } from '../config/load.js';
+import { configTableMarkdown } from '../config/schema.js';
+import { createLogger } from '../core/log.js';
+import { SERVER_VERSION } from '../core/version.js';
+import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../auth/authenticate.js';
+import { createHttpServer } from '../http/server.js';
+import { isLoopbackHostname } from '../http/hosts.js';
+import { Runtime } from '../runtime/runtime.js';
+import { serveStdio } from '../stdio/serve.js';
+import { checkRoot } from '../workspace/paths.js';
+import { helpText } from './help.js';
+
+function fail(message: string): never {
+  process.stderr.write(`workbench-mcp: ${message}\n`);
+  process.exit(2);
+}
+
+/** Start-up rules that need more than one setting (http-and-auth-contract "Process and binding"). */
+function checkCombination(c: Config): void {
+  if (c.stdio) return;
+  if (!isLoopbackHostname(c.host) && c.authMode === 'noauth') {
+    fail(`SERVICE_HOST ${c.host} is not a loopback address, and noauth would publish the workspace to anyone who can reach it; use SERVICE_AUTH_MODE=bearer or oauth`);
+  }
+  if (c.dangerouslyFakeReadonlyAnnotations && c.authMode === 'noauth') {
+    fail('--dangerously-fake-readonly-annotations needs authentication over HTTP; use SERVICE_AUTH_MODE=bearer or oauth');
+  }
+  if (c.authMode === 'oauth') {
+    fail('SERVICE_AUTH_MODE=oauth is not available in this build yet; use bearer (default) or noauth');
+  }
+  if (c.auditLog) {
+    try {
+      accessSync(path.dirname(path.resolve(c.auditLog)), constants.W_OK);
+    } catch {
+      fail(`SERVICE_AUDIT_LOG ${c.auditLog}: its directory is not writable`);
+    }
+  }
+}
+
+function authenticatorFor(c: Config): { authenticator: Authenticator; generatedToken?: string } {
+  if (c.authMode === 'noauth') return { authenticator: new NoAuthAuthenticator(c.externalAuthProxy) };
+  if (c.authTokens.length > 0) return { authenticator: new BearerAuthenticator(c.authTokens) };
+  const token = randomBytes(32).toString('base64url');
+  return { authenticator: new BearerAuthenticator([token]), generatedToken: token };
+}
+
+async function main(): Promise<void> {
+  let action;
+  try {
+    // eslint-disable-next-line no-restricted-syntax -- handed straight to config/, the only reader
+    action = load(process.argv.slice(2), process.env, process.cwd());
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message);
+    throw e;
+  }
+  if (action.kind === 'help') return void process.stdout.write(helpText(SERVER_VERSION));
+  if (action.kind === 'version') return void process.stdout.write(`${SERVER_VERSION}\n`);
+  if (action.kind === 'print-config-table') return void process.stdout.write(configTableMarkdown() + '\n');
+  const config = action.config;
+  const rootCheck = checkRoot(config.workspace, config.env.HOME);
+  if (!rootCheck.ok) fail(`SERVICE_WORKSPACE: ${rootCheck.reason}`);
+  checkCombination(config);
+  const log = createLogger(config.logLevel);
+  const runtime = new Runtime({ config, root: rootCheck.root, log });
+
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    await runtime.shutdown();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+
+  if (config.stdio) {
+    log.info('serving on stdio', { workspace: rootCheck.root.lexical });
+    await serveStdio(runtime, process.stdin, process.stdout);
+    return stop();
+  }
+
+  const { authenticator, generatedToken } = authenticatorFor(config);
+  const server = createHttpServer({ runtime, authenticator });
+  runtime.onShutdown(() => new Promise<void>((r) => server.close(() => r())));
+  runtime.onShutdown(() => server.closeAllConnections());
+  server.on('error', (e: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`));
+  server.listen(config.port, config.host, () => {
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    if (generatedToken) {
+      // decisions.md 8: shown once, directly on stderr, never through the logger.
+      process.stderr.write(
+        `workbench-mcp: no SERVICE_AUTH_TOKEN set; generated a bearer token for this run (shown once):\n\n    ${generatedToken}\n\n` +
+          `  Send it as "Authorization: Bearer <token>". Set SERVICE_AUTH_TOKEN or SERVICE_AUTH_TOKEN_FILE to keep one.\n`,
+      );
+    }
+    if (config.dangerouslyFakeReadonlyAnnotations) {
+      log.warn('--dangerously-fake-readonly-annotations: tools/list reports every tool as read-only; never publish this endpoint');
+    }
+    if (config.externalAuthProxy && config.authMode === 'noauth') {
+      log.warn('SERVICE_EXTERNAL_AUTH_PROXY=1: noauth serves forwarded requests; the proxy in front MUST authenticate every request');
+    }
+    process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
+  });
+}
+
+main().catch((e) => {
+  process.stderr.write(`workbench-mcp: fatal: ${String((e as Error)?.stack ?? e)}\n`);
+  process.exit(1);
+});

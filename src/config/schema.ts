@@ -1,0 +1,93 @@
+// Every SERVICE_* variable, once: its flag twin (if it may appear on a command line — secrets never do), its
+// type, default and one line of documentation. load.ts validates against this table and the README's
+// configuration table is generated from it (`workbench-mcp --print-config-table`).
+
+export type Kind =
+  | { type: 'string' }
+  | { type: 'path' }
+  | { type: 'url' }
+  | { type: 'int'; min: number; max: number }
+  | { type: 'bool' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'list' }
+  | { type: 'hex'; minBytes: number };
+
+export interface Entry {
+  /** Key in Config. */
+  key: string;
+  /** Variable name without the SERVICE_ prefix. */
+  env: string;
+  /** Command-line flag, absent for secrets (argv is visible to every local user). */
+  flag?: string;
+  kind: Kind;
+  /** Default shown in docs; `undefined` = unset. */
+  default: string | number | boolean | undefined;
+  defaultDoc?: string;
+  doc: string;
+  secret?: boolean;
+}
+
+const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
+
+export const ENTRIES: readonly Entry[] = [
+  { key: 'workspace', env: 'WORKSPACE', flag: '--workspace', kind: { type: 'path' }, default: undefined, defaultDoc: 'current directory', doc: 'Directory to serve (not `/`, not the home directory).' },
+  { key: 'host', env: 'HOST', flag: '--host', kind: { type: 'string' }, default: '127.0.0.1', doc: 'Address to bind. A non-loopback bind needs bearer or OAuth.' },
+  { key: 'port', env: 'PORT', flag: '--port', kind: int(0, 65535), default: 8765, doc: 'Port to bind; `0` picks a free port.' },
+  { key: 'permissionMode', env: 'PERMISSION_MODE', flag: '--permission-mode', kind: { type: 'enum', values: ['safe', 'trusted', 'dangerous'] }, default: 'safe', doc: 'Command policy: `safe`, `trusted` or `dangerous` (file tools stay confined in every mode).' },
+  { key: 'authMode', env: 'AUTH_MODE', flag: '--auth-mode', kind: { type: 'enum', values: ['bearer', 'oauth', 'noauth'] }, default: 'bearer', doc: 'How HTTP callers authenticate. `noauth` serves loopback callers only.' },
+  { key: 'authTokens', env: 'AUTH_TOKEN', kind: { type: 'list' }, default: undefined, defaultDoc: 'generated and printed once', doc: 'Static bearer token(s), comma-separated (several allow rotation without downtime).', secret: true },
+  { key: 'authTokenFile', env: 'AUTH_TOKEN_FILE', flag: '--auth-token-file', kind: { type: 'path' }, default: undefined, doc: 'File holding bearer token(s), one per line or comma-separated.' },
+  { key: 'oauthPassword', env: 'OAUTH_PASSWORD', kind: { type: 'string' }, default: undefined, defaultDoc: 'generated and printed once', doc: 'Password the operator types on the OAuth authorization page.', secret: true },
+  { key: 'oauthTokenSecret', env: 'OAUTH_TOKEN_SECRET', kind: { type: 'hex', minBytes: 32 }, default: undefined, defaultDoc: 'generated per process', doc: 'HS256 signing key for access tokens, hex, at least 32 bytes.', secret: true },
+  { key: 'oauthTokenTtl', env: 'OAUTH_TOKEN_TTL', flag: '--oauth-token-ttl', kind: int(60, 31_536_000), default: 86400, doc: 'Access token lifetime in seconds.' },
+  { key: 'oauthClientId', env: 'OAUTH_CLIENT_ID', flag: '--oauth-client-id', kind: { type: 'string' }, default: undefined, doc: 'Pre-registered OAuth client id (dynamic registration stays on).' },
+  { key: 'oauthRedirectUris', env: 'OAUTH_REDIRECT_URIS', flag: '--oauth-redirect-uris', kind: { type: 'list' }, default: undefined, doc: 'Redirect URIs of the pre-registered client, comma-separated.' },
+  { key: 'oauthClientSecret', env: 'OAUTH_CLIENT_SECRET', kind: { type: 'string' }, default: undefined, doc: 'Secret of the pre-registered client (makes it confidential).', secret: true },
+  { key: 'serverUrl', env: 'SERVER_URL', flag: '--server-url', kind: { type: 'url' }, default: undefined, doc: 'Stable public origin without `/mcp`; pins issuer, audience and metadata URLs.' },
+  { key: 'trustProxyHeaders', env: 'TRUST_PROXY_HEADERS', flag: '--trust-proxy-headers', kind: { type: 'bool' }, default: false, doc: '`1`: take the public origin from `Forwarded`/`X-Forwarded-*` (only behind your own proxy). Never relaxes auth.' },
+  { key: 'allowedOrigins', env: 'ALLOWED_ORIGINS', flag: '--allowed-origins', kind: { type: 'list' }, default: undefined, defaultDoc: 'loopback only', doc: 'Exact browser origins allowed besides loopback, comma-separated.' },
+  { key: 'externalAuthProxy', env: 'EXTERNAL_AUTH_PROXY', flag: '--external-auth-proxy', kind: { type: 'bool' }, default: false, doc: '`1`: `noauth` sits behind a proxy that authenticates every request, so forwarded requests are served.' },
+  { key: 'dangerouslyFakeReadonlyAnnotations', env: 'DANGEROUSLY_FAKE_READONLY_ANNOTATIONS', flag: '--dangerously-fake-readonly-annotations', kind: { type: 'bool' }, default: false, doc: '`1`: `tools/list` reports every tool read-only (for clients that refuse writers). Needs auth over HTTP.' },
+  { key: 'enableViewImage', env: 'ENABLE_VIEW_IMAGE', flag: '--enable-view-image', kind: { type: 'bool' }, default: true, doc: '`0` removes `view_image` from the catalog.' },
+  { key: 'maxRequestBytes', env: 'MAX_REQUEST_BYTES', flag: '--max-request-bytes', kind: int(1024, 1 << 30), default: 4_194_304, doc: 'Largest accepted POST body in bytes.' },
+  { key: 'execMaxActive', env: 'EXEC_MAX_ACTIVE', flag: '--exec-max-active', kind: int(1, 1024), default: 16, doc: 'Commands running at once.' },
+  { key: 'execMaxRetained', env: 'EXEC_MAX_RETAINED', flag: '--exec-max-retained', kind: int(0, 4096), default: 32, doc: 'Finished commands kept for polling.' },
+  { key: 'execRetentionS', env: 'EXEC_RETENTION_S', flag: '--exec-retention-s', kind: int(1, 86400 * 7), default: 900, doc: 'Seconds a finished command stays readable.' },
+  { key: 'execStreamBufferBytes', env: 'EXEC_STREAM_BUFFER_BYTES', flag: '--exec-stream-buffer-bytes', kind: int(65536 * 2, 1 << 30), default: 524_288, doc: 'Output retained per stream (first 64 KiB + most recent rest).' },
+  { key: 'execTotalBufferBytes', env: 'EXEC_TOTAL_BUFFER_BYTES', flag: '--exec-total-buffer-bytes', kind: int(1 << 20, 1 << 31), default: 16_777_216, doc: 'Output retained over all commands.' },
+  { key: 'sandbox', env: 'SANDBOX', flag: '--sandbox', kind: { type: 'enum', values: ['auto', 'bwrap', 'off'] }, default: 'auto', doc: '`auto`: bubblewrap when usable; `bwrap`: required; `off`.' },
+  { key: 'runtimeRoot', env: 'RUNTIME_ROOT', flag: '--runtime-root', kind: { type: 'path' }, default: undefined, defaultDoc: 'system temp dir', doc: 'Parent of the per-instance HOME/TMPDIR/cache directory (outside the workspace).' },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', kind: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'stderr log level.' },
+  { key: 'auditLog', env: 'AUDIT_LOG', flag: '--audit-log', kind: { type: 'path' }, default: undefined, doc: 'JSON-lines file recording every tool call (who, what, result).' },
+];
+
+export const PREFIX = 'SERVICE_';
+
+export function describeKind(k: Kind): string {
+  switch (k.type) {
+    case 'int':
+      return `an integer from ${k.min} to ${k.max}`;
+    case 'bool':
+      return '1, 0, true or false';
+    case 'enum':
+      return k.values.join(', ');
+    case 'list':
+      return 'a comma-separated list';
+    case 'hex':
+      return `hex-encoded bytes (at least ${k.minBytes})`;
+    case 'url':
+      return 'an absolute http(s) URL';
+    default:
+      return 'a string';
+  }
+}
+
+/** The README's configuration table, generated from ENTRIES. */
+export function configTableMarkdown(): string {
+  const rows = ENTRIES.map((e) => {
+    const def = e.defaultDoc ?? (e.default === undefined ? 'unset' : `\`${String(e.default)}\``);
+    const flag = e.flag ? `\`${e.flag}\`` : '— (secret: env or file only)';
+    return `| \`${PREFIX}${e.env}\` | ${flag} | ${describeKind(e.kind)} | ${def} | ${e.doc} |`;
+  });
+  return ['| Variable | Flag | Accepts | Default | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+}

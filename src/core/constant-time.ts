@@ -1,0 +1,19 @@
+// The one door for comparing secrets. Both sides are hashed first so that the comparison takes the same time
+// whatever the lengths, and every candidate is compared (no early exit) so timing does not reveal which one
+// matched or how many there are.
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+export function safeEqualAny(candidate: string, secrets: readonly string[]): boolean {
+  const c = digest(candidate);
+  let hit = false;
+  for (const s of secrets) hit = timingSafeEqual(c, digest(s)) || hit;
+  return hit;
+}

@@ -1,0 +1,40 @@
+// Origin and Host judgements (http-and-auth-contract "POST /mcp" step 1, noauth rules). An Origin is allowed
+// when it is exactly a loopback origin (any port) or an exact entry of SERVICE_ALLOWED_ORIGINS; lookalikes
+// (`http://localhost.evil.example`, userinfo, paths, `null`) are not.
+import { isIP } from 'node:net';
+
+export function isLoopbackHostname(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
+  return false;
+}
+
+/** `Host` header value → hostname, or undefined when malformed. */
+export function hostnameOf(hostHeader: string | undefined): string | undefined {
+  if (!hostHeader) return undefined;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s/@]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
+  return m ? (m[1] as string) : undefined;
+}
+
+export function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
+  const h = hostnameOf(hostHeader);
+  return h !== undefined && isLoopbackHostname(h);
+}
+
+export function isAllowedOrigin(origin: string, allowed: readonly string[]): boolean {
+  if (allowed.includes(origin)) return true;
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+  // The header must be a bare origin: no userinfo, path, query or fragment, spelled as URL would spell it.
+  if (u.origin !== origin.toLowerCase().replace(/\/$/, '') || origin.endsWith('/')) return false;
+  return isLoopbackHostname(u.hostname);
+}
+
+export const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip'];

@@ -1,0 +1,108 @@
+// POST /mcp, in the contract's order: Origin → auth → media type → size → JSON → batch → era → headers →
+// method (http-and-auth-contract "POST /mcp, in this order"). Each rejection is decided before any later
+// work, so an unauthenticated caller never gets its body read.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authenticator } from '../auth/authenticate.js';
+import { classify, type HeaderView } from '../protocol/classify.js';
+import type { Dispatcher } from '../protocol/dispatch.js';
+import { errorBody, INVALID_REQUEST } from '../protocol/errors.js';
+import { parseMessage } from '../protocol/jsonrpc.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { baseUrl } from './base-url.js';
+import { isAllowedOrigin } from './hosts.js';
+import { corsHeaders, rpcError, sendJson } from './respond.js';
+
+export interface McpRouteDeps {
+  runtime: Runtime;
+  dispatcher: Dispatcher;
+  authenticator: Authenticator;
+}
+
+type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
+
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        resolve({ ok: false, reason: 'too_large' });
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') });
+      }
+    });
+    req.on('error', () => {
+      if (!done) {
+        done = true;
+        resolve({ ok: false, reason: 'aborted' });
+      }
+    });
+    req.on('close', () => {
+      if (!done) {
+        done = true;
+        resolve({ ok: false, reason: 'aborted' });
+      }
+    });
+  });
+}
+
+function headerView(req: IncomingMessage): HeaderView {
+  const distinct = req.headersDistinct;
+  return (name) => distinct[name];
+}
+
+export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpRouteDeps): Promise<void> {
+  const { config } = deps.runtime;
+  const cors = corsHeaders(req, config.allowedOrigins);
+  const reject = (status: number, body: string, extra: Record<string, string> = {}) => sendJson(res, status, body, { ...cors, ...extra });
+
+  // 1. Origin (DNS rebinding, browsers): present and not allowed → 403.
+  const origin = req.headers.origin;
+  if (origin !== undefined && !isAllowedOrigin(origin, config.allowedOrigins)) {
+    return reject(403, rpcError(INVALID_REQUEST, `Forbidden: Origin ${origin} is not allowed; add it to SERVICE_ALLOWED_ORIGINS to let that page call this server`));
+  }
+  // 2. Authentication.
+  const auth = await deps.authenticator.authenticate(req, baseUrl(req, config));
+  if (!auth.ok) {
+    const body = JSON.stringify({ error: auth.error, error_description: auth.description });
+    return reject(auth.status, body, auth.headers);
+  }
+  // 3. Media type, size, JSON, batch.
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    return reject(415, rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'));
+  }
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > config.maxRequestBytes) {
+    return reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`), { Connection: 'close' });
+  }
+  const body = await readBody(req, config.maxRequestBytes);
+  if (!body.ok) {
+    if (body.reason === 'too_large') {
+      reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`), { Connection: 'close' });
+      // Stop reading the rest: the connection closes after the response.
+      res.on('finish', () => req.destroy());
+    }
+    return;
+  }
+  const parsed = parseMessage(body.text);
+  if (!parsed.ok) return reject(parsed.error.status, errorBody(parsed.id, parsed.error));
+  const msg = parsed.msg;
+  if (msg.kind === 'response') return sendJson(res, 202, null, cors);
+  // 4–6. Era, envelope and mirror headers.
+  const cls = classify(msg, headerView(req));
+  if (!cls.ok) return reject(cls.error.status, errorBody(msg.kind === 'request' ? msg.id : null, cls.error));
+  // 7. The method.
+  const reply = await deps.dispatcher.handle(msg, cls, auth.principal, deps.runtime.signal);
+  sendJson(res, reply.status, reply.body, cors);
+}

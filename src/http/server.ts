@@ -1,0 +1,105 @@
+// The node:http front: routes, limits and timeouts (http-and-auth-contract "Other routes"; decisions.md 5, 7).
+// Keep-alive on; 10 s to receive headers and 30 s for a whole request (no slowloris); at most 256 open
+// connections and 64 requests in flight, past which callers get 503 with Retry-After: 1.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Authenticator } from '../auth/authenticate.js';
+import { Dispatcher } from '../protocol/dispatch.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { baseUrl } from './base-url.js';
+import { handleMcpPost } from './mcp-route.js';
+import { CORS_ALLOW_HEADERS, corsHeaders, rpcError, sendJson } from './respond.js';
+import { CARD_PATHS, serverCard } from './server-card.js';
+import { isAllowedOrigin } from './hosts.js';
+
+export const MAX_CONCURRENT_REQUESTS = 64;
+export const MAX_CONNECTIONS = 256;
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** A route another module (OAuth) adds; returns true when it handled the request. */
+export type ExtraRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+
+export interface HttpDeps {
+  runtime: Runtime;
+  authenticator: Authenticator;
+  extraRoutes?: ExtraRoute[];
+  limits?: { maxConcurrent?: number; maxConnections?: number };
+}
+
+const BUSY = rpcError(-32000, 'Server busy: too many requests in flight; retry after a second');
+
+export function createHttpServer(deps: HttpDeps): http.Server {
+  const { runtime } = deps;
+  const dispatcher = new Dispatcher(runtime);
+  const maxConcurrent = deps.limits?.maxConcurrent ?? MAX_CONCURRENT_REQUESTS;
+  const maxConnections = deps.limits?.maxConnections ?? MAX_CONNECTIONS;
+  let inFlight = 0;
+  const sockets = new Set<Socket>();
+
+  const server = http.createServer(
+    { keepAlive: true, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+    (req, res) => {
+      if (inFlight >= maxConcurrent) return sendJson(res, 503, BUSY, { 'Retry-After': '1' });
+      inFlight++;
+      res.on('close', () => inFlight--);
+      route(req, res).catch((e) => {
+        runtime.log.error('request failed', { error: String((e as Error)?.stack ?? e) });
+        sendJson(res, 500, rpcError(-32603, 'Internal error; the failure was logged on the server'));
+      });
+    },
+  );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+
+  server.on('connection', (socket: Socket) => {
+    if (sockets.size >= maxConnections) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    if (path === '/mcp') {
+      if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator: deps.authenticator });
+      if (method === 'OPTIONS') return preflight(req, res);
+      // No SSE stream (spec §6): GET and DELETE are 405, DELETE with Allow: POST (spec §7).
+      return sendJson(res, 405, rpcError(-32000, `Method Not Allowed: ${method} /mcp; this server answers POST only (no SSE stream, no sessions)`), {
+        Allow: 'POST, OPTIONS',
+        ...corsHeaders(req, runtime.config.allowedOrigins),
+      });
+    }
+    for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
+    if (CARD_PATHS.includes(path)) {
+      if (method === 'OPTIONS') return preflight(req, res);
+      if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, JSON.stringify({ error: 'method_not_allowed' }), { Allow: 'GET' });
+      return sendJson(res, 200, JSON.stringify(serverCard(runtime, baseUrl(req, runtime.config))), {
+        'Access-Control-Allow-Origin': '*',
+      });
+    }
+    sendJson(res, 404, JSON.stringify({ error: 'not_found', error_description: `No route ${method} ${path}; the MCP endpoint is POST /mcp` }));
+  }
+
+  function preflight(req: IncomingMessage, res: ServerResponse): void {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isAllowedOrigin(origin, runtime.config.allowedOrigins)) {
+      return sendJson(res, 403, JSON.stringify({ error: 'forbidden', error_description: `Origin ${origin} is not allowed` }));
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    sendJson(res, 204, null, {
+      ...corsHeaders(req, runtime.config.allowedOrigins),
+      'Access-Control-Allow-Methods': path === '/mcp' ? 'POST, OPTIONS' : 'GET, OPTIONS',
+      'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+      'Access-Control-Max-Age': '600',
+    });
+  }
+
+  return server;
+}
+

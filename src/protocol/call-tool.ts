@@ -1,0 +1,47 @@
+// tools/call: look the tool up (unknown name = JSON-RPC -32602, decisions.md 2), validate arguments (invalid =
+// INVALID_ARGUMENT tool error the model can read), run the handler, shape the result, write the audit line.
+import type { Principal } from '../auth/principal.js';
+import { ToolError } from '../core/tool-error.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { errorResult, internalError, successResult, type CallToolResult } from '../tools/result.js';
+import { parseArgs } from '../tools/schema.js';
+import { INVALID_PARAMS, ProtocolError } from './errors.js';
+
+export async function callTool(
+  runtime: Runtime,
+  params: Record<string, unknown> | undefined,
+  principal: Principal,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const name = params?.name;
+  if (typeof name !== 'string') throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (string)', 200);
+  const entry = runtime.catalog.byName.get(name);
+  if (!entry) {
+    throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}. tools/list names the available tools.`, 200);
+  }
+  const rawArgs = params?.arguments ?? {};
+  const started = runtime.clock.monotonic();
+  let result: CallToolResult;
+  try {
+    if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
+      throw new ToolError('INVALID_ARGUMENT', 'arguments must be a JSON object', {}, { suggestion: `Call ${name} with an object of named arguments.` });
+    }
+    const args = parseArgs({ ...entry.def, input: entry.input }, rawArgs);
+    result = successResult(await entry.def.handler(args, { runtime, principal, signal }));
+  } catch (e) {
+    if (e instanceof ToolError) result = errorResult(e);
+    else {
+      runtime.log.error('tool failed', { tool: name, error: String((e as Error)?.stack ?? e) });
+      result = errorResult(internalError());
+    }
+  }
+  runtime.audit?.record({
+    principal,
+    tool: name,
+    arguments: rawArgs,
+    ok: !result.isError,
+    error: result.isError ? (result.structuredContent.error as { code: string }).code : undefined,
+    elapsed_ms: Math.round((runtime.clock.monotonic() - started) * 100) / 100,
+  });
+  return result;
+}

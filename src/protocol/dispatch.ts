@@ -1,0 +1,123 @@
+// One stateless dispatcher for both eras and both transports. Given a parsed, classified message it returns
+// the HTTP status and the JSON body to send (null body = 202 for notifications). No per-client state exists:
+// initialize is optional and idempotent, and every request is answered by the runtime that owns the
+// workspace (spec §1.5, §9).
+import type { Principal } from '../auth/principal.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { callTool } from './call-tool.js';
+import { errorBody, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError } from './errors.js';
+import type { Classified, Era } from './classify.js';
+import type { Message, Request } from './jsonrpc.js';
+import {
+  DEFAULT_HANDSHAKE_VERSION,
+  DISCOVER_TTL_MS,
+  HANDSHAKE_VERSIONS,
+  META_SERVER_INFO,
+  SUPPORTED_VERSIONS,
+  TOOLS_LIST_TTL_MS,
+} from './versions.js';
+import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../core/version.js';
+
+export interface Reply {
+  status: number;
+  /** JSON text, or null for 202 Accepted with an empty body. */
+  body: string | null;
+}
+
+const ACCEPTED: Reply = { status: 202, body: null };
+const SERVER_INFO = { name: SERVER_NAME, title: SERVER_TITLE, version: SERVER_VERSION };
+const CAPABILITIES = { tools: { listChanged: false } };
+
+const HANDSHAKE_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
+const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
+
+export class Dispatcher {
+  private toolsListJson: Partial<Record<Era, string>> = {};
+
+  constructor(private readonly runtime: Runtime) {}
+
+  async handle(msg: Message, cls: Classified & { ok: true }, principal: Principal, signal: AbortSignal): Promise<Reply> {
+    if (msg.kind !== 'request') return ACCEPTED; // notifications (incl. cancelled, which stops nothing) and responses
+    const { era } = cls;
+    const known = era === 'modern' ? MODERN_METHODS : HANDSHAKE_METHODS;
+    if (!known.has(msg.method)) {
+      const why =
+        era === 'modern' && (msg.method === 'ping' || msg.method === 'initialize')
+          ? `${msg.method} does not exist in protocol 2026-07-28; use server/discover`
+          : `Method not found: ${msg.method}`;
+      return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, why, era === 'modern' ? 404 : 200));
+    }
+    try {
+      switch (msg.method) {
+        case 'initialize':
+          return this.ok(msg, era, this.initialize(msg));
+        case 'ping':
+          return this.ok(msg, era, {});
+        case 'server/discover':
+          return this.ok(msg, era, this.discover());
+        case 'tools/list':
+          return { status: 200, body: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${this.toolsList(era)}}` };
+        case 'tools/call': {
+          const result = await callTool(this.runtime, msg.params, principal, signal);
+          return this.ok(msg, era, result as unknown as Record<string, unknown>);
+        }
+      }
+    } catch (e) {
+      if (e instanceof ProtocolError) return this.error(msg, e);
+      this.runtime.log.error('request failed', { method: msg.method, error: String((e as Error)?.stack ?? e) });
+      return this.error(msg, new ProtocolError(-32603, 'Internal error; the failure was logged on the server'));
+    }
+    return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method}`, 200));
+  }
+
+  private initialize(msg: Request): Record<string, unknown> {
+    const requested = msg.params?.protocolVersion;
+    const protocolVersion =
+      typeof requested === 'string' && HANDSHAKE_VERSIONS.includes(requested) ? requested : DEFAULT_HANDSHAKE_VERSION;
+    const result: Record<string, unknown> = { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO };
+    const instructions = this.runtime.instructions.text();
+    if (instructions) result.instructions = instructions;
+    return result;
+  }
+
+  private discover(): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: CAPABILITIES,
+      ttlMs: DISCOVER_TTL_MS,
+      cacheScope: 'private',
+    };
+    const instructions = this.runtime.instructions.text();
+    if (instructions) result.instructions = instructions;
+    return result;
+  }
+
+  /** The tools/list result, serialised once per era (the catalog never changes at run time). */
+  private toolsList(era: Era): string {
+    let json = this.toolsListJson[era];
+    if (json === undefined) {
+      const result: Record<string, unknown> = { tools: this.runtime.catalog.listPayload };
+      if (era === 'modern') Object.assign(result, modernFields(), { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' });
+      json = JSON.stringify(result);
+      this.toolsListJson[era] = json;
+    }
+    return json;
+  }
+
+  private ok(msg: Request, era: Era, result: Record<string, unknown>): Reply {
+    const r = era === 'modern' ? { ...result, ...modernFields() } : result;
+    return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
+  }
+
+  private error(msg: Request, e: ProtocolError): Reply {
+    return { status: e.status, body: errorBody(msg.id, e) };
+  }
+}
+
+function modernFields(): Record<string, unknown> {
+  return { resultType: 'complete', _meta: { [META_SERVER_INFO]: SERVER_INFO } };
+}
+
+export function invalidParams(message: string): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, `Invalid params: ${message}`, 200);
+}

@@ -1,0 +1,55 @@
+// JSON-RPC 2.0 message parsing. Returns a value, never throws. Batches are rejected (spec §4, §7).
+import { INVALID_REQUEST, PARSE_ERROR, ProtocolError, type JsonRpcId } from './errors.js';
+
+export interface Request {
+  kind: 'request';
+  id: string | number;
+  method: string;
+  params: Record<string, unknown> | undefined;
+}
+export interface Notification {
+  kind: 'notification';
+  method: string;
+  params: Record<string, unknown> | undefined;
+}
+/** A response posted by the client (we never send requests, so it is acknowledged and dropped). */
+export interface ClientResponse {
+  kind: 'response';
+}
+export type Message = Request | Notification | ClientResponse;
+
+export type ParseResult = { ok: true; msg: Message } | { ok: false; id: JsonRpcId; error: ProtocolError };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function parseMessage(text: string): ParseResult {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { ok: false, id: null, error: new ProtocolError(PARSE_ERROR, 'Parse error: the body is not valid JSON', 400) };
+  }
+  return classifyValue(v);
+}
+
+export function classifyValue(v: unknown): ParseResult {
+  if (Array.isArray(v)) {
+    return { ok: false, id: null, error: new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST', 400) };
+  }
+  if (!isObject(v)) {
+    return { ok: false, id: null, error: new ProtocolError(INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC object', 400) };
+  }
+  const rawId = v.id;
+  const id: JsonRpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
+  const invalid = (why: string) => ({ ok: false as const, id, error: new ProtocolError(INVALID_REQUEST, `Invalid Request: ${why}`, 400) });
+  if (v.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
+  if (v.method === undefined && ('result' in v || 'error' in v)) return { ok: true, msg: { kind: 'response' } };
+  if (typeof v.method !== 'string' || v.method === '') return invalid('"method" must be a non-empty string');
+  if (v.params !== undefined && !isObject(v.params)) return invalid('"params" must be an object');
+  const params = v.params as Record<string, unknown> | undefined;
+  if (!('id' in v)) return { ok: true, msg: { kind: 'notification', method: v.method, params } };
+  if (id === null) return invalid('"id" must be a string or a number');
+  return { ok: true, msg: { kind: 'request', id, method: v.method, params } };
+}

@@ -1,0 +1,74 @@
+// The single runtime that owns the workspace (spec §1.5): root, configuration, clock, logger, the tool
+// catalog and project instructions. Later layers (commands, patch locks, OAuth stores) hang off it, so every
+// client, transport and connection sees the same state.
+import type { Config } from '../config/load.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import { buildCatalog, type Catalog } from '../tools/registry.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
+import { AuditLog } from './audit.js';
+import { Instructions } from './instructions.js';
+import { SearchEngines } from '../workspace/search/engines.js';
+
+export interface RuntimeOptions {
+  config: Config;
+  root: WorkspaceRoot;
+  log: Logger;
+  clock?: Clock;
+}
+
+export class Runtime {
+  readonly config: Config;
+  readonly root: WorkspaceRoot;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly catalog: Catalog;
+  readonly instructions: Instructions;
+  readonly audit: AuditLog | undefined;
+  readonly search: SearchEngines;
+  readonly startedAt: number;
+  private readonly shutdownController = new AbortController();
+  private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
+
+  constructor(opts: RuntimeOptions) {
+    this.config = opts.config;
+    this.root = opts.root;
+    this.log = opts.log;
+    this.clock = opts.clock ?? systemClock;
+    this.startedAt = this.clock.now();
+    this.catalog = buildCatalog({
+      enableViewImage: opts.config.enableViewImage,
+      fakeReadonly: opts.config.dangerouslyFakeReadonlyAnnotations,
+    });
+    this.instructions = new Instructions(opts.root.lexical);
+    this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
+    this.search = new SearchEngines(opts.config.env);
+  }
+
+  /** What confines commands; the process layer replaces this when it starts. */
+  sandboxStatus(): { requested: string; in_use: string | null; reason: string } {
+    return this.sandboxProbe?.() ?? { requested: this.config.sandbox, in_use: null, reason: 'no command tools in this build' };
+  }
+
+  sandboxProbe: (() => { requested: string; in_use: string | null; reason: string }) | undefined;
+
+  get signal(): AbortSignal {
+    return this.shutdownController.signal;
+  }
+
+  onShutdown(hook: () => Promise<void> | void): void {
+    this.shutdownHooks.push(hook);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.shutdownController.signal.aborted) return;
+    this.shutdownController.abort();
+    for (const h of this.shutdownHooks.reverse()) {
+      try {
+        await h();
+      } catch (e) {
+        this.log.warn('shutdown step failed', { error: String(e) });
+      }
+    }
+  }
+}

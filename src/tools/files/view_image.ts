@@ -1,0 +1,65 @@
+// view_image: one image from the workspace as an MCP image block. The type comes from magic bytes, the size
+// is checked before the file is read, and the dimensions from the header (no decoder is loaded).
+import { open } from 'node:fs/promises';
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { defineTool, READ_ONLY } from '../define.js';
+import { humanBytes, pathArg, resolveExisting } from '../common.js';
+import { imageInfo } from './image-header.js';
+
+const input = z.object({
+  path: pathArg('Image file (PNG, JPEG, GIF or WEBP)'),
+  max_bytes: z.number().int().min(1).max(20 * 1024 * 1024).default(5 * 1024 * 1024).describe('Largest file accepted, in bytes.'),
+  max_width: z.number().int().min(1).max(20_000).default(2000).describe('Widest image accepted, in pixels.'),
+  max_height: z.number().int().min(1).max(20_000).default(2000).describe('Tallest image accepted, in pixels.'),
+});
+
+const output = z.object({
+  path: z.string(),
+  mime_type: z.string(),
+  size_bytes: z.number(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+});
+
+export const viewImageTool = defineTool({
+  name: 'view_image',
+  title: 'View image',
+  description: 'Show an image file from the workspace (PNG, JPEG, GIF, WEBP) to the model as an image block.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    const f = resolveExisting(ctx, args.path);
+    if (f.stat.isDirectory()) throw new ToolError('IS_DIRECTORY', `${f.rel} is a directory`, { path: f.rel }, { retry: `list_dir {"path":${JSON.stringify(f.rel)}}` });
+    if (f.stat.size > args.max_bytes) {
+      throw new ToolError('OUTPUT_TOO_LARGE', `${f.rel} is ${humanBytes(f.stat.size)}, over max_bytes (${humanBytes(args.max_bytes)})`, { size_bytes: f.stat.size, max_bytes: args.max_bytes }, {
+        suggestion: 'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
+      });
+    }
+    const fh = await open(f.real, 'r');
+    let data: Buffer;
+    try {
+      data = await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+    const info = imageInfo(data);
+    if (!info) {
+      throw new ToolError('INVALID_ARGUMENT', `${f.rel} is not a PNG, JPEG, GIF or WEBP image`, { path: f.rel }, {
+        suggestion: 'Only PNG, JPEG, GIF and WEBP are shown; read text files with read_file.',
+      });
+    }
+    if ((info.width ?? 0) > args.max_width || (info.height ?? 0) > args.max_height) {
+      throw new ToolError('OUTPUT_TOO_LARGE', `${f.rel} is ${info.width}x${info.height}, larger than ${args.max_width}x${args.max_height}`, { width: info.width, height: info.height }, {
+        suggestion: 'Raise max_width/max_height, or make a scaled copy with exec_command and view that.',
+      });
+    }
+    const dims = info.width && info.height ? `${info.width}x${info.height}, ` : '';
+    return {
+      structured: { path: f.rel, mime_type: info.mime, size_bytes: data.length, width: info.width, height: info.height },
+      text: `${f.rel}: ${info.mime}, ${dims}${humanBytes(data.length)}`,
+      extra: [{ type: 'image', data: data.toString('base64'), mimeType: info.mime }],
+    };
+  },
+});

@@ -1,0 +1,72 @@
+// server_info: what this server is and how it is configured — versions, workspace, modes, limits, the
+// project instruction files and the real annotation state (spec §2.6: annotation_override).
+import { z } from 'zod';
+import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
+import { SUPPORTED_VERSIONS } from '../../protocol/versions.js';
+import { defineTool, READ_ONLY } from '../define.js';
+
+const input = z.object({});
+const output = z.object({
+  name: z.string(),
+  title: z.string(),
+  version: z.string(),
+  protocol_versions: z.array(z.string()),
+  workspace: z.string(),
+  permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
+  sandbox: z.object({ requested: z.string(), in_use: z.string().nullable(), reason: z.string() }),
+  auth_mode: z.string(),
+  annotation_override: z.enum(['fake_readonly']).nullable(),
+  limits: z.record(z.string(), z.number()),
+  project_context_files: z.array(z.string()),
+  search_engine: z.string(),
+  tools: z.array(z.string()),
+});
+
+export const serverInfoTool = defineTool({
+  name: 'server_info',
+  title: 'Server info',
+  description: 'Describe this server: version, protocol versions, workspace, permission mode, sandbox, auth mode, limits, project instruction files and tool names.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  handler(_args, ctx) {
+    const { config, root, catalog } = ctx.runtime;
+    const engine = ctx.runtime.search.engine();
+    const sandbox = ctx.runtime.sandboxStatus();
+    const structured = {
+      name: SERVER_NAME,
+      title: SERVER_TITLE,
+      version: SERVER_VERSION,
+      protocol_versions: [...SUPPORTED_VERSIONS],
+      workspace: root.lexical,
+      permission_mode: config.permissionMode,
+      sandbox,
+      auth_mode: config.stdio ? 'stdio' : config.authMode,
+      annotation_override: config.dangerouslyFakeReadonlyAnnotations ? ('fake_readonly' as const) : null,
+      limits: {
+        max_request_bytes: config.maxRequestBytes,
+        read_file_max_lines: 2000,
+        read_file_max_bytes: 1_048_576,
+        exec_max_active: config.execMaxActive,
+        exec_max_retained: config.execMaxRetained,
+        exec_retention_s: config.execRetentionS,
+        exec_stream_buffer_bytes: config.execStreamBufferBytes,
+        exec_total_buffer_bytes: config.execTotalBufferBytes,
+      },
+      project_context_files: ctx.runtime.instructions.files(),
+      search_engine: engine.kind === 'ripgrep' ? `ripgrep (${engine.source})` : 'js',
+      tools: catalog.tools.map((t) => t.name),
+    };
+    const text = [
+      `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
+      `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
+      `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
+      structured.annotation_override ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).' : '',
+      `project instructions: ${structured.project_context_files.join(', ') || 'none'}; search: ${structured.search_engine}`,
+      `tools: ${structured.tools.join(', ')}`,
+    ].filter(Boolean);
+    return { structured, text: lines(text) };
+  },
+});
+
+const lines = (l: string[]) => l.join('\n');

@@ -1,0 +1,75 @@
+// .gitignore semantics for listing and search: the root's `.git/info/exclude`, then a `.gitignore` per
+// directory, each applying to paths below its own directory; the deepest file with a matching rule decides,
+// and an ignored directory is not entered (so its children cannot be re-included, as in git). Also the
+// fixed default excludes of the tool contract.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+export const DEFAULT_EXCLUDES: ReadonlySet<string> = new Set([
+  '.git',
+  'node_modules',
+  'dist',
+  'build',
+  'target',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+]);
+
+interface RuleSet {
+  /** Directory of the .gitignore, relative to the root ('' for the root). */
+  dir: string;
+  ig: Ignore;
+}
+
+export class IgnoreChain {
+  private constructor(private readonly sets: readonly RuleSet[]) {}
+
+  static empty(): IgnoreChain {
+    return new IgnoreChain([]);
+  }
+
+  /** Rules that apply at the workspace root. */
+  static forRoot(rootAbs: string): IgnoreChain {
+    const sets: RuleSet[] = [];
+    const exclude = readRules(path.join(rootAbs, '.git', 'info', 'exclude'));
+    if (exclude) sets.push({ dir: '', ig: exclude });
+    const chain = new IgnoreChain(sets);
+    return chain.descend(rootAbs, '');
+  }
+
+  /** The chain for directory `dirRel` (relative to root) whose absolute path is `dirAbs`. */
+  descend(dirAbs: string, dirRel: string): IgnoreChain {
+    const ig = readRules(path.join(dirAbs, '.gitignore'));
+    if (!ig) return this;
+    return new IgnoreChain([...this.sets, { dir: dirRel === '.' ? '' : dirRel, ig }]);
+  }
+
+  ignores(rel: string, isDir: boolean): boolean {
+    for (let i = this.sets.length - 1; i >= 0; i--) {
+      const s = this.sets[i] as RuleSet;
+      const sub = s.dir === '' ? rel : rel.startsWith(s.dir + '/') ? rel.slice(s.dir.length + 1) : undefined;
+      if (sub === undefined || sub === '') continue;
+      const r = s.ig.test(isDir ? sub + '/' : sub);
+      if (r.ignored) return true;
+      if (r.unignored) return false;
+    }
+    return false;
+  }
+}
+
+function readRules(file: string): Ignore | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (text.trim() === '') return undefined;
+  return ignore({ allowRelativePaths: true }).add(text);
+}

@@ -1,0 +1,136 @@
+// Path confinement for every path argument (tool-contract "Paths"). A path is resolved against the root,
+// `..` is resolved first and then checked, and the *real* path of the target (or of its nearest existing
+// parent, for files that do not exist yet) must lie inside the real root. Lexically inside but really
+// outside means a symlink leads out: SYMLINK_ESCAPE. Nothing here reads or writes file contents.
+import { realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ToolError } from '../core/tool-error.js';
+
+export interface WorkspaceRoot {
+  /** As configured, absolute and normalised. */
+  readonly lexical: string;
+  /** realpath of the root. */
+  readonly real: string;
+}
+
+export interface ResolvedPath {
+  /** Absolute path (lexical, inside the root). */
+  abs: string;
+  /** Real path of the target, or of the nearest existing parent joined with the missing rest. */
+  real: string;
+  /** Relative to the root, with `/` separators; `.` for the root itself. */
+  rel: string;
+  exists: boolean;
+}
+
+export type RootCheck = { ok: true; root: WorkspaceRoot } | { ok: false; reason: string };
+
+/** Validates a workspace root: an existing directory that is neither `/` nor the user's home directory. */
+export function checkRoot(dir: string, home: string = homedir()): RootCheck {
+  const lexical = path.resolve(dir);
+  let real: string;
+  try {
+    real = realpathSync(lexical);
+  } catch {
+    return { ok: false, reason: `workspace ${lexical} does not exist` };
+  }
+  if (!statSync(real).isDirectory()) return { ok: false, reason: `workspace ${lexical} is not a directory` };
+  if (real === '/') return { ok: false, reason: 'workspace must not be the filesystem root /' };
+  const realHome = safeReal(home);
+  if (realHome && real === realHome) {
+    return { ok: false, reason: `workspace must not be the home directory ${home}; serve a project directory` };
+  }
+  return { ok: true, root: { lexical, real } };
+}
+
+function safeReal(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+export function isInside(parent: string, child: string): boolean {
+  if (child === parent) return true;
+  const withSep = parent.endsWith(path.sep) ? parent : parent + path.sep;
+  return child.startsWith(withSep);
+}
+
+export function toPosixRel(root: string, abs: string): string {
+  const rel = path.relative(root, abs);
+  if (rel === '') return '.';
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+}
+
+/** Real path of `abs`, or of its nearest existing ancestor joined with the rest. */
+function realOrNearest(abs: string): { real: string; exists: boolean } {
+  try {
+    return { real: realpathSync.native(abs), exists: true };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+  }
+  const rest: string[] = [];
+  let cur = abs;
+  for (;;) {
+    const parent = path.dirname(cur);
+    rest.unshift(path.basename(cur));
+    if (parent === cur) return { real: abs, exists: false };
+    cur = parent;
+    try {
+      return { real: path.join(realpathSync.native(cur), ...rest), exists: false };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+    }
+  }
+}
+
+export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path'): ResolvedPath {
+  if (typeof input !== 'string' || input.length === 0) {
+    throw new ToolError('INVALID_ARGUMENT', `${argName} must be a non-empty string`, { argument: argName }, {
+      suggestion: `Pass a path relative to the workspace root, e.g. "src/index.ts", or "." for the root.`,
+    });
+  }
+  if (input.includes('\0')) {
+    throw new ToolError('INVALID_ARGUMENT', `${argName} contains a NUL byte`, { argument: argName }, {
+      suggestion: 'Remove the NUL character from the path.',
+    });
+  }
+  let abs: string;
+  if (path.isAbsolute(input)) {
+    abs = path.resolve(input);
+    // A model may send the absolute path in either spelling of the root (through a symlinked parent or not).
+    if (!isInside(root.lexical, abs) && isInside(root.real, abs)) {
+      abs = path.join(root.lexical, path.relative(root.real, abs));
+    }
+  } else {
+    abs = path.resolve(root.lexical, input);
+  }
+  if (!isInside(root.lexical, abs)) {
+    throw new ToolError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `${JSON.stringify(input)} resolves outside the workspace`,
+      { path: input, workspace: root.lexical },
+      { suggestion: 'Use a path inside the workspace, relative to its root (e.g. "src/main.ts").' },
+    );
+  }
+  const { real, exists } = realOrNearest(abs);
+  if (!isInside(root.real, real)) {
+    throw new ToolError(
+      'SYMLINK_ESCAPE',
+      `${JSON.stringify(input)} goes through a symlink that leads outside the workspace`,
+      { path: input },
+      { suggestion: 'Symlinks out of the workspace are not followed; use a path whose target is inside it.' },
+    );
+  }
+  return { abs, real, rel: toPosixRel(root.lexical, abs), exists };
+}
+
+export function notFound(rel: string, what = 'file or directory'): ToolError {
+  return new ToolError('NOT_FOUND', `${what} not found: ${rel}`, { path: rel }, {
+    suggestion: 'Check the spelling; list_files {"patterns": ["**/NAME*"]} or list_dir {"path": "."} shows what exists.',
+  });
+}

@@ -1,0 +1,60 @@
+// Which engine serves search_text: ripgrep from @vscode/ripgrep, else `rg` on the server's PATH, else the JS
+// engine. Chosen once, lazily; both engines return the same results (test/search-engines.test.ts).
+import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { WorkspaceRoot } from '../paths.js';
+import { searchJs } from './js-engine.js';
+import { searchRipgrep } from './ripgrep.js';
+import type { SearchOutcome, SearchRequest } from './types.js';
+
+export type EngineChoice = { kind: 'ripgrep'; path: string; source: 'bundled' | 'PATH' } | { kind: 'js' };
+
+function executable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function findRipgrep(env: Record<string, string>): EngineChoice {
+  try {
+    const req = createRequire(import.meta.url);
+    const bin = req.resolve(`@vscode/ripgrep-${process.platform}-${process.arch}/bin/${process.platform === 'win32' ? 'rg.exe' : 'rg'}`);
+    if (executable(bin)) return { kind: 'ripgrep', path: bin, source: 'bundled' };
+  } catch {
+    // the platform package is absent: fall through
+  }
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const bin = path.join(dir, 'rg');
+    if (executable(bin)) return { kind: 'ripgrep', path: bin, source: 'PATH' };
+  }
+  return { kind: 'js' };
+}
+
+export class SearchEngines {
+  private choice: EngineChoice | undefined;
+  private readonly childEnv: Record<string, string>;
+
+  constructor(private readonly env: Record<string, string>) {
+    this.childEnv = { PATH: env.PATH ?? '/usr/bin:/bin', LANG: env.LANG ?? 'C.UTF-8' };
+  }
+
+  engine(): EngineChoice {
+    this.choice ??= findRipgrep(this.env);
+    return this.choice;
+  }
+
+  /** For tests and `server_info`: pin the engine. */
+  use(choice: EngineChoice): void {
+    this.choice = choice;
+  }
+
+  search(root: WorkspaceRoot, req: SearchRequest): Promise<SearchOutcome> {
+    const e = this.engine();
+    return e.kind === 'ripgrep' ? searchRipgrep(e.path, req, this.childEnv) : searchJs(root, req);
+  }
+}

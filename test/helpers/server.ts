@@ -1,0 +1,106 @@
+// Starting the real server for tests. `startServer` spawns the built bin (dist/cli/main.js) exactly as a user
+// would and waits for the ready line; `startInProcess` builds the same Runtime + node:http server inside the
+// test process (still real HTTP on 127.0.0.1) for tests that need many fast requests or an injected clock.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../../src/auth/authenticate.js';
+import { load, type Config } from '../../src/config/load.js';
+import type { Clock } from '../../src/core/clock.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
+import { createHttpServer, type ExtraRoute } from '../../src/http/server.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { checkRoot } from '../../src/workspace/paths.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
+
+export interface SpawnedServer {
+  url: string;
+  base: string;
+  port: number;
+  proc: ChildProcess;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Spawn `node dist/cli/main.js --port 0 …` and wait for `workbench-mcp listening on http://HOST:PORT/mcp`. */
+export function startServer(opts: { workspace: string; env?: Record<string, string>; args?: string[]; timeoutMs?: number }): Promise<SpawnedServer> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
+  const proc = spawn(process.execPath, [BIN, '--workspace', opts.workspace, '--port', '0', ...(opts.args ?? [])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start: ${err}`));
+    }, opts.timeoutMs ?? 15_000);
+    proc.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /workbench-mcp listening on (http:\/\/([^\s]+):(\d+)\/mcp)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        const port = Number(m[3]);
+        resolve({
+          url: m[1] as string,
+          base: (m[1] as string).replace(/\/mcp$/, ''),
+          port,
+          proc,
+          stderr: () => err,
+          stop: (signal = 'SIGTERM') =>
+            new Promise((r) => {
+              if (proc.exitCode !== null) return r(proc.exitCode);
+              proc.once('exit', (code) => r(code));
+              proc.kill(signal);
+            }),
+        });
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${err}`));
+    });
+  });
+}
+
+export interface InProcessServer {
+  url: string;
+  base: string;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** The real HTTP stack inside the test process. `env` holds SERVICE_* settings as a user would set them. */
+export async function startInProcess(opts: {
+  workspace: string;
+  env?: Record<string, string>;
+  clock?: Clock;
+  authenticator?: Authenticator;
+  extraRoutes?: ExtraRoute[];
+  limits?: { maxConcurrent?: number; maxConnections?: number };
+  verbose?: boolean;
+}): Promise<InProcessServer> {
+  const env = { PATH: process.env.PATH ?? '', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
+  const action = load(['--workspace', opts.workspace], env, opts.workspace);
+  if (action.kind !== 'serve') throw new Error('unexpected action');
+  const config: Config = action.config;
+  const rc = checkRoot(config.workspace, '/nonexistent-home');
+  if (!rc.ok) throw new Error(rc.reason);
+  const runtime = new Runtime({ config, root: rc.root, log: opts.verbose ? createLogger('debug') : silentLogger, clock: opts.clock });
+  const authenticator =
+    opts.authenticator ?? (config.authMode === 'noauth' ? new NoAuthAuthenticator(config.externalAuthProxy) : new BearerAuthenticator(config.authTokens));
+  const server = createHttpServer({ runtime, authenticator, extraRoutes: opts.extraRoutes, limits: opts.limits });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    base: `http://127.0.0.1:${port}`,
+    runtime,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await runtime.shutdown();
+    },
+  };
+}
