@@ -12,6 +12,7 @@ import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '..
 import { createHttpServer } from '../http/server.js';
 import { isLoopbackHostname } from '../http/hosts.js';
 import { Runtime } from '../runtime/runtime.js';
+import { RuntimeDirError } from '../runtime/runtime-dir.js';
 import { serveStdio } from '../stdio/serve.js';
 import { checkRoot } from '../workspace/paths.js';
 import { helpText } from './help.js';
@@ -66,7 +67,13 @@ async function main(): Promise<void> {
   if (!rootCheck.ok) fail(`SERVICE_WORKSPACE: ${rootCheck.reason}`);
   checkCombination(config);
   const log = createLogger(config.logLevel);
-  const runtime = new Runtime({ config, root: rootCheck.root, log });
+  let runtime: Runtime;
+  try {
+    runtime = new Runtime({ config, root: rootCheck.root, log });
+  } catch (e) {
+    if (e instanceof RuntimeDirError) fail(e.message);
+    throw e;
+  }
 
   let stopping = false;
   const stop = async (code = 0) => {

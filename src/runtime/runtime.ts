@@ -9,6 +9,7 @@ import type { WorkspaceRoot } from '../workspace/paths.js';
 import { AuditLog } from './audit.js';
 import { Instructions } from './instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
+import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -27,6 +28,8 @@ export class Runtime {
   readonly audit: AuditLog | undefined;
   readonly search: SearchEngines;
   readonly startedAt: number;
+  /** Per-instance HOME/TMPDIR/cache for children, outside the workspace. */
+  readonly dirs: RuntimeDirs;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
@@ -43,6 +46,7 @@ export class Runtime {
     this.instructions = new Instructions(opts.root.lexical);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
     this.search = new SearchEngines(opts.config.env);
+    this.dirs = createRuntimeDirs(opts.config.runtimeRoot, opts.root.real);
   }
 
   /** What confines commands; the process layer replaces this when it starts. */
@@ -70,5 +74,6 @@ export class Runtime {
         this.log.warn('shutdown step failed', { error: String(e) });
       }
     }
+    removeRuntimeDirs(this.dirs);
   }
 }
