@@ -1,0 +1,135 @@
+// tool-contract "Paths" (default excludes, hidden, .gitignore, one glob meaning) and "Files and search"
+// (list_dir, list_files): real trees with real ignore files, through a real HTTP server.
+import { symlinkSync, utimesSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool } from '../helpers/rpc.js';
+import { startInProcess, type InProcessServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+
+let ws: TempWorkspace;
+let outside: TempWorkspace;
+let srv: InProcessServer;
+
+beforeAll(async () => {
+  outside = makeWorkspace({ 'o.txt': 'outside\n' });
+  ws = makeWorkspace(
+    {
+      'README.md': '# root file\n',
+      'root.ts': 'export {};\n',
+      'src/a.ts': 'a\n',
+      'src/b.js': 'b\n',
+      'src/deep/c.ts': 'c\n',
+      'src/deep/keep.log': 'kept by negation\n',
+      'src/deep/drop.log': 'ignored\n',
+      'src/deep/.gitignore': '!keep.log\n',
+      '.gitignore': '*.log\ngenerated/\n',
+      'generated/out.ts': 'gen\n',
+      '.hidden/h.ts': 'h\n',
+      '.env': 'X=1\n',
+      'node_modules/pkg/index.js': 'nm\n',
+      'dist/bundle.js': 'dist\n',
+      'dist/nested/more.js': 'dist\n',
+      'docs/dist/page.md': 'nested dist dir is excluded too\n',
+    },
+    { git: true },
+  );
+  symlinkSync(path.join(outside.dir, 'o.txt'), path.join(ws.dir, 'src', 'out-link.txt'));
+  symlinkSync(path.join(ws.dir, 'src', 'a.ts'), path.join(ws.dir, 'src', 'in-link.ts'));
+  utimesSync(path.join(ws.dir, 'src/b.js'), new Date('2030-01-01'), new Date('2030-01-01'));
+  srv = await startInProcess({ workspace: ws.dir });
+});
+afterAll(async () => {
+  await srv.close();
+  ws.cleanup();
+  outside.cleanup();
+});
+
+const files = async (args: Record<string, unknown>) => {
+  const r = await callTool(srv.url, 'list_files', args);
+  expect(r.isError, JSON.stringify(r.structuredContent)).toBe(false);
+  return (r.structuredContent.files as Array<{ path: string }>).map((f) => f.path);
+};
+
+describe('list_files: one glob meaning, ignore rules, default excludes', () => {
+  it('"**/*" includes root-level files; ignored, hidden and default-excluded paths are skipped', async () => {
+    expect(await files({ patterns: ['**/*'] })).toEqual(['README.md', 'root.ts', 'src/a.ts', 'src/b.js', 'src/deep/c.ts', 'src/deep/keep.log', 'src/in-link.ts']);
+  });
+  it('no pattern lists the same set', async () => {
+    expect(await files({})).toEqual(await files({ patterns: ['**/*'] }));
+  });
+  it('a pattern without a slash matches the basename at any depth; with a slash, the whole path', async () => {
+    expect(await files({ patterns: ['*.ts'] })).toEqual(['root.ts', 'src/a.ts', 'src/deep/c.ts', 'src/in-link.ts']);
+    expect(await files({ patterns: ['src/*.ts'] })).toEqual(['src/a.ts', 'src/in-link.ts']);
+    expect(await files({ patterns: ['src/**/*.ts'] })).toEqual(['src/a.ts', 'src/deep/c.ts', 'src/in-link.ts']);
+  });
+  it('glob is one more include pattern; exclude_patterns drop whole directories', async () => {
+    expect(await files({ patterns: ['*.md'], glob: '*.js' })).toEqual(['README.md', 'src/b.js']);
+    expect(await files({ exclude_patterns: ['deep'] })).toEqual(['README.md', 'root.ts', 'src/a.ts', 'src/b.js', 'src/in-link.ts']);
+  });
+  it('patterns are relative to path', async () => {
+    expect(await files({ path: 'src', patterns: ['deep/*'] })).toEqual(['src/deep/c.ts', 'src/deep/keep.log']);
+  });
+  it('include_hidden and include_ignored lift their filters', async () => {
+    const hidden = await files({ include_hidden: true });
+    expect(hidden).toContain('.hidden/h.ts');
+    expect(hidden).toContain('.env');
+    expect(hidden).toContain('.gitignore');
+    expect(hidden).not.toContain('.git/HEAD');
+    const ignored = await files({ include_ignored: true });
+    expect(ignored).toEqual(expect.arrayContaining(['src/deep/drop.log', 'generated/out.ts', 'node_modules/pkg/index.js', 'dist/bundle.js']));
+  });
+  it('default excludes apply below path only: naming dist lists it', async () => {
+    expect(await files({ path: 'dist' })).toEqual(['dist/bundle.js', 'dist/nested/more.js']);
+    expect(await files({ path: 'docs' })).toEqual([]);
+  });
+  it('symlinks leading outside are dropped, inside ones kept', async () => {
+    const all = await files({ include_hidden: true });
+    expect(all).not.toContain('src/out-link.txt');
+    expect(all).toContain('src/in-link.ts');
+  });
+  it('truncation is deterministic and says so', async () => {
+    const r = await callTool(srv.url, 'list_files', { max_results: 2 });
+    expect(r.structuredContent).toMatchObject({ total_files: 7, truncated: true });
+    expect((r.structuredContent.files as Array<{ path: string }>).map((f) => f.path)).toEqual(['README.md', 'root.ts']);
+    expect(r.content[0]?.text).toContain('[2 of 7 files shown');
+  });
+  it('sort=modified puts the newest first', async () => {
+    expect((await files({ sort: 'modified' }))[0]).toBe('src/b.js');
+  });
+  it('a file as path is NOT_A_DIRECTORY with the read_file call to make', async () => {
+    const r = await callTool(srv.url, 'list_files', { path: 'root.ts' });
+    expect(r.structuredContent.error.code).toBe('NOT_A_DIRECTORY');
+    expect(r.content[0]?.text).toContain('Retry: read_file {"path":"root.ts"}');
+  });
+});
+
+describe('list_dir', () => {
+  it('lists one level with types, sizes and times', async () => {
+    const r = await callTool(srv.url, 'list_dir', {});
+    const entries = r.structuredContent.entries as Array<{ name: string; type: string; size_bytes: number; modified: string }>;
+    expect(entries.map((e) => e.name)).toEqual(['README.md', 'docs', 'root.ts', 'src']);
+    expect(entries[0]).toMatchObject({ type: 'file', size_bytes: 12 });
+    expect(entries[1]).toMatchObject({ type: 'directory' });
+    expect(Date.parse(entries[0]?.modified ?? '')).not.toBeNaN();
+  });
+  it('recursive with max_depth, sorted by type, shows symlink targets', async () => {
+    const r = await callTool(srv.url, 'list_dir', { path: 'src', recursive: true, sort: 'type' });
+    const entries = r.structuredContent.entries as Array<{ path: string; type: string; symlink_target?: string }>;
+    expect(entries[0]).toMatchObject({ path: 'src/deep', type: 'directory' });
+    expect(entries.find((e) => e.path === 'src/in-link.ts')).toMatchObject({ type: 'symlink', symlink_target: 'src/a.ts' });
+    expect(entries.find((e) => e.path === 'src/out-link.txt')).toMatchObject({ symlink_target: '(outside the workspace)' });
+    const shallow = await callTool(srv.url, 'list_dir', { path: 'src', max_depth: 1 });
+    expect((shallow.structuredContent.entries as Array<{ path: string }>).some((e) => e.path.startsWith('src/deep/'))).toBe(false);
+  });
+  it('sorting happens before truncation', async () => {
+    const r = await callTool(srv.url, 'list_dir', { recursive: true, max_entries: 3 });
+    expect((r.structuredContent.entries as Array<{ path: string }>).map((e) => e.path)).toEqual(['README.md', 'docs', 'root.ts']);
+    expect(r.structuredContent.truncated).toBe(true);
+  });
+  it('refuses paths outside and files', async () => {
+    expect((await callTool(srv.url, 'list_dir', { path: '..' })).structuredContent.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect((await callTool(srv.url, 'list_dir', { path: 'README.md' })).structuredContent.error.code).toBe('NOT_A_DIRECTORY');
+    expect((await callTool(srv.url, 'list_dir', { path: 'nope' })).structuredContent.error.code).toBe('NOT_FOUND');
+  });
+});
