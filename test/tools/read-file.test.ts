@@ -152,3 +152,26 @@ describe('read_file: errors name the next step', () => {
     }
   });
 });
+
+describe('read_file: the line index of large files', () => {
+  it('pages through a large file identically before and after it changes on disk', async () => {
+    const big = Array.from({ length: 30_000 }, (_, i) => `row ${i + 1} ${'x'.repeat(i % 50)}`).join('\n') + '\n';
+    ws.write('big.txt', big);
+    const readAll = async () => {
+      let r = await read({ path: 'big.txt' });
+      let content = r.structuredContent.content as string;
+      for (let i = 0; r.structuredContent.next_action && i < 50; i++) {
+        r = await callTool(srv.url, 'read_file', r.structuredContent.next_action.arguments);
+        content += r.structuredContent.content;
+      }
+      return { content, total: r.structuredContent.total_lines };
+    };
+    expect(await readAll()).toEqual({ content: big, total: 30_000 });
+    // Same size, different bytes: the cached index must not be trusted.
+    const changed = big.replace('row 1 ', 'ROW 1 ').replace('row 29999 ', 'r\now 29999 ').replace(/\n$/, '');
+    ws.write('big.txt', changed);
+    expect(await readAll()).toEqual({ content: changed, total: 30_001 });
+    const mid = await read({ path: 'big.txt', start_line: 29_999, end_line: 30_000 });
+    expect(mid.structuredContent.content).toBe('r\now 29999 ' + 'x'.repeat(29_998 % 50) + '\n');
+  });
+});

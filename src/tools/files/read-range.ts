@@ -8,6 +8,41 @@ import { BINARY_SNIFF_BYTES } from '../../workspace/text.js';
 
 const CHUNK = 256 * 1024;
 const YIELD_EVERY = 8 * 1024 * 1024;
+/** Files at least this big keep a line-offset index, so paging through them reads only each page. */
+const INDEX_MIN_BYTES = 64 * 1024;
+const INDEX_MAX_BYTES = 256 * 1024 * 1024;
+const INDEX_CACHE_ENTRIES = 16;
+
+interface LineIndex {
+  /** Identity of the file version the index describes (inode, size, mtime and ctime in ns). */
+  stamp: string;
+  /** starts[i] = byte offset where line i+1 begins. */
+  starts: Uint32Array;
+  lines: number;
+  size: number;
+}
+
+/** Small LRU of line indexes by real path; an entry is used only while the file's stamp is unchanged. */
+const indexCache = new Map<string, LineIndex>();
+
+function remember(real: string, idx: LineIndex): void {
+  indexCache.delete(real);
+  indexCache.set(real, idx);
+  if (indexCache.size > INDEX_CACHE_ENTRIES) indexCache.delete(indexCache.keys().next().value as string);
+}
+
+class Starts {
+  arr = new Uint32Array(1024);
+  n = 1; // arr[0] = 0
+  push(off: number): void {
+    if (this.n === this.arr.length) {
+      const next = new Uint32Array(this.arr.length * 2);
+      next.set(this.arr);
+      this.arr = next;
+    }
+    this.arr[this.n++] = off;
+  }
+}
 
 export interface RangeRequest {
   startLine: number;
@@ -95,43 +130,32 @@ export async function readRange(real: string, rel: string, req: RangeRequest): P
     throw e;
   }
   try {
-    const st = fstatSync(fd);
+    const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) throw notRegular(rel, st.isDirectory());
-    const size = st.size;
+    const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    const cached = indexCache.get(real);
     const scan = new Scan(req);
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
-    let pos = 0;
-    let sinceYield = 0;
-    for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, pos);
-      if (n === 0) break;
-      if (pos === 0 && chunk.subarray(0, Math.min(n, BINARY_SNIFF_BYTES)).includes(0)) {
-        return { buf: Buffer.alloc(0), firstLine: req.startLine, lastLine: 0, totalLines: 0, totalBytes: size, truncatedBy: null, lineCut: false, binary: true };
+    let total: number;
+    let totalLines: number;
+    if (cached && cached.stamp === stamp) {
+      remember(real, cached);
+      total = cached.size;
+      totalLines = cached.lines;
+      walkIndex(scan, cached, req.startLine);
+    } else {
+      const r = await scanFile(fd, Number(st.size), scan);
+      if (r === 'binary') {
+        return { buf: Buffer.alloc(0), firstLine: req.startLine, lastLine: 0, totalLines: 0, totalBytes: Number(st.size), truncatedBy: null, lineCut: false, binary: true };
       }
-      let i = -1;
-      while ((i = chunk.indexOf(10, i + 1)) !== -1 && i < n) scan.lineEnd(pos + i + 1);
-      pos += n;
-      sinceYield += n;
-      if (sinceYield >= YIELD_EVERY) {
-        sinceYield = 0;
-        await new Promise((r) => setImmediate(r));
-      }
+      total = r.total;
+      totalLines = scan.line - 1;
+      if (r.starts) remember(real, { stamp, starts: r.starts.arr.subarray(0, totalLines), lines: totalLines, size: total });
     }
-    const total = pos;
-    if (scan.lineStart < total) scan.lineEnd(total);
-    const totalLines = scan.line - 1;
     const startOff = scan.startOff ?? total;
     const stopOff = scan.stopOff ?? (scan.lastIncluded >= req.startLine ? scan.tentativeEnd : startOff);
-    const len = Math.max(0, stopOff - startOff);
-    const buf = Buffer.allocUnsafe(len);
-    let got = 0;
-    while (got < len) {
-      const n = readSync(fd, buf, got, len - got, startOff + got);
-      if (n === 0) break;
-      got += n;
-    }
+    const buf = readAt(fd, startOff, Math.max(0, stopOff - startOff));
     return {
-      buf: buf.subarray(0, got),
+      buf,
       firstLine: req.startLine,
       lastLine: scan.lastIncluded >= req.startLine ? scan.lastIncluded : req.startLine - 1,
       totalLines,
@@ -143,4 +167,55 @@ export async function readRange(real: string, rel: string, req: RangeRequest): P
   } finally {
     closeSync(fd);
   }
+}
+
+/** Feeds the scan from a cached index, from startLine until the range is decided. */
+function walkIndex(scan: Scan, idx: LineIndex, startLine: number): void {
+  if (startLine > idx.lines) {
+    scan.line = idx.lines + 1;
+    return;
+  }
+  scan.line = startLine;
+  scan.lineStart = idx.starts[startLine - 1] as number;
+  scan.startOff = scan.lineStart;
+  for (let ln = startLine; ln <= idx.lines && scan.stopOff === undefined; ln++) {
+    scan.lineEnd(ln < idx.lines ? (idx.starts[ln] as number) : idx.size);
+  }
+}
+
+/** One pass over the file: line ends into the scan, and (for mid-sized files) the line starts for the cache. */
+async function scanFile(fd: number, size: number, scan: Scan): Promise<'binary' | { total: number; starts?: Starts }> {
+  const starts = size >= INDEX_MIN_BYTES && size <= INDEX_MAX_BYTES ? new Starts() : undefined;
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
+  let pos = 0;
+  let sinceYield = 0;
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, pos);
+    if (n === 0) break;
+    if (pos === 0 && chunk.subarray(0, Math.min(n, BINARY_SNIFF_BYTES)).includes(0)) return 'binary';
+    let i = -1;
+    while ((i = chunk.indexOf(10, i + 1)) !== -1 && i < n) {
+      scan.lineEnd(pos + i + 1);
+      starts?.push(pos + i + 1);
+    }
+    pos += n;
+    sinceYield += n;
+    if (sinceYield >= YIELD_EVERY) {
+      sinceYield = 0;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  if (scan.lineStart < pos) scan.lineEnd(pos);
+  return { total: pos, starts };
+}
+
+function readAt(fd: number, off: number, len: number): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const n = readSync(fd, buf, got, len - got, off + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }
