@@ -162,7 +162,8 @@ export function load(argv: readonly string[], env: Record<string, string | undef
     else if (fromEnv !== undefined && fromEnv !== '') out[e.key] = parseValue(e, fromEnv, PREFIX + e.env);
     else out[e.key] = e.kind.type === 'list' ? [] : e.default;
   }
-  out.workspace ??= cwd;
+  // Under `npm --prefix <checkout> start`, npm changes into the checkout; INIT_CWD is where the user ran it.
+  out.workspace ??= env.npm_lifecycle_event === 'start' && env.INIT_CWD ? env.INIT_CWD : cwd;
   out.stdio = stdio;
 
   if (typeof out.authTokenFile === 'string') {

@@ -30,7 +30,7 @@ export interface Entry {
 const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
 
 export const ENTRIES: readonly Entry[] = [
-  { key: 'workspace', env: 'WORKSPACE', flag: '--workspace', kind: { type: 'path' }, default: undefined, defaultDoc: 'current directory', doc: 'Directory to serve (not `/`, not the home directory).' },
+  { key: 'workspace', env: 'WORKSPACE', flag: '--workspace', kind: { type: 'path' }, default: undefined, defaultDoc: 'current directory (under `npm start`: where npm was run)', doc: 'Directory to serve (not `/`, not the home directory).' },
   { key: 'host', env: 'HOST', flag: '--host', kind: { type: 'string' }, default: '127.0.0.1', doc: 'Address to bind. A non-loopback bind needs bearer or OAuth.' },
   { key: 'port', env: 'PORT', flag: '--port', kind: int(0, 65535), default: 8765, doc: 'Port to bind; `0` picks a free port.' },
   { key: 'permissionMode', env: 'PERMISSION_MODE', flag: '--permission-mode', kind: { type: 'enum', values: ['safe', 'trusted', 'dangerous'] }, default: 'safe', doc: 'Command policy: `safe`, `trusted` or `dangerous` (file tools stay confined in every mode).' },
@@ -77,6 +77,8 @@ export function describeKind(k: Kind): string {
       return `hex-encoded bytes (at least ${k.minBytes})`;
     case 'url':
       return 'an absolute http(s) URL';
+    case 'path':
+      return 'a path';
     default:
       return 'a string';
   }
