@@ -3,7 +3,7 @@
 // forwards to loopback, so a non-loopback Host or any forwarding header is refused unless the operator
 // declared an authenticating proxy (decisions.md 9). OAuth plugs in here as another Authenticator.
 import type { IncomingMessage } from 'node:http';
-import { safeEqualAny } from '../core/constant-time.js';
+import { SecretSet } from '../core/constant-time.js';
 import { FORWARDING_HEADERS, isLoopbackHostHeader } from '../http/hosts.js';
 import type { Principal } from './principal.js';
 
@@ -39,15 +39,14 @@ export function bearerChallenge(sent: boolean, description: string, extra = ''):
 
 export class BearerAuthenticator implements Authenticator {
   readonly mode = 'bearer' as const;
-  constructor(private readonly tokens: readonly string[]) {}
+  private readonly tokens: SecretSet;
+  constructor(tokens: readonly string[]) {
+    this.tokens = new SecretSet(tokens);
+  }
 
   /** Index of the matching token (for a non-secret principal label), or -1. Every token is compared. */
   match(token: string): number {
-    let found = -1;
-    this.tokens.forEach((t, i) => {
-      if (safeEqualAny(token, [t]) && found === -1) found = i;
-    });
-    return found;
+    return this.tokens.indexOf(token);
   }
 
   authenticate(req: IncomingMessage): AuthResult {

@@ -17,3 +17,20 @@ export function safeEqualAny(candidate: string, secrets: readonly string[]): boo
   for (const s of secrets) hit = timingSafeEqual(c, digest(s)) || hit;
   return hit;
 }
+
+/** A set of secrets digested once, so each check hashes only the candidate. */
+export class SecretSet {
+  private readonly digests: Buffer[];
+  constructor(secrets: readonly string[]) {
+    this.digests = secrets.map(digest);
+  }
+  /** Index of the matching secret or -1; every secret is compared, whatever matches. */
+  indexOf(candidate: string): number {
+    const c = digest(candidate);
+    let found = -1;
+    for (let i = 0; i < this.digests.length; i++) {
+      if (timingSafeEqual(c, this.digests[i] as Buffer) && found === -1) found = i;
+    }
+    return found;
+  }
+}

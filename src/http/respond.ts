@@ -10,7 +10,7 @@ export function corsHeaders(req: IncomingMessage, allowed: readonly string[]): R
   return { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': 'WWW-Authenticate' };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: string | null, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer | null, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const h: Record<string, string | number> = { 'Cache-Control': 'no-store', ...headers };
   if (body === null) {
@@ -20,7 +20,7 @@ export function sendJson(res: ServerResponse, status: number, body: string | nul
     return;
   }
   h['Content-Type'] = 'application/json';
-  h['Content-Length'] = Buffer.byteLength(body);
+  h['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   res.writeHead(status, h);
   res.end(body);
 }

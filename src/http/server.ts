@@ -63,8 +63,9 @@ export function createHttpServer(deps: HttpDeps): http.Server {
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
+    const raw = req.url ?? '/';
+    const q = raw.indexOf('?');
+    const path = q === -1 ? raw : raw.slice(0, q);
     const method = req.method ?? 'GET';
     if (path === '/mcp') {
       if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator: deps.authenticator });
@@ -75,6 +76,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
         ...corsHeaders(req, runtime.config.allowedOrigins),
       });
     }
+    const url = new URL(raw, 'http://localhost');
     for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
     if (CARD_PATHS.includes(path)) {
       if (method === 'OPTIONS') return preflight(req, res);

@@ -20,8 +20,8 @@ import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../core/version.js';
 
 export interface Reply {
   status: number;
-  /** JSON text, or null for 202 Accepted with an empty body. */
-  body: string | null;
+  /** JSON text (or its bytes), or null for 202 Accepted with an empty body. */
+  body: string | Buffer | null;
 }
 
 const ACCEPTED: Reply = { status: 202, body: null };
@@ -32,7 +32,8 @@ const HANDSHAKE_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/ca
 const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
 
 export class Dispatcher {
-  private toolsListJson: Partial<Record<Era, string>> = {};
+  /** tools/list responses as bytes around the id: [`{"jsonrpc":"2.0","id":`, `,"result":…}`]. */
+  private toolsListBytes: Partial<Record<Era, [Buffer, Buffer]>> = {};
 
   constructor(private readonly runtime: Runtime) {}
 
@@ -55,8 +56,10 @@ export class Dispatcher {
           return this.ok(msg, era, {});
         case 'server/discover':
           return this.ok(msg, era, this.discover());
-        case 'tools/list':
-          return { status: 200, body: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${this.toolsList(era)}}` };
+        case 'tools/list': {
+          const [head, tail] = this.toolsList(era);
+          return { status: 200, body: Buffer.concat([head, Buffer.from(JSON.stringify(msg.id)), tail]) };
+        }
         case 'tools/call': {
           const result = await callTool(this.runtime, msg.params, principal, signal);
           return this.ok(msg, era, result as unknown as Record<string, unknown>);
@@ -92,16 +95,16 @@ export class Dispatcher {
     return result;
   }
 
-  /** The tools/list result, serialised once per era (the catalog never changes at run time). */
-  private toolsList(era: Era): string {
-    let json = this.toolsListJson[era];
-    if (json === undefined) {
+  /** The tools/list response, serialised once per era (the catalog never changes at run time). */
+  private toolsList(era: Era): [Buffer, Buffer] {
+    let bytes = this.toolsListBytes[era];
+    if (bytes === undefined) {
       const result: Record<string, unknown> = { tools: this.runtime.catalog.listPayload };
       if (era === 'modern') Object.assign(result, modernFields(), { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' });
-      json = JSON.stringify(result);
-      this.toolsListJson[era] = json;
+      bytes = [Buffer.from('{"jsonrpc":"2.0","id":'), Buffer.from(`,"result":${JSON.stringify(result)}}`)];
+      this.toolsListBytes[era] = bytes;
     }
-    return json;
+    return bytes;
   }
 
   private ok(msg: Request, era: Era, result: Record<string, unknown>): Reply {

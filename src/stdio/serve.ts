@@ -27,7 +27,7 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
       return;
     }
     const reply = await dispatcher.handle(msg, cls, STDIO_PRINCIPAL, runtime.signal);
-    if (reply.body !== null) write(reply.body);
+    if (reply.body !== null) write(reply.body.toString());
   };
 
   return new Promise((resolve) => {

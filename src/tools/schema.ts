@@ -2,13 +2,13 @@
 // `anyOf` the success shape and the shared error shape, because the v1 client validates structuredContent
 // even when isError is true (decisions.md 13). Validation failures become INVALID_ARGUMENT tool errors.
 import { z } from 'zod';
-import { ToolError, ALL_TOOL_ERROR_CODES } from '../core/tool-error.js';
+import { ToolError } from '../core/tool-error.js';
 import type { ToolDef } from './define.js';
 
 export const ERROR_SHAPE = z.object({
   ok: z.literal(false),
   error: z.object({
-    code: z.enum(ALL_TOOL_ERROR_CODES as [string, ...string[]]),
+    code: z.string(),
     message: z.string(),
     category: z.enum(['validation', 'security', 'permission', 'runtime', 'not_found', 'conflict', 'internal']),
     retryable: z.boolean(),
@@ -22,9 +22,27 @@ export const NEXT_ACTION = z
 
 type Json = Record<string, unknown>;
 
+/**
+ * Drops what validators do not need from advertised schemas: `propertyNames` on records, and (in output
+ * schemas) `additionalProperties: false`, so a result may grow a field without breaking older clients.
+ * tools/list is the call clients make most; every byte here is sent on each of them.
+ */
+function slim(node: unknown, io: 'input' | 'output'): void {
+  if (Array.isArray(node)) return node.forEach((n) => slim(n, io));
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  delete o.propertyNames;
+  if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum;
+  if (o.minimum === Number.MIN_SAFE_INTEGER) delete o.minimum;
+  if (io === 'output' && o.additionalProperties === false) delete o.additionalProperties;
+  if (o.additionalProperties && typeof o.additionalProperties === 'object' && Object.keys(o.additionalProperties).length === 0) delete o.additionalProperties;
+  for (const v of Object.values(o)) slim(v, io);
+}
+
 function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
   const js = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Json;
   delete js.$schema;
+  slim(js, io);
   return js;
 }
 
