@@ -9,7 +9,7 @@ import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '..
 import { load, type Config } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
 import { createLogger, silentLogger } from '../../src/core/log.js';
-import { createHttpServer, type ExtraRoute } from '../../src/http/server.js';
+import { createHttpServer, type ExtraRoute, type HttpDeps } from '../../src/http/server.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { checkRoot } from '../../src/workspace/paths.js';
 
@@ -78,7 +78,7 @@ export async function startInProcess(opts: {
   clock?: Clock;
   authenticator?: Authenticator;
   extraRoutes?: ExtraRoute[];
-  limits?: { maxConcurrent?: number; maxConnections?: number };
+  limits?: HttpDeps['limits'];
   verbose?: boolean;
 }): Promise<InProcessServer> {
   const env = { PATH: process.env.PATH ?? '', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
