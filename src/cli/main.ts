@@ -9,8 +9,13 @@ import { configTableMarkdown } from '../config/schema.js';
 import { createLogger } from '../core/log.js';
 import { SERVER_VERSION } from '../core/version.js';
 import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../auth/authenticate.js';
-import { createHttpServer } from '../http/server.js';
+import { createHttpServer, type ExtraRoute } from '../http/server.js';
+import { baseUrl } from '../http/base-url.js';
 import { isLoopbackHostname } from '../http/hosts.js';
+import { systemClock } from '../core/clock.js';
+import { oauthSetupFromConfig, type OAuthSetup } from '../oauth/from-config.js';
+import { createOAuthServer } from '../oauth/server.js';
+import { systemRandom } from '../oauth/secrets.js';
 import { Runtime } from '../runtime/runtime.js';
 import { RuntimeDirError } from '../runtime/runtime-dir.js';
 import { serveStdio } from '../stdio/serve.js';
@@ -31,9 +36,6 @@ function checkCombination(c: Config): void {
   if (c.dangerouslyFakeReadonlyAnnotations && c.authMode === 'noauth') {
     fail('--dangerously-fake-readonly-annotations needs authentication over HTTP; use SERVICE_AUTH_MODE=bearer or oauth');
   }
-  if (c.authMode === 'oauth') {
-    fail('SERVICE_AUTH_MODE=oauth is not available in this build yet; use bearer (default) or noauth');
-  }
   if (c.auditLog) {
     try {
       accessSync(path.dirname(path.resolve(c.auditLog)), constants.W_OK);
@@ -43,8 +45,25 @@ function checkCombination(c: Config): void {
   }
 }
 
-function authenticatorFor(c: Config): { authenticator: Authenticator; generatedToken?: string } {
+/** OAuth settings, validated before anything starts (a bad pre-registered redirect URI exits 2). */
+function oauthSetup(c: Config): Extract<OAuthSetup, { ok: true }> | undefined {
+  if (c.stdio || c.authMode !== 'oauth') return undefined;
+  const setup = oauthSetupFromConfig(c, { clock: systemClock, random: systemRandom, baseUrl: (req) => baseUrl(req, c) });
+  if (!setup.ok) fail(setup.message);
+  return setup;
+}
+
+function authenticatorFor(
+  c: Config,
+  oauth: Extract<OAuthSetup, { ok: true }> | undefined,
+  runtime: Runtime,
+): { authenticator: Authenticator; extraRoutes?: ExtraRoute[]; generatedToken?: string } {
   if (c.authMode === 'noauth') return { authenticator: new NoAuthAuthenticator(c.externalAuthProxy) };
+  if (oauth) {
+    // Static SERVICE_AUTH_TOKEN(s) are accepted beside OAuth when set, never generated here (decisions.md 11).
+    const server = createOAuthServer({ ...oauth.options, clock: runtime.clock, log: runtime.log });
+    return { authenticator: server.authenticator, extraRoutes: server.routes };
+  }
   if (c.authTokens.length > 0) return { authenticator: new BearerAuthenticator(c.authTokens) };
   const token = randomBytes(32).toString('base64url');
   return { authenticator: new BearerAuthenticator([token]), generatedToken: token };
@@ -66,6 +85,7 @@ async function main(): Promise<void> {
   const rootCheck = checkRoot(config.workspace, config.env.HOME);
   if (!rootCheck.ok) fail(`SERVICE_WORKSPACE: ${rootCheck.reason}`);
   checkCombination(config);
+  const oauth = oauthSetup(config);
   const log = createLogger(config.logLevel);
   let runtime: Runtime;
   try {
@@ -91,8 +111,8 @@ async function main(): Promise<void> {
     return stop();
   }
 
-  const { authenticator, generatedToken } = authenticatorFor(config);
-  const server = createHttpServer({ runtime, authenticator });
+  const { authenticator, extraRoutes, generatedToken } = authenticatorFor(config, oauth, runtime);
+  const server = createHttpServer({ runtime, authenticator, extraRoutes });
   runtime.onShutdown(() => new Promise<void>((r) => server.close(() => r())));
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`));
@@ -107,6 +127,14 @@ async function main(): Promise<void> {
           `  Send it as "Authorization: Bearer <token>". Set SERVICE_AUTH_TOKEN or SERVICE_AUTH_TOKEN_FILE to keep one.\n`,
       );
     }
+    if (oauth?.generatedPassword) {
+      // decisions.md 8: shown once, directly on stderr, never through the logger.
+      process.stderr.write(
+        `workbench-mcp: no SERVICE_OAUTH_PASSWORD set; generated an OAuth password for this run (shown once):\n\n    ${oauth.generatedPassword}\n\n` +
+          `  Type it on the authorization page when a client connects. Set SERVICE_OAUTH_PASSWORD to keep one.\n`,
+      );
+    }
+    for (const w of oauth?.warnings ?? []) log.warn(w);
     if (config.dangerouslyFakeReadonlyAnnotations) {
       log.warn('--dangerously-fake-readonly-annotations: tools/list reports every tool as read-only; never publish this endpoint');
     }

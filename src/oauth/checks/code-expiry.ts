@@ -1,0 +1,12 @@
+// The code is younger than five minutes (spec §2.3, §3 "five minutes elapse → expired", §8).
+import { oauthError, type OAuthError } from '../errors.js';
+import type { CodeCtx } from './code-context.js';
+
+export function checkCodeExpiry(ctx: CodeCtx): OAuthError | undefined {
+  if (ctx.redemption.status !== 'fresh') return undefined;
+  if (ctx.now < ctx.redemption.record.expiresAt) return undefined;
+  return oauthError(
+    'invalid_grant',
+    'The authorization code has expired (codes live five minutes); authorize again',
+  );
+}

@@ -1,0 +1,89 @@
+// The client registry: dynamic registrations (RFC 7591) beside at most one pre-registered client (spec §2.2).
+// Process-local (spec §2.1) and bounded: past MAX_DYNAMIC_CLIENTS the oldest dynamic registration is evicted
+// (decisions.md 7); the pre-registered client is never evicted. Secrets are held only as digests.
+import { digest } from './secrets.js';
+
+export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
+export type GrantType = 'authorization_code' | 'refresh_token';
+
+export const SUPPORTED_AUTH_METHODS: readonly AuthMethod[] = [
+  'none',
+  'client_secret_post',
+  'client_secret_basic',
+];
+export const SUPPORTED_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+export const SUPPORTED_RESPONSE_TYPES: readonly string[] = ['code'];
+
+/** decisions.md 7: 1024 dynamic clients, oldest evicted. */
+export const MAX_DYNAMIC_CLIENTS = 1024;
+
+export interface Client {
+  clientId: string;
+  /** SHA-256 of the secret; absent for public clients. */
+  secretDigest?: string;
+  /** The methods this client may use at the token endpoint: the one it registered (spec §2.1), or post and
+   *  basic for a confidential pre-registered client (http-and-auth-contract "Pre-registered client"). */
+  authMethods: readonly AuthMethod[];
+  redirectUris: readonly string[];
+  grantTypes: readonly GrantType[];
+  /** Shown on the password page; chosen by the client, so never trusted, always escaped. */
+  clientName?: string;
+  /** Seconds since the epoch (RFC 7591 §3.2.1 client_id_issued_at). */
+  issuedAt: number;
+  preRegistered: boolean;
+  /** Other registered metadata echoed in the registration response (RFC 7591 §3.2.1). */
+  extra: Readonly<Record<string, unknown>>;
+}
+
+export class ClientRegistry {
+  private readonly dynamic = new Map<string, Client>();
+  private readonly pre: Client | undefined;
+
+  constructor(
+    pre?: Client,
+    private readonly maxDynamic = MAX_DYNAMIC_CLIENTS,
+  ) {
+    this.pre = pre;
+  }
+
+  /** Adds a dynamic client; returns the id evicted to stay within the bound, if any. */
+  add(client: Client): string | undefined {
+    this.dynamic.set(client.clientId, client);
+    if (this.dynamic.size <= this.maxDynamic) return undefined;
+    const oldest = this.dynamic.keys().next().value as string;
+    this.dynamic.delete(oldest);
+    return oldest;
+  }
+
+  get(clientId: string | undefined): Client | undefined {
+    if (clientId === undefined) return undefined;
+    if (this.pre && this.pre.clientId === clientId) return this.pre;
+    return this.dynamic.get(clientId);
+  }
+
+  get size(): number {
+    return this.dynamic.size + (this.pre ? 1 : 0);
+  }
+}
+
+export interface PreRegisteredSettings {
+  clientId: string;
+  redirectUris: readonly string[];
+  secret?: string;
+}
+
+/** The pre-registered client of SERVICE_OAUTH_CLIENT_ID / _REDIRECT_URIS / _CLIENT_SECRET (spec §2.2). */
+export function preRegisteredClient(s: PreRegisteredSettings, issuedAt: number): Client {
+  const confidential = s.secret !== undefined && s.secret !== '';
+  return {
+    clientId: s.clientId,
+    secretDigest: confidential ? digest(s.secret as string) : undefined,
+    authMethods: confidential ? ['client_secret_basic', 'client_secret_post'] : ['none'],
+    redirectUris: [...s.redirectUris],
+    grantTypes: [...SUPPORTED_GRANT_TYPES],
+    clientName: `Pre-registered client ${s.clientId}`,
+    issuedAt,
+    preRegistered: true,
+    extra: {},
+  };
+}

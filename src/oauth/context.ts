@@ -1,0 +1,29 @@
+// Everything the OAuth endpoints share, built once per process by server.ts (one runtime owns all state,
+// http-and-auth-contract "Process and binding"). Handlers receive it; none of them holds state of its own.
+import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { AccessTokens } from './access-tokens.js';
+import type { PasswordAttempts } from './attempts.js';
+import type { ClientRegistry } from './clients.js';
+import type { CodeStore } from './codes.js';
+import type { GrantStore } from './grants.js';
+import type { PendingRequests } from './pending.js';
+import type { RandomSource } from './secrets.js';
+
+export interface OAuthContext {
+  clients: ClientRegistry;
+  pending: PendingRequests;
+  attempts: PasswordAttempts;
+  codes: CodeStore;
+  grants: GrantStore;
+  tokens: AccessTokens;
+  /** The operator password of the authorization page. */
+  password: string;
+  clock: Clock;
+  random: RandomSource;
+  /** The public origin of a request (http/base-url.ts). */
+  baseUrl: (req: IncomingMessage) => string;
+  allowedOrigins: readonly string[];
+  log?: Logger;
+}

@@ -1,0 +1,62 @@
+// Config → OAuthOptions, before the server starts (http-and-auth-contract "OAuth 2.1", decisions.md 8 and 11):
+// the password (configured, or generated and handed back to be printed once by the CLI), the signing key
+// (SERVICE_OAUTH_TOKEN_SECRET hex, or 32 random bytes per process), the pre-registered client with its
+// redirect URIs validated like a registration (missing → warning and exactly http://127.0.0.1/callback).
+import type { IncomingMessage } from 'node:http';
+import type { Config } from '../config/load.js';
+import type { Clock } from '../core/clock.js';
+import { redirectUriProblem } from './checks/redirect-uri-syntax.js';
+import type { OAuthOptions } from './server.js';
+import { generatePassword, type RandomSource } from './secrets.js';
+
+export const PRE_REGISTERED_FALLBACK_REDIRECT = 'http://127.0.0.1/callback';
+
+export type OAuthSetup =
+  | { ok: true; options: OAuthOptions; generatedPassword?: string; warnings: string[] }
+  | { ok: false; message: string };
+
+export function oauthSetupFromConfig(
+  c: Config,
+  deps: { clock: Clock; random: RandomSource; baseUrl: (req: IncomingMessage) => string },
+): OAuthSetup {
+  const warnings: string[] = [];
+  const generatedPassword = c.oauthPassword ? undefined : generatePassword(deps.random);
+  const tokenKey = c.oauthTokenSecret ? Buffer.from(c.oauthTokenSecret, 'hex') : deps.random(32);
+  let preRegistered: OAuthOptions['preRegistered'];
+  if (c.oauthClientId) {
+    let uris = [...c.oauthRedirectUris];
+    if (uris.length === 0) {
+      warnings.push(
+        `SERVICE_OAUTH_CLIENT_ID is set without SERVICE_OAUTH_REDIRECT_URIS; the pre-registered client may only use ${PRE_REGISTERED_FALLBACK_REDIRECT} — set its real redirect URIs`,
+      );
+      uris = [PRE_REGISTERED_FALLBACK_REDIRECT];
+    }
+    for (const uri of uris) {
+      const problem = redirectUriProblem(uri);
+      if (problem) return { ok: false, message: `SERVICE_OAUTH_REDIRECT_URIS: ${problem}` };
+    }
+    if (new Set(uris).size !== uris.length)
+      return { ok: false, message: 'SERVICE_OAUTH_REDIRECT_URIS lists the same URI more than once' };
+    preRegistered = { clientId: c.oauthClientId, redirectUris: uris, secret: c.oauthClientSecret };
+  } else if (c.oauthRedirectUris.length > 0 || c.oauthClientSecret) {
+    warnings.push(
+      'SERVICE_OAUTH_REDIRECT_URIS / SERVICE_OAUTH_CLIENT_SECRET are ignored without SERVICE_OAUTH_CLIENT_ID',
+    );
+  }
+  return {
+    ok: true,
+    generatedPassword,
+    warnings,
+    options: {
+      password: c.oauthPassword ?? (generatedPassword as string),
+      tokenKey,
+      tokenTtlSeconds: c.oauthTokenTtl,
+      staticTokens: c.authTokens,
+      preRegistered,
+      baseUrl: deps.baseUrl,
+      allowedOrigins: c.allowedOrigins,
+      clock: deps.clock,
+      random: deps.random,
+    },
+  };
+}

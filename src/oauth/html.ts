@@ -1,0 +1,139 @@
+// The HTML the operator sees: the password page and the error page (http-and-auth-contract "GET
+// /oauth/authorize"). Owns escaping and the page's security headers: CSP with frame-ancestors 'none'
+// (RFC 9700 §4.16 clickjacking), X-Frame-Options DENY, no-store, no referrer. Every value from a client
+// (its name, its redirect host) is escaped here and nowhere else; no script runs on these pages.
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+
+const STYLE = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}
+body{margin:0;padding:1rem;display:flex;justify-content:center}
+main{width:100%;max-width:28rem}
+h1{font-size:1.4rem;margin:.5rem 0 1rem}
+p{margin:.5rem 0;font-size:1.05rem}
+.who{font-weight:600;word-break:break-word}
+.host{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+.warn{border-left:4px solid #b26b00;padding:.25rem .75rem;margin:1rem 0}
+.err{border-left:4px solid #c62828;padding:.25rem .75rem;margin:1rem 0;font-weight:600}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input[type=password]{box-sizing:border-box;width:100%;font-size:1.15rem;padding:.65rem;border-radius:.4rem;border:1px solid #888}
+.row{display:flex;gap:.75rem;margin-top:1rem;flex-wrap:wrap}
+button{font-size:1.05rem;padding:.65rem 1.25rem;border-radius:.4rem;border:1px solid #888;min-height:2.75rem;cursor:pointer}
+button.primary{background:#1f6feb;color:#fff;border-color:#1f6feb}
+small{color:GrayText}
+`;
+
+const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
+export function escapeHtml(s: string): string {
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+}
+
+export interface Page {
+  html: string;
+  /** Where the form may send the browser, besides this page: the redirect target (Chromium applies
+   *  form-action to the redirect that follows a submission). */
+  formTargets?: string[];
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>
+`;
+}
+
+export interface AuthorizeView {
+  clientName: string;
+  clientId: string;
+  /** What the operator should recognise: `localhost:33418`, `claude.ai`, `cursor://…`. */
+  redirectHost: string;
+  /** The CSRF handle that names this pending request (hidden field). */
+  handle: string;
+  /** Shown above the form, announced to screen readers. */
+  message?: string;
+}
+
+export function authorizePage(v: AuthorizeView, formTargets: string[]): Page {
+  const msgId = 'form-message';
+  const message = v.message ? `<p class="err" id="${msgId}" role="alert">${escapeHtml(v.message)}</p>` : '';
+  const described = v.message ? ` aria-describedby="${msgId}" aria-invalid="true"` : '';
+  const body = `<h1>Authorize access to this workspace</h1>
+<p><span class="who">${escapeHtml(v.clientName)}</span> wants to connect to this workbench-mcp server.
+It will be able to read and change files and run commands in the workspace.</p>
+<p>After you approve, your browser goes back to <span class="host">${escapeHtml(v.redirectHost)}</span>.</p>
+<p class="warn">Only continue if you started this connection yourself and you recognise that address.</p>
+${message}
+<form method="post" autocomplete="off">
+<input type="hidden" name="request" value="${escapeHtml(v.handle)}">
+<label for="password">Server password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>
+<div class="row">
+<button class="primary" type="submit" name="action" value="approve">Authorize</button>
+<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
+</div>
+</form>
+<p><small>Client id: <span class="host">${escapeHtml(v.clientId)}</span></small></p>`;
+  return { html: layout('Authorize access — workbench-mcp', body), formTargets };
+}
+
+export function errorPage(code: string, description: string): Page {
+  const body = `<h1>Authorization failed</h1>
+<p class="err" role="alert">${escapeHtml(description)}</p>
+<p>Go back to the application you were connecting and start the connection again.</p>
+<p><small>Error code: <span class="host">${escapeHtml(code)}</span></small></p>`;
+  return { html: layout('Authorization failed — workbench-mcp', body) };
+}
+
+/** CSP source expression for a redirect target: its origin (http/https) or its scheme (private-use). */
+function sourceFor(uri: string): string | undefined {
+  try {
+    const u = new URL(uri);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return u.origin;
+    return u.protocol; // e.g. `cursor:`
+  } catch {
+    return undefined;
+  }
+}
+
+export function sendHtml(
+  res: ServerResponse,
+  status: number,
+  page: Page,
+  extra: Record<string, string> = {},
+): void {
+  if (res.headersSent) return;
+  const targets = (page.formTargets ?? []).map(sourceFor).filter((s): s is string => !!s);
+  const csp = [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    "base-uri 'none'",
+    `form-action 'self'${targets.length ? ' ' + [...new Set(targets)].join(' ') : ''}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': Buffer.byteLength(page.html),
+    'Content-Security-Policy': csp,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+    ...extra,
+  });
+  res.end(page.html);
+}

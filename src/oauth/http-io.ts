@@ -1,0 +1,87 @@
+// Request plumbing shared by the OAuth endpoints: bounded body reading (8 KiB; a larger body is refused
+// without reading the rest), media-type tests, form parsing that reports repeated parameters (RFC 6749 §3.1,
+// §3.2: "parameters MUST NOT be included more than once"), and CORS for the endpoints browsers call.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Largest body accepted by /oauth/register, /oauth/token and POST /oauth/authorize. */
+export const OAUTH_MAX_BODY_BYTES = 8 * 1024;
+
+export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
+
+export function readBody(req: IncomingMessage, limit = OAUTH_MAX_BODY_BYTES): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit)
+    return Promise.resolve({ ok: false, reason: 'too_large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (r: BodyResult) => {
+      if (done) return;
+      done = true;
+      resolve(r);
+    };
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) return finish({ ok: false, reason: 'too_large' });
+      chunks.push(c);
+    });
+    req.on('end', () => finish({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') }));
+    req.on('error', () => finish({ ok: false, reason: 'aborted' }));
+    req.on('close', () => finish({ ok: false, reason: 'aborted' }));
+  });
+}
+
+/** After answering a too-large body, stop reading it: the connection closes once the response is out. */
+export function dropRestOfBody(req: IncomingMessage, res: ServerResponse): void {
+  res.on('finish', () => req.destroy());
+}
+
+/** The media type of Content-Type, lower-cased, without parameters. */
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+export interface Form {
+  /** The single value of each parameter; a repeated parameter keeps its first value here. */
+  get(name: string): string | undefined;
+  /** Parameters sent more than once. */
+  readonly repeated: readonly string[];
+  readonly params: URLSearchParams;
+}
+
+export function parseForm(text: string): Form {
+  const params = new URLSearchParams(text);
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const k of params.keys()) {
+    if (seen.has(k)) repeated.add(k);
+    seen.add(k);
+  }
+  return {
+    // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted."
+    get: (name) => {
+      const v = params.get(name);
+      return v === null || v === '' ? undefined : v;
+    },
+    repeated: [...repeated],
+    params,
+  };
+}
+
+/** CORS for the metadata documents: public, readable from any origin (they hold nothing secret). */
+export const PUBLIC_CORS: Readonly<Record<string, string>> = { 'Access-Control-Allow-Origin': '*' };
+
+/** 204 preflight answer for an OAuth path. */
+export function sendPreflight(res: ServerResponse, methods: string, cors: Record<string, string>): void {
+  res.writeHead(204, {
+    ...cors,
+    'Access-Control-Allow-Methods': methods,
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, MCP-Protocol-Version',
+    'Access-Control-Max-Age': '600',
+    'Cache-Control': 'no-store',
+    'Content-Length': 0,
+  });
+  res.end();
+}

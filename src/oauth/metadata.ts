@@ -1,0 +1,36 @@
+// The discovery documents (spec §4, §5.2.1): protected-resource metadata (RFC 9728 §2) at both
+// /.well-known/oauth-protected-resource and its path-inserted form …/oauth-protected-resource/mcp (RFC 9728
+// §3.1), and authorization-server metadata (RFC 8414 §2). One issuer string everywhere: `<base>`, no
+// trailing slash, the same value as `iss` in responses and tokens (RFC 8414 §3.3, RFC 9207 §2).
+import { SUPPORTED_AUTH_METHODS, SUPPORTED_GRANT_TYPES, SUPPORTED_RESPONSE_TYPES } from './clients.js';
+import { resourceOf } from './checks/resource-indicator.js';
+
+export const PRM_PATH = '/.well-known/oauth-protected-resource';
+export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
+export const REGISTER_PATH = '/oauth/register';
+export const AUTHORIZE_PATH = '/oauth/authorize';
+export const TOKEN_PATH = '/oauth/token';
+
+export function protectedResourceMetadata(base: string): Record<string, unknown> {
+  return {
+    resource: resourceOf(base),
+    authorization_servers: [base],
+    bearer_methods_supported: ['header'],
+    resource_name: 'workbench-mcp',
+  };
+}
+
+export function authorizationServerMetadata(base: string): Record<string, unknown> {
+  return {
+    issuer: base,
+    authorization_endpoint: base + AUTHORIZE_PATH,
+    token_endpoint: base + TOKEN_PATH,
+    registration_endpoint: base + REGISTER_PATH,
+    response_types_supported: [...SUPPORTED_RESPONSE_TYPES],
+    response_modes_supported: ['query'],
+    grant_types_supported: [...SUPPORTED_GRANT_TYPES],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: [...SUPPORTED_AUTH_METHODS],
+    authorization_response_iss_parameter_supported: true,
+  };
+}

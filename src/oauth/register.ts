@@ -1,0 +1,118 @@
+// POST /oauth/register — dynamic client registration (RFC 7591 §3; spec §2.1; http-and-auth-contract
+// "POST /oauth/register"). JSON of at most 8 KiB; the checks below run in this order; unsupported grant and
+// response types are narrowed to what this server supports and reported back in the 201 record (RFC 7591
+// §3.2.1 lets the server replace values); a confidential client gets a secret that is kept only as a digest.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../http/respond.js';
+import { checkAuthMethod } from './checks/auth-method.js';
+import { firstFailure, type Check } from './checks/check.js';
+import { checkMetadataTypes } from './checks/metadata-types.js';
+import { checkRedirectUris } from './checks/redirect-uris-list.js';
+import type { AuthMethod, Client, GrantType } from './clients.js';
+import type { OAuthContext } from './context.js';
+import { oauthError, sendOAuthJson } from './errors.js';
+import { dropRestOfBody, mediaType, readBody } from './http-io.js';
+import { digest, randomToken } from './secrets.js';
+
+type Meta = Record<string, unknown>;
+
+/** In order: redirect URIs (invalid_redirect_uri), then the authentication method, then member types. */
+const REGISTRATION_CHECKS: readonly Check<Meta>[] = [checkRedirectUris, checkAuthMethod, checkMetadataTypes];
+
+/** Members echoed back as registered when the client sent them (display and bookkeeping only). */
+const ECHOED = ['client_uri', 'scope', 'software_id', 'software_version', 'contacts'];
+
+/** authorization_code is always granted (it is the only way in); refresh_token when asked for or when the
+ *  client did not say — narrowing rather than refusing (http-and-auth-contract). */
+export function narrowGrantTypes(requested: unknown): GrantType[] {
+  if (!Array.isArray(requested)) return ['authorization_code', 'refresh_token'];
+  return requested.includes('refresh_token')
+    ? ['authorization_code', 'refresh_token']
+    : ['authorization_code'];
+}
+
+export async function handleRegister(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: OAuthContext,
+  cors: Record<string, string>,
+): Promise<void> {
+  if (mediaType(req) !== 'application/json') {
+    return sendOAuthJson(
+      res,
+      oauthError(
+        'invalid_client_metadata',
+        'Send the client metadata as JSON with Content-Type: application/json',
+      ),
+      cors,
+    );
+  }
+  const body = await readBody(req);
+  if (!body.ok) {
+    if (body.reason === 'too_large') {
+      sendOAuthJson(
+        res,
+        oauthError('invalid_client_metadata', 'The registration request is larger than 8 KiB', 413),
+        { ...cors, Connection: 'close' },
+      );
+      dropRestOfBody(req, res);
+    }
+    return;
+  }
+  let meta: unknown;
+  try {
+    meta = JSON.parse(body.text);
+  } catch {
+    return sendOAuthJson(res, oauthError('invalid_client_metadata', 'The body is not valid JSON'), cors);
+  }
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
+    return sendOAuthJson(
+      res,
+      oauthError(
+        'invalid_client_metadata',
+        'The body must be a JSON object of client metadata (RFC 7591 §2)',
+      ),
+      cors,
+    );
+  }
+  const m = meta as Meta;
+  const err = firstFailure(REGISTRATION_CHECKS, m);
+  if (err) return sendOAuthJson(res, err, cors);
+
+  const method = (m.token_endpoint_auth_method as AuthMethod | undefined) ?? 'none';
+  const secret = method === 'none' ? undefined : randomToken(ctx.random, 32);
+  const extra: Record<string, unknown> = {};
+  for (const k of ECHOED) if (m[k] !== undefined) extra[k] = m[k];
+  const client: Client = {
+    clientId: randomToken(ctx.random, 16),
+    secretDigest: secret === undefined ? undefined : digest(secret),
+    authMethods: [method],
+    redirectUris: [...(m.redirect_uris as string[])],
+    grantTypes: narrowGrantTypes(m.grant_types),
+    clientName: typeof m.client_name === 'string' && m.client_name.trim() ? m.client_name.trim() : undefined,
+    issuedAt: Math.floor(ctx.clock.now() / 1000),
+    preRegistered: false,
+    extra,
+  };
+  const evicted = ctx.clients.add(client);
+  if (evicted)
+    ctx.log?.info('oauth: client registry full, evicted the oldest registration', { client_id: evicted });
+  ctx.log?.info('oauth: client registered', {
+    client_id: client.clientId,
+    client_name: client.clientName,
+    auth_method: method,
+  });
+
+  const record: Record<string, unknown> = {
+    client_id: client.clientId,
+    client_id_issued_at: client.issuedAt,
+    ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 }),
+    redirect_uris: client.redirectUris,
+    token_endpoint_auth_method: method,
+    grant_types: client.grantTypes,
+    response_types: ['code'],
+    ...(client.clientName ? { client_name: client.clientName } : {}),
+    ...extra,
+  };
+  sendJson(res, 201, JSON.stringify(record), { ...cors, Pragma: 'no-cache' });
+}

@@ -1,0 +1,133 @@
+// The authorization server as the HTTP front sees it: createOAuthServer() builds the stores once and returns
+// the routes (an ExtraRoute for http/server.ts) and the /mcp Authenticator. Routing and method handling for
+// the OAuth paths live here (spec §4 endpoint table); each endpoint's rules live in its own module.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import { corsHeaders, sendJson } from '../http/respond.js';
+import type { ExtraRoute } from '../http/server.js';
+import { AccessTokens } from './access-tokens.js';
+import { PasswordAttempts } from './attempts.js';
+import { OAuthAuthenticator } from './authenticator.js';
+import { handleAuthorizeGet, handleAuthorizePost } from './authorize.js';
+import { ClientRegistry, preRegisteredClient, type PreRegisteredSettings } from './clients.js';
+import { CodeStore } from './codes.js';
+import type { OAuthContext } from './context.js';
+import { oauthError, sendErrorPage, sendOAuthJson } from './errors.js';
+import { GrantStore } from './grants.js';
+import { PUBLIC_CORS, sendPreflight } from './http-io.js';
+import {
+  AS_METADATA_PATH,
+  AUTHORIZE_PATH,
+  authorizationServerMetadata,
+  PRM_PATH,
+  protectedResourceMetadata,
+  REGISTER_PATH,
+  TOKEN_PATH,
+} from './metadata.js';
+import { PendingRequests } from './pending.js';
+import { handleRegister } from './register.js';
+import { systemRandom, type RandomSource } from './secrets.js';
+import { handleToken } from './token-endpoint.js';
+
+export interface OAuthOptions {
+  password: string;
+  /** HS256 key, at least 32 bytes. */
+  tokenKey: Uint8Array;
+  tokenTtlSeconds: number;
+  /** Static bearer tokens also accepted on /mcp (decisions.md 11). */
+  staticTokens: readonly string[];
+  preRegistered?: PreRegisteredSettings;
+  baseUrl: (req: IncomingMessage) => string;
+  allowedOrigins: readonly string[];
+  clock: Clock;
+  random?: RandomSource;
+  log?: Logger;
+  /** Override of the dynamic registry bound (tests). */
+  maxDynamicClients?: number;
+}
+
+export interface OAuthServer {
+  routes: ExtraRoute[];
+  authenticator: OAuthAuthenticator;
+  /** The shared state, for tests and diagnostics. */
+  context: OAuthContext;
+}
+
+export function createOAuthServer(o: OAuthOptions): OAuthServer {
+  const random = o.random ?? systemRandom;
+  const pre = o.preRegistered
+    ? preRegisteredClient(o.preRegistered, Math.floor(o.clock.now() / 1000))
+    : undefined;
+  const context: OAuthContext = {
+    clients: new ClientRegistry(pre, o.maxDynamicClients),
+    pending: new PendingRequests(o.clock, random),
+    attempts: new PasswordAttempts(o.clock),
+    codes: new CodeStore(o.clock, random),
+    grants: new GrantStore(o.clock, random),
+    tokens: new AccessTokens(o.tokenKey, o.tokenTtlSeconds, o.clock, random),
+    password: o.password,
+    clock: o.clock,
+    random,
+    baseUrl: o.baseUrl,
+    allowedOrigins: o.allowedOrigins,
+    log: o.log,
+  };
+  const authenticator = new OAuthAuthenticator(
+    context.tokens,
+    context.clients,
+    context.grants,
+    o.staticTokens,
+  );
+  return { routes: [(req, res, url) => route(req, res, url, context)], authenticator, context };
+}
+
+function notAllowed(res: ServerResponse, allow: string, cors: Record<string, string>): void {
+  sendOAuthJson(res, oauthError('invalid_request', `Method not allowed here; use ${allow}`, 405), {
+    ...cors,
+    Allow: allow,
+  });
+}
+
+async function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: OAuthContext,
+): Promise<boolean> {
+  const path = url.pathname;
+  const method = req.method ?? 'GET';
+  const cors = corsHeaders(req, ctx.allowedOrigins);
+  switch (path) {
+    case PRM_PATH:
+    case `${PRM_PATH}/mcp`:
+    case AS_METADATA_PATH: {
+      if (method === 'OPTIONS') sendPreflight(res, 'GET, OPTIONS', { ...PUBLIC_CORS });
+      else if (method !== 'GET' && method !== 'HEAD') notAllowed(res, 'GET', PUBLIC_CORS);
+      else {
+        const base = ctx.baseUrl(req);
+        const doc =
+          path === AS_METADATA_PATH ? authorizationServerMetadata(base) : protectedResourceMetadata(base);
+        sendJson(res, 200, JSON.stringify(doc), { ...PUBLIC_CORS });
+      }
+      return true;
+    }
+    case REGISTER_PATH:
+      if (method === 'OPTIONS') sendPreflight(res, 'POST, OPTIONS', cors);
+      else if (method !== 'POST') notAllowed(res, 'POST', cors);
+      else await handleRegister(req, res, ctx, cors);
+      return true;
+    case TOKEN_PATH:
+      if (method === 'OPTIONS') sendPreflight(res, 'POST, OPTIONS', cors);
+      else if (method !== 'POST') notAllowed(res, 'POST', cors);
+      else await handleToken(req, res, ctx, cors);
+      return true;
+    case AUTHORIZE_PATH:
+      if (method === 'GET' || method === 'HEAD') handleAuthorizeGet(req, res, url, ctx);
+      else if (method === 'POST') await handleAuthorizePost(req, res, ctx);
+      else sendErrorPage(res, oauthError('invalid_request', 'Use GET to open the authorization page', 405));
+      return true;
+    default:
+      return false;
+  }
+}
