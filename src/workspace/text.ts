@@ -35,3 +35,16 @@ export function countLines(buf: Uint8Array): number {
   while ((i = b.indexOf(10, i + 1)) !== -1) n++;
   return b[b.length - 1] === 10 ? n : n + 1;
 }
+
+/** Number of code points in `s` (characters as a reader counts them), without building an array. */
+export function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const p = s.charCodeAt(i - 1);
+      if (p >= 0xd800 && p <= 0xdbff) n--;
+    }
+  }
+  return n;
+}

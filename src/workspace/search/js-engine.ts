@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { ToolError } from '../../core/tool-error.js';
 import type { WorkspaceRoot } from '../paths.js';
-import { truncateUtf8 } from '../text.js';
+import { codePointLength, truncateUtf8 } from '../text.js';
 import { walk } from '../walk.js';
 import { collectCap, finish, smartCaseSensitive, type SearchMatch, type SearchOutcome, type SearchRequest } from './types.js';
 
@@ -37,7 +37,7 @@ function searchText(rel: string, buf: Buffer, re: RegExp, req: SearchRequest, ou
     out.push({
       path: rel,
       line: i + 1,
-      column: [...line.slice(0, m.index)].length + 1,
+      column: codePointLength(line.slice(0, m.index)) + 1,
       preview: cut(line),
       before: lines.slice(Math.max(0, i - n), i).map(cut),
       after: lines.slice(i + 1, i + 1 + n).map(cut),

@@ -1,4 +1,5 @@
-// The ripgrep engine: rg --json, streamed and parsed as it arrives, stopped early past the collect cap.
+// The ripgrep engine: rg's plain NUL-separated output, parsed as bytes as it arrives (only what a preview shows
+// is decoded), stopped early past the collect cap.
 // Ignore semantics are pinned so they equal the JS engine's: only .gitignore (+ .git/info/exclude), with or
 // without a git repository, no parent/global/.ignore files. Globs run relative to the search base in both.
 import path from 'node:path';
@@ -6,13 +7,16 @@ import { runArgv } from '../../process/argv.js';
 import { ToolError } from '../../core/tool-error.js';
 import { excludedByAncestor } from '../glob.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
-import { truncateUtf8 } from '../text.js';
+import { codePointLength, truncateUtf8 } from '../text.js';
 import { collectCap, finish, smartCaseSensitive, type SearchMatch, type SearchOutcome, type SearchRequest } from './types.js';
 
 const RG_TIMEOUT_MS = 60_000;
 
 export function rgArgs(req: SearchRequest): string[] {
-  const a = ['--json', '--no-config', '--no-messages', '--no-require-git', '--no-ignore-parent', '--no-ignore-global', '--no-ignore-dot'];
+  // Plain output with NUL after the path (`path\0LINE:COL:text` for matches, `path\0LINE-text` for context):
+  // --json would send every long minified line whole and escaped, several MB for a few hundred matches.
+  const a = ['--no-config', '--no-messages', '--no-heading', '--with-filename', '--null', '--line-number', '--column'];
+  a.push('--no-context-separator', '--color', 'never', '--no-require-git', '--no-ignore-parent', '--no-ignore-global', '--no-ignore-dot');
   if (!req.regex) a.push('--fixed-strings');
   a.push('--regexp', req.query);
   const sensitive = req.caseSensitive ?? smartCaseSensitive(req.query, req.regex);
@@ -27,13 +31,26 @@ export function rgArgs(req: SearchRequest): string[] {
   return a;
 }
 
-interface RgText {
-  text?: string;
-  bytes?: string;
+/** Reads a decimal number from `b` at `i`; returns [value, index after the digits]. */
+function readNumber(b: Buffer, i: number): [number, number] {
+  let n = 0;
+  while (i < b.length && (b[i] as number) >= 48 && (b[i] as number) <= 57) n = n * 10 + ((b[i++] as number) - 48);
+  return [n, i];
 }
-const decodeRg = (t: RgText | undefined): string =>
-  t?.text ?? (t?.bytes ? Buffer.from(t.bytes, 'base64').toString('utf8') : '');
-const stripEol = (s: string) => s.replace(/\r?\n$/, '');
+
+/** Text of a line for a preview: only the bytes a preview can show are decoded. */
+function previewOf(text: Buffer, maxBytes: number): string {
+  let end = text.length;
+  if (end > 0 && text[end - 1] === 13) end--;
+  return truncateUtf8(text.toString('utf8', 0, Math.min(end, maxBytes + 4)), maxBytes).text;
+}
+
+interface FileState {
+  rel: string;
+  keep: boolean;
+  lines: Map<number, string>;
+  matches: Array<{ line: number; column: number; preview: string }>;
+}
 
 export async function searchRipgrep(rgPath: string, req: SearchRequest, env: Record<string, string>): Promise<SearchOutcome> {
   const cwd = req.baseIsFile ? path.dirname(req.baseAbs) : req.baseAbs;
@@ -41,68 +58,77 @@ export async function searchRipgrep(rgPath: string, req: SearchRequest, env: Rec
   const cap = collectCap(req.maxResults);
   const all: SearchMatch[] = [];
   let capped = false;
-  // Per file: every line rg printed (matches and context), so before/after can be cut the same way as the JS engine.
-  let fileLines = new Map<number, string>();
-  let fileMatches: Array<{ line: number; byteCol: number; text: string }> = [];
-  let filePath = '';
-  const flushFile = () => {
-    for (const m of fileMatches) {
+  let file: FileState | undefined;
+  const flush = () => {
+    if (!file || !file.keep) return;
+    const n = req.contextLines;
+    for (const m of file.matches) {
       const before: string[] = [];
       const after: string[] = [];
-      for (let l = m.line - req.contextLines; l < m.line; l++) if (fileLines.has(l)) before.push(cut(fileLines.get(l) as string));
-      for (let l = m.line + 1; l <= m.line + req.contextLines; l++) if (fileLines.has(l)) after.push(cut(fileLines.get(l) as string));
-      const column = [...Buffer.from(m.text).subarray(0, m.byteCol).toString('utf8')].length + 1;
-      all.push({ path: filePath, line: m.line, column, preview: cut(m.text), before, after });
-    }
-    fileLines = new Map();
-    fileMatches = [];
-  };
-  const cut = (s: string) => truncateUtf8(s, req.maxPreviewBytes).text;
-  const toRel = (p: string) => {
-    const local = p.startsWith('./') ? p.slice(2) : p;
-    return { rel: prefix === '.' ? local : `${prefix}/${local}`, local };
-  };
-  let pending = '';
-  let keep = true;
-  const onLine = (line: string) => {
-    if (!line) return;
-    const msg = JSON.parse(line) as { type: string; data: Record<string, unknown> };
-    if (msg.type === 'begin') {
-      const { rel, local } = toRel(decodeRg(msg.data.path as RgText));
-      filePath = rel;
-      keep = !(req.include && !req.include(local)) && !(req.exclude && excludedByAncestor(req.exclude, local));
-    } else if (msg.type === 'end') {
-      if (keep) flushFile();
-      else fileMatches = [];
-      fileLines = new Map();
-    } else if ((msg.type === 'match' || msg.type === 'context') && keep) {
-      const ln = msg.data.line_number as number;
-      const text = stripEol(decodeRg(msg.data.lines as RgText));
-      fileLines.set(ln, text);
-      if (msg.type === 'match') {
-        const sub = (msg.data.submatches as Array<{ start: number }>)[0];
-        fileMatches.push({ line: ln, byteCol: sub?.start ?? 0, text });
-        if (all.length + fileMatches.length > cap) capped = true;
-      }
+      for (let l = m.line - n; l < m.line; l++) if (file.lines.has(l)) before.push(file.lines.get(l) as string);
+      for (let l = m.line + 1; l <= m.line + n; l++) if (file.lines.has(l)) after.push(file.lines.get(l) as string);
+      all.push({ path: file.rel, line: m.line, column: m.column, preview: m.preview, before, after });
     }
   };
+  const onLine = (b: Buffer) => {
+    const nul = b.indexOf(0);
+    if (nul < 0) return;
+    const local = b.toString('utf8', b[0] === 46 && b[1] === 47 ? 2 : 0, nul);
+    if (!file || file.rel !== (prefix === '.' ? local : `${prefix}/${local}`)) {
+      flush();
+      const rel = prefix === '.' ? local : `${prefix}/${local}`;
+      const keep = !(req.include && !req.include(local)) && !(req.exclude && excludedByAncestor(req.exclude, local));
+      file = { rel, keep, lines: new Map(), matches: [] };
+    }
+    if (!file.keep) return;
+    const [line, i] = readNumber(b, nul + 1);
+    if (b[i] === 58 /* ':' match */) {
+      const [byteCol, j] = readNumber(b, i + 1);
+      const text = b.subarray(j + 1);
+      const preview = previewOf(text, req.maxPreviewBytes);
+      const column = codePointLength(text.toString('utf8', 0, byteCol - 1)) + 1;
+      file.lines.set(line, preview);
+      file.matches.push({ line, column, preview });
+      if (all.length + file.matches.length > cap) capped = true;
+    } else {
+      file.lines.set(line, previewOf(b.subarray(i + 1), req.maxPreviewBytes));
+    }
+  };
+  // A partial line waits as a list of chunks and is joined once, when its newline arrives (long minified lines
+  // span many chunks; joining on every chunk would be quadratic).
+  let pending: Buffer[] = [];
   const r = await runArgv(rgPath, rgArgs(req), {
     cwd,
     env,
     timeoutMs: RG_TIMEOUT_MS,
     maxStdoutBytes: Number.MAX_SAFE_INTEGER,
     onStdout: (chunk) => {
-      const text = pending + chunk.toString('utf8');
-      const lines = text.split('\n');
-      pending = lines.pop() as string;
-      for (const l of lines) onLine(l);
+      let start = 0;
+      let nl = chunk.indexOf(10);
+      if (nl === -1) {
+        pending.push(chunk);
+        return true;
+      }
+      if (pending.length) {
+        pending.push(chunk.subarray(0, nl));
+        onLine(Buffer.concat(pending));
+        pending = [];
+        start = nl + 1;
+        nl = chunk.indexOf(10, start);
+      }
+      while (nl !== -1 && !capped) {
+        onLine(chunk.subarray(start, nl));
+        start = nl + 1;
+        nl = chunk.indexOf(10, start);
+      }
+      if (start < chunk.length) pending.push(chunk.subarray(start));
       return !capped;
     },
   });
   if (r.spawnError) throw new Error(`ripgrep could not start: ${r.spawnError}`);
-  if (!capped) onLine(pending);
-  if (capped) flushFile();
-  if (r.code === 2 && !capped && /regex parse error|error parsing|unclosed|unrecognized/i.test(r.stderr)) {
+  if (pending.length && !capped) onLine(Buffer.concat(pending));
+  flush();
+  if (r.code === 2 && all.length === 0 && /regex parse error|error parsing|unclosed|unrecognized/i.test(r.stderr)) {
     throw new ToolError('INVALID_ARGUMENT', `invalid regular expression: ${r.stderr.trim().split('\n').slice(-1)[0]}`, { stderr: r.stderr.trim() }, {
       suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
     });
