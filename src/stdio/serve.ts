@@ -13,7 +13,15 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
   const dispatcher = new Dispatcher(runtime);
   const limit = runtime.config.maxRequestBytes;
   const inFlight = new Set<Promise<void>>();
-  const write = (line: string) => output.write(line + '\n');
+  // When the client closes its end of stdout, writes fail with EPIPE: that is the client leaving, like EOF,
+  // not a crash (an unhandled 'error' would exit 1 and skip the clean shutdown of the runtime).
+  let outputGone = false;
+  const write = (line: string) => {
+    if (!outputGone) output.write(line + '\n');
+  };
+  // The byte limit, for one whole line or a line still being received.
+  const tooBig = (s: string) => s.length > limit || (s.length * 3 > limit && Buffer.byteLength(s) > limit);
+  const tooBigError = () => errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: message over ${limit} bytes`));
 
   const handleLine = async (line: string): Promise<void> => {
     if (line.trim() === '') return;
@@ -33,6 +41,19 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
   return new Promise((resolve) => {
     let pending = '';
     let discarding = false;
+    let finished = false;
+    const finish = async () => {
+      if (finished) return;
+      finished = true;
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+      resolve();
+    };
+    output.on('error', (e: NodeJS.ErrnoException) => {
+      if (!outputGone) runtime.log.info('stdout closed by the client; shutting down', { code: e.code ?? String(e) });
+      outputGone = true;
+      input.pause();
+      void finish();
+    });
     const run = (line: string) => {
       const p = handleLine(line).catch((e) => runtime.log.error('stdio request failed', { error: String(e) }));
       inFlight.add(p);
@@ -50,20 +71,21 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
           pending = '';
           continue;
         }
-        run(pending + piece);
+        const line = pending + piece;
         pending = '';
+        if (tooBig(line)) write(tooBigError());
+        else run(line);
       }
       if (!discarding) pending += chunk.slice(start);
-      if (pending.length > limit) {
+      if (!discarding && tooBig(pending)) {
         pending = '';
         discarding = true;
-        write(errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: message over ${limit} bytes`)));
+        write(tooBigError());
       }
     });
-    input.on('end', async () => {
-      if (pending.trim() && !discarding) run(pending);
-      while (inFlight.size) await Promise.allSettled([...inFlight]);
-      resolve();
+    input.on('end', () => {
+      if (pending.trim() && !discarding && !finished) run(pending);
+      void finish();
     });
   });
 }

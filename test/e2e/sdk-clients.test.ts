@@ -4,6 +4,9 @@
 // binding" (stdio), decisions.md 13 (output schemas accept the error shape; the v1 client validates
 // structuredContent against outputSchema even on isError). See ../shared/design/real-clients.md.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -263,6 +266,56 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     expect(byId(7)[0]?.error?.code).toBe(-32601);
     expect(err).toMatch(/workbench-mcp (debug|info): /);
     expect(out).not.toMatch(/workbench-mcp (debug|info|warn|error):/);
+  });
+
+  it('the client closes its end of stdout → clean shutdown: exit 0 and the runtime directory removed (no EPIPE crash)', async () => {
+    const rt = mkdtempSync(path.join(tmpdir(), 'wb-rt-'));
+    try {
+      const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], { env: { ...stdioEnv(), SERVICE_RUNTIME_ROOT: rt }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let err = '';
+      proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+      proc.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+      await new Promise((r) => proc.stdout.once('data', r));
+      const pidDirs = () => readdirSync(rt, { recursive: true }).map(String).filter((p) => p.split(path.sep).length === 3);
+      expect(pidDirs()).toHaveLength(1);
+      proc.stdout.destroy();
+      for (let i = 0; i < 3; i++) {
+        proc.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      expect(await exited, err).toBe(0);
+      clearTimeout(timer);
+      expect(err).not.toMatch(/EPIPE.*\n\s+at /s);
+      expect(pidDirs()).toEqual([]);
+    } finally {
+      rmSync(rt, { recursive: true, force: true });
+    }
+  });
+
+  it('a line over SERVICE_MAX_REQUEST_BYTES → -32600 whether it arrives whole or in pieces; the next line is served', async () => {
+    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], { env: { ...stdioEnv(), SERVICE_MAX_REQUEST_BYTES: '2048' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', params: { pad: 'x'.repeat(3000) } });
+    const bigUtf8 = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'ping', params: { pad: 'é'.repeat(1100) } }); // < 2048 chars, > 2048 bytes
+    proc.stdin.write(big + '\n' + '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'); // whole, in one write
+    await new Promise((r) => setTimeout(r, 200));
+    proc.stdin.write(big.slice(0, 1500));
+    await new Promise((r) => setTimeout(r, 100));
+    proc.stdin.write(big.slice(1500) + '\n');
+    await new Promise((r) => setTimeout(r, 100));
+    proc.stdin.write(bigUtf8 + '\n');
+    proc.stdin.end('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    expect(await exited).toBe(0);
+    clearTimeout(timer);
+    const msgs = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number } });
+    expect(msgs.filter((m) => m.error?.code === -32600)).toHaveLength(3);
+    expect(msgs.filter((m) => m.id === 9 || m.id === 10)).toEqual([]);
+    expect(msgs.filter((m) => m.id === 1 || m.id === 2).map((m) => m.result)).toEqual([{}, {}]);
   });
 
   it('stdin EOF with nothing sent → clean exit 0', async () => {
