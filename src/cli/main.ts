@@ -115,7 +115,11 @@ async function main(): Promise<void> {
   const server = createHttpServer({ runtime, authenticator, extraRoutes });
   runtime.onShutdown(() => new Promise<void>((r) => server.close(() => r())));
   runtime.onShutdown(() => server.closeAllConnections());
-  server.on('error', (e: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`));
+  server.on('error', (e: NodeJS.ErrnoException) => {
+    // Exit 2 like fail(), but through stop() so the runtime directory made above is removed.
+    process.stderr.write(`workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}\n`);
+    void stop(2);
+  });
   server.listen(config.port, config.host, () => {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;

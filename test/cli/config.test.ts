@@ -2,7 +2,8 @@
 // sections "Command line and configuration names" and "Process and binding", decisions.md 8 and 10, and
 // issue 2 Build items 2, 6, 7 (README configuration table generated from the schema).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,23 @@ describe('invalid values → exit 2 with one line naming the variable or flag (d
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/HOST/);
+    }
+  });
+
+  it('a port already in use → exit 2 with one line, and no runtime directory left behind', async () => {
+    const rt = mkdtempSync(path.join(tmpdir(), 'wb-rt-'));
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (blocker.address() as net.AddressInfo).port;
+      const r = run(['--workspace', ws.dir, '--port', String(port)], { SERVICE_AUTH_TOKEN: TEST_TOKEN, SERVICE_RUNTIME_ROOT: rt });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([`workbench-mcp: cannot listen on 127.0.0.1:${port}: EADDRINUSE`]);
+      const pidDirs = readdirSync(rt, { recursive: true }).map(String).filter((p) => p.split(path.sep).length === 3);
+      expect(pidDirs).toEqual([]);
+    } finally {
+      blocker.close();
+      rmSync(rt, { recursive: true, force: true });
     }
   });
 
