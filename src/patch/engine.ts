@@ -1,0 +1,71 @@
+// apply_patch end to end, below the tool layer: parse → resolve paths → take the per-file locks → read and
+// match everything → commit (or stop, for a dry run) → release. Knows nothing of MCP; the tool file shapes
+// the result. Parse failures become INVALID_ARGUMENT with details.line (the patch text is the bad argument).
+import { ToolError } from '../core/tool-error.js';
+import type { Logger } from '../core/log.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
+import { commitSteps, type CommitHooks } from './commit.js';
+import type { Fuzz } from './line-index.js';
+import type { FileLocks } from './locks.js';
+import { parsePatch } from './parser.js';
+import { planOps, type AffectedFile } from './plan.js';
+import { resolveOps } from './targets.js';
+import type { PatchFormat } from './types.js';
+
+export interface PatchEnv {
+  root: WorkspaceRoot;
+  locks: FileLocks;
+  log?: Logger;
+}
+
+export interface ApplyOptions {
+  dryRun?: boolean;
+  /** Test-only seams passed to the committer. */
+  hooks?: CommitHooks;
+}
+
+export interface PatchOutcome {
+  affected: AffectedFile[];
+  additions: number;
+  removals: number;
+  fuzz: Fuzz;
+  format: PatchFormat;
+  dryRun: boolean;
+}
+
+const FORMAT_REMINDER =
+  'Format: "*** Begin Patch", then per file "*** Update File: PATH" with "@@ <line above the change>" and lines ' +
+  'starting with " " (unchanged), "-" (removed) or "+" (added); "*** Add File: PATH" with "+" lines; ' +
+  '"*** Delete File: PATH"; then "*** End Patch".';
+
+export async function applyPatch(
+  env: PatchEnv,
+  text: string,
+  opts: ApplyOptions = {},
+): Promise<PatchOutcome> {
+  const parsed = parsePatch(text);
+  if (!parsed.ok) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `patch line ${parsed.line}: ${parsed.message}`,
+      { line: parsed.line, reason: 'parse' },
+      {
+        suggestion: `Fix the patch at line ${parsed.line} and send the whole patch again. ${FORMAT_REMINDER}`,
+      },
+    );
+  }
+  const ops = resolveOps(env.root, parsed.ops);
+  const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
+  return env.locks.withLocks(keys, async () => {
+    const plan = await planOps(ops);
+    if (!opts.dryRun) await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
+    return {
+      affected: plan.affected,
+      additions: plan.additions,
+      removals: plan.removals,
+      fuzz: plan.fuzz,
+      format: parsed.format,
+      dryRun: !!opts.dryRun,
+    };
+  });
+}
