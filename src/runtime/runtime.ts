@@ -9,6 +9,7 @@ import type { WorkspaceRoot } from '../workspace/paths.js';
 import { AuditLog } from './audit.js';
 import { Instructions } from './instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
+import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
 
 export interface RuntimeOptions {
@@ -27,6 +28,8 @@ export class Runtime {
   readonly instructions: Instructions;
   readonly audit: AuditLog | undefined;
   readonly search: SearchEngines;
+  /** apply_patch's per-file locks, shared by every client (decision 16). */
+  readonly patchLocks = new FileLocks();
   readonly startedAt: number;
   /** Per-instance HOME/TMPDIR/cache for children, outside the workspace. */
   readonly dirs: RuntimeDirs;

@@ -10,6 +10,7 @@ import { listDirTool } from './files/list_dir.js';
 import { listFilesTool } from './files/list_files.js';
 import { searchTextTool } from './files/search_text.js';
 import { viewImageTool } from './files/view_image.js';
+import { applyPatchTool } from './edit/apply_patch.js';
 
 /** Every tool this build has, in the contract's order. */
 export const ALL_TOOLS: readonly ToolDef[] = [
@@ -19,7 +20,7 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   listDirTool,
   listFilesTool,
   searchTextTool,
-  // apply_patch
+  applyPatchTool,
   // exec_command, write_stdin, kill_command, read_output
   // git_status, git_diff, git_log, git_show, git_blame
   // request_permissions
