@@ -1,0 +1,4 @@
+def f():
+    if x:
+        return 10
+    return 2

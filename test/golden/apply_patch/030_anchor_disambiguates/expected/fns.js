@@ -1,0 +1,9 @@
+function a() {
+  let n = 0;
+  return n;
+}
+
+function b() {
+  let n = 42;
+  return n;
+}

@@ -1,0 +1,3 @@
+﻿using System;
+using System.IO;
+class A {}
