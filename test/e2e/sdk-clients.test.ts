@@ -17,7 +17,10 @@ import { BIN, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/ser
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
 // A 1×1 PNG, so view_image has something real to show.
-const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 let ws: TempWorkspace;
 let server: SpawnedServer;
@@ -39,17 +42,24 @@ afterAll(async () => {
 });
 
 type AnyClient = {
-  listTools(): Promise<{ tools: Array<{ name: string; outputSchema?: unknown; annotations?: Record<string, unknown> }> }>;
+  listTools(): Promise<{
+    tools: Array<{ name: string; outputSchema?: unknown; annotations?: Record<string, unknown> }>;
+  }>;
   callTool(p: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
   close(): Promise<void>;
 };
-type Result = { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>; structuredContent?: Record<string, any>; isError?: boolean }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Result = {
+  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+  structuredContent?: Record<string, any>;
+  isError?: boolean;
+}; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** What every real client must be able to do with the workspace (issue 2: list tools, read a file, search). */
 async function exercise(client: AnyClient) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  for (const n of ['server_info', 'read_file', 'list_dir', 'list_files', 'search_text']) expect(names).toContain(n);
+  for (const n of ['server_info', 'read_file', 'list_dir', 'list_files', 'search_text'])
+    expect(names).toContain(n);
   for (const t of tools) expect(t.outputSchema, t.name).toBeDefined();
 
   const read = (await client.callTool({ name: 'read_file', arguments: { path: 'src/app.ts' } })) as Result;
@@ -59,16 +69,31 @@ async function exercise(client: AnyClient) {
 
   const search = (await client.callTool({ name: 'search_text', arguments: { query: 'needle' } })) as Result;
   expect(search.isError).toBe(false);
-  expect(search.structuredContent?.matches.map((m: { path: string }) => m.path)).toEqual(['src/app.ts', 'src/util/strings.ts']);
+  expect(search.structuredContent?.matches.map((m: { path: string }) => m.path)).toEqual([
+    'src/app.ts',
+    'src/util/strings.ts',
+  ]);
 
-  const list = (await client.callTool({ name: 'list_files', arguments: { patterns: ['**/*.ts'] } })) as Result;
-  expect(list.structuredContent?.files.map((f: { path: string }) => f.path).sort()).toEqual(['src/app.ts', 'src/util/strings.ts']);
+  const list = (await client.callTool({
+    name: 'list_files',
+    arguments: { patterns: ['**/*.ts'] },
+  })) as Result;
+  expect(list.structuredContent?.files.map((f: { path: string }) => f.path).sort()).toEqual([
+    'src/app.ts',
+    'src/util/strings.ts',
+  ]);
 
   // A failing tool after tools/list: the client has the output schemas now and validates the error result.
-  const missing = (await client.callTool({ name: 'read_file', arguments: { path: 'no/such/file.ts' } })) as Result;
+  const missing = (await client.callTool({
+    name: 'read_file',
+    arguments: { path: 'no/such/file.ts' },
+  })) as Result;
   expect(missing.isError).toBe(true);
   expect(missing.structuredContent).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-  const escape = (await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } })) as Result;
+  const escape = (await client.callTool({
+    name: 'read_file',
+    arguments: { path: '../../etc/passwd' },
+  })) as Result;
   expect(escape.isError).toBe(true);
   expect(escape.structuredContent?.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
   return names;
@@ -82,7 +107,11 @@ async function everyOutputSchema(client: AnyClient) {
   const { tools } = await client.listTools();
   for (const t of tools) {
     const bad = (await client.callTool({ name: t.name, arguments: { __not_an_argument__: true } })) as Result;
-    expect({ tool: t.name, isError: bad.isError, code: bad.structuredContent?.error?.code }).toEqual({ tool: t.name, isError: true, code: 'INVALID_ARGUMENT' });
+    expect({ tool: t.name, isError: bad.isError, code: bad.structuredContent?.error?.code }).toEqual({
+      tool: t.name,
+      isError: true,
+      code: 'INVALID_ARGUMENT',
+    });
   }
   const successes: Record<string, Record<string, unknown>> = {
     server_info: {},
@@ -100,7 +129,9 @@ async function everyOutputSchema(client: AnyClient) {
 }
 
 /** A fetch that records each POSTed JSON-RPC method and the era headers it carried. */
-function recordingFetch(log: Array<{ method: string; httpMethod: string; version: string | null; status: number }>) {
+function recordingFetch(
+  log: Array<{ method: string; httpMethod: string; version: string | null; status: number }>,
+) {
   return async (url: string | URL, init?: RequestInit) => {
     const res = await fetch(url, init);
     let method = '';
@@ -110,7 +141,12 @@ function recordingFetch(log: Array<{ method: string; httpMethod: string; version
       method = '?';
     }
     const headers = new Headers(init?.headers);
-    log.push({ method, httpMethod: init?.method ?? 'GET', version: headers.get('mcp-protocol-version'), status: res.status });
+    log.push({
+      method,
+      httpMethod: init?.method ?? 'GET',
+      version: headers.get('mcp-protocol-version'),
+      status: res.status,
+    });
     return res;
   };
 }
@@ -119,7 +155,10 @@ describe('v1 @modelcontextprotocol/sdk client over HTTP with a bearer token (han
   it('lists tools, reads a file, searches, and gets tool failures as results', async () => {
     const client = new ClientV1({ name: 'v1-http', version: '1.0.0' });
     const log: Parameters<typeof recordingFetch>[0] = [];
-    const transport = new HttpV1(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } }, fetch: recordingFetch(log) });
+    const transport = new HttpV1(new URL(server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+      fetch: recordingFetch(log),
+    });
     await client.connect(transport);
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'workbench-mcp' });
@@ -134,12 +173,18 @@ describe('v1 @modelcontextprotocol/sdk client over HTTP with a bearer token (han
     expect(log.some((l) => l.method === 'notifications/initialized' && l.status === 202)).toBe(true);
     // It opens a GET stream after initialize and tolerates the 405 (real-clients.md).
     expect(log.filter((l) => l.httpMethod === 'GET').every((l) => l.status === 405)).toBe(true);
-    expect(log.filter((l) => l.httpMethod === 'POST' && l.method !== 'initialize').every((l) => l.version === '2025-11-25')).toBe(true);
+    expect(
+      log
+        .filter((l) => l.httpMethod === 'POST' && l.method !== 'initialize')
+        .every((l) => l.version === '2025-11-25'),
+    ).toBe(true);
   });
 
   it('a wrong token is refused (the client reports 401)', async () => {
     const client = new ClientV1({ name: 'v1-bad', version: '1.0.0' });
-    const transport = new HttpV1(new URL(server.url), { requestInit: { headers: { Authorization: 'Bearer wrong-token-0123456789' } } });
+    const transport = new HttpV1(new URL(server.url), {
+      requestInit: { headers: { Authorization: 'Bearer wrong-token-0123456789' } },
+    });
     await expect(client.connect(transport)).rejects.toThrow(/invalid_token|401|nauthorized/);
     await client.close().catch(() => undefined);
   });
@@ -152,34 +197,50 @@ describe('v2 @modelcontextprotocol/client over HTTP with a bearer token', () => 
     ['auto', 'modern', 'auto', 'server/discover'],
     ['legacy (the default)', 'legacy', 'legacy', 'initialize'],
   ];
-  it.each(MODES)('mode %s → %s era; lists tools, reads, searches, tool failures as results', async (_name, era, mode, first) => {
-    const client = new ClientV2({ name: 'v2-http', version: '2.0.0' }, { versionNegotiation: { mode: mode as 'auto' } });
-    const log: Parameters<typeof recordingFetch>[0] = [];
-    const transport = new HttpV2(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } }, fetch: recordingFetch(log) });
-    await client.connect(transport);
-    try {
-      expect(client.getProtocolEra()).toBe(era);
-      expect(client.getInstructions()).toContain('Run the tests before you finish.');
-      if (era === 'modern') {
-        expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-        expect(client.getDiscoverResult()?.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']));
+  it.each(MODES)(
+    'mode %s → %s era; lists tools, reads, searches, tool failures as results',
+    async (_name, era, mode, first) => {
+      const client = new ClientV2(
+        { name: 'v2-http', version: '2.0.0' },
+        { versionNegotiation: { mode: mode as 'auto' } },
+      );
+      const log: Parameters<typeof recordingFetch>[0] = [];
+      const transport = new HttpV2(new URL(server.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+        fetch: recordingFetch(log),
+      });
+      await client.connect(transport);
+      try {
+        expect(client.getProtocolEra()).toBe(era);
+        expect(client.getInstructions()).toContain('Run the tests before you finish.');
+        if (era === 'modern') {
+          expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+          expect(client.getDiscoverResult()?.supportedVersions).toEqual(
+            expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']),
+          );
+        }
+        await exercise(client as unknown as AnyClient);
+        await everyOutputSchema(client as unknown as AnyClient);
+      } finally {
+        await client.close();
       }
-      await exercise(client as unknown as AnyClient);
-      await everyOutputSchema(client as unknown as AnyClient);
-    } finally {
-      await client.close();
-    }
-    expect(log[0]?.method).toBe(first);
-    const posts = log.filter((l) => l.httpMethod === 'POST');
-    if (era === 'modern') {
-      expect(posts.map((p) => p.method)).not.toContain('initialize');
-      expect(posts.every((p) => p.version === '2026-07-28' && p.status < 300)).toBe(true);
-    }
-  });
+      expect(log[0]?.method).toBe(first);
+      const posts = log.filter((l) => l.httpMethod === 'POST');
+      if (era === 'modern') {
+        expect(posts.map((p) => p.method)).not.toContain('initialize');
+        expect(posts.every((p) => p.version === '2026-07-28' && p.status < 300)).toBe(true);
+      }
+    },
+  );
 
   it('auth via authProvider.token() works the same as a static header', async () => {
-    const client = new ClientV2({ name: 'v2-provider', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    const transport = new HttpV2(new URL(server.url), { authProvider: { token: async () => TEST_TOKEN } } as ConstructorParameters<typeof HttpV2>[1]);
+    const client = new ClientV2(
+      { name: 'v2-provider', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const transport = new HttpV2(new URL(server.url), {
+      authProvider: { token: async () => TEST_TOKEN },
+    } as ConstructorParameters<typeof HttpV2>[1]);
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
@@ -190,11 +251,20 @@ describe('v2 @modelcontextprotocol/client over HTTP with a bearer token', () => 
   });
 });
 
-const stdioEnv = () => ({ PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', SERVICE_LOG_LEVEL: 'debug' });
+const stdioEnv = () => ({
+  PATH: process.env.PATH ?? '',
+  HOME: '/nonexistent-home',
+  SERVICE_LOG_LEVEL: 'debug',
+});
 
 describe('stdio (contract "Process and binding": --stdio)', () => {
   it('v1 client over stdio (handshake era): lists tools, reads, searches, tool failures as results', async () => {
-    const transport = new StdioV1({ command: process.execPath, args: [BIN, '--stdio', '--workspace', ws.dir], env: stdioEnv(), stderr: 'pipe' });
+    const transport = new StdioV1({
+      command: process.execPath,
+      args: [BIN, '--stdio', '--workspace', ws.dir],
+      env: stdioEnv(),
+      stderr: 'pipe',
+    });
     const client = new ClientV1({ name: 'v1-stdio', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -211,20 +281,34 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
   it.each([
     ['pinned 2026-07-28', 'modern', { pin: '2026-07-28' }],
     ['auto', 'modern', 'auto'],
-  ] as const)('v2 client over stdio, mode %s → %s era; lists tools, reads, searches', async (_name, era, mode) => {
-    const transport = new StdioV2({ command: process.execPath, args: [BIN, '--stdio', '--workspace', ws.dir], env: stdioEnv(), stderr: 'pipe' });
-    const client = new ClientV2({ name: 'v2-stdio', version: '2.0.0' }, { versionNegotiation: { mode: mode as 'auto' } });
-    await client.connect(transport);
-    try {
-      expect(client.getProtocolEra()).toBe(era);
-      await exercise(client as unknown as AnyClient);
-    } finally {
-      await client.close();
-    }
-  });
+  ] as const)(
+    'v2 client over stdio, mode %s → %s era; lists tools, reads, searches',
+    async (_name, era, mode) => {
+      const transport = new StdioV2({
+        command: process.execPath,
+        args: [BIN, '--stdio', '--workspace', ws.dir],
+        env: stdioEnv(),
+        stderr: 'pipe',
+      });
+      const client = new ClientV2(
+        { name: 'v2-stdio', version: '2.0.0' },
+        { versionNegotiation: { mode: mode as 'auto' } },
+      );
+      await client.connect(transport);
+      try {
+        expect(client.getProtocolEra()).toBe(era);
+        await exercise(client as unknown as AnyClient);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('raw: bad JSON → -32700, batch → -32600, notifications get no line, stdout is JSON lines only, logs on stderr, EOF answers what is in flight and exits 0', async () => {
-    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], { env: stdioEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+      env: stdioEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -238,9 +322,34 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
       '{"jsonrpc":"2.0","id":3,"method":"ping"}',
       '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}',
       '',
-      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'README.md' } } }),
-      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
-      JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'no/such', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'read_file', arguments: { path: 'README.md' } },
+      }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/list',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'no/such',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
       '{"jsonrpc":"2.0","id":7,"method":"no/such"}',
     ];
     // EOF right behind the requests: what is in flight is still answered before the clean exit.
@@ -256,12 +365,18 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
       .map((l) => JSON.parse(l) as { id: unknown; result?: any; error?: { code: number } }); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(msgs).toHaveLength(8);
     const byId = (id: unknown) => msgs.filter((m) => m.id === id);
-    const nullIds = byId(null).map((m) => m.error?.code).sort();
+    const nullIds = byId(null)
+      .map((m) => m.error?.code)
+      .sort();
     expect(nullIds).toEqual([-32700, -32600].sort());
     expect(byId(1)[0]?.result.protocolVersion).toBe('2025-11-25');
     expect(byId(3)[0]?.result).toEqual({});
     expect(byId(4)[0]?.result.content[0].text).toContain('# demo');
-    expect(byId(5)[0]?.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'private' });
+    expect(byId(5)[0]?.result).toMatchObject({
+      resultType: 'complete',
+      ttlMs: 300_000,
+      cacheScope: 'private',
+    });
     expect(byId(6)[0]?.error?.code).toBe(-32601);
     expect(byId(7)[0]?.error?.code).toBe(-32601);
     expect(err).toMatch(/workbench-mcp (debug|info): /);
@@ -271,13 +386,19 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
   it('the client closes its end of stdout → clean shutdown: exit 0 and the runtime directory removed (no EPIPE crash)', async () => {
     const rt = mkdtempSync(path.join(tmpdir(), 'wb-rt-'));
     try {
-      const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], { env: { ...stdioEnv(), SERVICE_RUNTIME_ROOT: rt }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+        env: { ...stdioEnv(), SERVICE_RUNTIME_ROOT: rt },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let err = '';
       proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
       const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
       proc.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
       await new Promise((r) => proc.stdout.once('data', r));
-      const pidDirs = () => readdirSync(rt, { recursive: true }).map(String).filter((p) => p.split(path.sep).length === 3);
+      const pidDirs = () =>
+        readdirSync(rt, { recursive: true })
+          .map(String)
+          .filter((p) => p.split(path.sep).length === 3);
       expect(pidDirs()).toHaveLength(1);
       proc.stdout.destroy();
       for (let i = 0; i < 3; i++) {
@@ -295,12 +416,20 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
   });
 
   it('a line over SERVICE_MAX_REQUEST_BYTES → -32600 whether it arrives whole or in pieces; the next line is served', async () => {
-    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], { env: { ...stdioEnv(), SERVICE_MAX_REQUEST_BYTES: '2048' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+      env: { ...stdioEnv(), SERVICE_MAX_REQUEST_BYTES: '2048' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     const big = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', params: { pad: 'x'.repeat(3000) } });
-    const bigUtf8 = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'ping', params: { pad: 'é'.repeat(1100) } }); // < 2048 chars, > 2048 bytes
+    const bigUtf8 = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 10,
+      method: 'ping',
+      params: { pad: 'é'.repeat(1100) },
+    }); // < 2048 chars, > 2048 bytes
     proc.stdin.write(big + '\n' + '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'); // whole, in one write
     await new Promise((r) => setTimeout(r, 200));
     proc.stdin.write(big.slice(0, 1500));
@@ -312,14 +441,20 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
     expect(await exited).toBe(0);
     clearTimeout(timer);
-    const msgs = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number } });
+    const msgs = out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number } });
     expect(msgs.filter((m) => m.error?.code === -32600)).toHaveLength(3);
     expect(msgs.filter((m) => m.id === 9 || m.id === 10)).toEqual([]);
     expect(msgs.filter((m) => m.id === 1 || m.id === 2).map((m) => m.result)).toEqual([{}, {}]);
   });
 
   it('stdin EOF with nothing sent → clean exit 0', async () => {
-    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], { env: stdioEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+      env: stdioEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));

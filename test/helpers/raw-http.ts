@@ -39,7 +39,14 @@ export function raw(baseOrUrl: string, opts: RawOptions = {}): Promise<RawReply>
         f();
       }
     };
-    const req = http.request({ host: u.hostname, port: u.port, method: opts.method ?? 'POST', path, headers: opts.headers, agent: false });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      method: opts.method ?? 'POST',
+      path,
+      headers: opts.headers,
+      agent: false,
+    });
     const timer = setTimeout(() => {
       req.destroy();
       done(() => reject(new Error(`no response within ${opts.timeoutMs ?? 10_000} ms`)));
@@ -74,21 +81,39 @@ export function raw(baseOrUrl: string, opts: RawOptions = {}): Promise<RawReply>
 }
 
 export const MODERN = '2026-07-28';
-export const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+export const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 export type Era = 'handshake' | 'modern';
 
 /** Body and headers of a well-formed request in either era (mirror headers filled in for modern). */
-export function request(era: Era, method: string, params: Record<string, unknown> = {}, id: number | string = 1) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (era === 'handshake') return { headers, body: { jsonrpc: '2.0', id, method, params } as Record<string, unknown> };
+export function request(
+  era: Era,
+  method: string,
+  params: Record<string, unknown> = {},
+  id: number | string = 1,
+) {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  if (era === 'handshake')
+    return { headers, body: { jsonrpc: '2.0', id, method, params } as Record<string, unknown> };
   headers['mcp-protocol-version'] = MODERN;
   headers['mcp-method'] = method;
   const nameField = method === 'resources/read' ? 'uri' : 'name';
-  if (['tools/call', 'prompts/get', 'resources/read'].includes(method) && typeof params[nameField] === 'string') {
+  if (
+    ['tools/call', 'prompts/get', 'resources/read'].includes(method) &&
+    typeof params[nameField] === 'string'
+  ) {
     headers['mcp-name'] = params[nameField] as string;
   }
-  return { headers, body: { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } } as Record<string, unknown> };
+  return {
+    headers,
+    body: { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } } as Record<string, unknown>,
+  };
 }
 
 /** A notification in either era. */
@@ -101,13 +126,22 @@ export function notification(era: Era, method: string, params: Record<string, un
 export const bearer = (token = TEST_TOKEN) => ({ authorization: `Bearer ${token}` });
 
 /** POST a JSON-RPC message with the given extra headers (undefined values drop a header). */
-export function send(url: string, msg: { headers: Record<string, string>; body: unknown }, extra: Record<string, string | string[] | undefined> = {}, opts: Omit<RawOptions, 'headers' | 'body'> = {}) {
+export function send(
+  url: string,
+  msg: { headers: Record<string, string>; body: unknown },
+  extra: Record<string, string | string[] | undefined> = {},
+  opts: Omit<RawOptions, 'headers' | 'body'> = {},
+) {
   const headers: Record<string, string | string[]> = { ...msg.headers };
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete headers[k];
     else headers[k] = v;
   }
-  return raw(url, { ...opts, headers, body: typeof msg.body === 'string' ? msg.body : JSON.stringify(msg.body) });
+  return raw(url, {
+    ...opts,
+    headers,
+    body: typeof msg.body === 'string' ? msg.body : JSON.stringify(msg.body),
+  });
 }
 
 /** Open a TCP connection and keep it open (for the connection cap); resolves once connected. */
@@ -120,7 +154,12 @@ export function openSocket(url: string): Promise<net.Socket> {
 }
 
 /** Repeat `attempt` until `ok` holds, at most `tries` times with `delayMs` between; returns the last value. */
-export async function until<T>(attempt: () => Promise<T>, ok: (v: T) => boolean, tries = 50, delayMs = 20): Promise<T> {
+export async function until<T>(
+  attempt: () => Promise<T>,
+  ok: (v: T) => boolean,
+  tries = 50,
+  delayMs = 20,
+): Promise<T> {
   let v = await attempt();
   for (let i = 1; i < tries && !ok(v); i++) {
     await new Promise((r) => setTimeout(r, delayMs));

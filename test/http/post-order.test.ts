@@ -9,7 +9,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, TEST_TOKEN, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { bearer, type Era, notification, openSocket, raw, request, seen, send, until, type RawReply } from '../helpers/raw-http.js';
+import {
+  bearer,
+  type Era,
+  notification,
+  openSocket,
+  raw,
+  request,
+  seen,
+  send,
+  until,
+  type RawReply,
+} from '../helpers/raw-http.js';
 
 const LIMIT = 2048;
 const ALLOWED = 'https://app.example.com';
@@ -24,8 +35,14 @@ beforeAll(async () => {
   ws = makeWorkspace({ 'a.txt': 'alpha\n' });
   const common = { SERVICE_ALLOWED_ORIGINS: ALLOWED, SERVICE_MAX_REQUEST_BYTES: String(LIMIT) };
   servers.bearer = await startInProcess({ workspace: ws.dir, env: common });
-  servers.noauth = await startInProcess({ workspace: ws.dir, env: { ...common, SERVICE_AUTH_MODE: 'noauth' } });
-  servers.proxy = await startInProcess({ workspace: ws.dir, env: { ...common, SERVICE_AUTH_MODE: 'noauth', SERVICE_EXTERNAL_AUTH_PROXY: '1' } });
+  servers.noauth = await startInProcess({
+    workspace: ws.dir,
+    env: { ...common, SERVICE_AUTH_MODE: 'noauth' },
+  });
+  servers.proxy = await startInProcess({
+    workspace: ws.dir,
+    env: { ...common, SERVICE_AUTH_MODE: 'noauth', SERVICE_EXTERNAL_AUTH_PROXY: '1' },
+  });
 });
 
 afterAll(async () => {
@@ -36,7 +53,8 @@ afterAll(async () => {
 /** Credentials that pass in each mode (noauth needs nothing). */
 const creds = (mode: Mode): Record<string, string> => (mode === 'bearer' ? bearer() : {});
 /** Credentials that fail in each mode: no token (bearer) / a foreign Host (noauth). */
-const badCreds = (mode: Mode, port: string): Record<string, string> => (mode === 'bearer' ? {} : { host: `evil.example:${port}` });
+const badCreds = (mode: Mode, port: string): Record<string, string> =>
+  mode === 'bearer' ? {} : { host: `evil.example:${port}` };
 const portOf = (s: InProcessServer) => new URL(s.url).port;
 const pad = (n: number) => 'x'.repeat(n);
 
@@ -78,7 +96,10 @@ describe('contract "POST /mcp, in this order": each step alone', () => {
         }
         const missing = await send(url(), ok(), { ...creds(mode), 'content-type': undefined });
         expect(missing.status).toBe(415);
-        const charset = await send(url(), ok(), { ...creds(mode), 'content-type': 'Application/JSON; charset=utf-8' });
+        const charset = await send(url(), ok(), {
+          ...creds(mode),
+          'content-type': 'Application/JSON; charset=utf-8',
+        });
         expect(charset.status).toBe(200);
       });
 
@@ -135,15 +156,22 @@ interface Row {
   mentions?: string;
 }
 
-const bodyOf = (era: Era, method = 'tools/list', params: Record<string, unknown> = {}) => JSON.stringify(request(era, method, params).body);
-const headersOf = (era: Era, method = 'tools/list', params: Record<string, unknown> = {}) => request(era, method, params).headers;
+const bodyOf = (era: Era, method = 'tools/list', params: Record<string, unknown> = {}) =>
+  JSON.stringify(request(era, method, params).body);
+const headersOf = (era: Era, method = 'tools/list', params: Record<string, unknown> = {}) =>
+  request(era, method, params).headers;
 
 const PRECEDENCE: Row[] = [
   {
     name: 'bad Origin + bad credentials + bad media type + oversize + bad JSON → Origin wins (403)',
     eras: ERAS,
     build: (era, mode, port) => ({
-      headers: { ...headersOf(era), ...badCreds(mode, port), origin: 'http://localhost.evil.example', 'content-type': 'text/plain' },
+      headers: {
+        ...headersOf(era),
+        ...badCreds(mode, port),
+        origin: 'http://localhost.evil.example',
+        'content-type': 'text/plain',
+      },
       body: '{' + pad(LIMIT * 2),
     }),
     status: () => 403,
@@ -152,26 +180,38 @@ const PRECEDENCE: Row[] = [
   {
     name: 'bad Origin + no token → 403, not 401',
     eras: ERAS,
-    build: (era, mode, port) => ({ headers: { ...headersOf(era), ...badCreds(mode, port), origin: 'null' }, body: bodyOf(era) }),
+    build: (era, mode, port) => ({
+      headers: { ...headersOf(era), ...badCreds(mode, port), origin: 'null' },
+      body: bodyOf(era),
+    }),
     status: () => 403,
     mentions: 'Origin',
   },
   {
     name: 'bad credentials + bad Content-Type → auth wins (401 bearer / 403 noauth)',
     eras: ERAS,
-    build: (era, mode, port) => ({ headers: { ...headersOf(era), ...badCreds(mode, port), 'content-type': 'text/plain' }, body: bodyOf(era) }),
+    build: (era, mode, port) => ({
+      headers: { ...headersOf(era), ...badCreds(mode, port), 'content-type': 'text/plain' },
+      body: bodyOf(era),
+    }),
     status: (mode) => (mode === 'bearer' ? 401 : 403),
   },
   {
     name: 'bad credentials + oversize + bad JSON → auth wins',
     eras: ERAS,
-    build: (era, mode, port) => ({ headers: { ...headersOf(era), ...badCreds(mode, port) }, body: '[' + pad(LIMIT * 2) }),
+    build: (era, mode, port) => ({
+      headers: { ...headersOf(era), ...badCreds(mode, port) },
+      body: '[' + pad(LIMIT * 2),
+    }),
     status: (mode) => (mode === 'bearer' ? 401 : 403),
   },
   {
     name: 'bad Content-Type + oversize → 415, not 413',
     eras: ERAS,
-    build: (era, mode) => ({ headers: { ...headersOf(era), ...creds(mode), 'content-type': 'text/plain' }, body: pad(LIMIT * 2) }),
+    build: (era, mode) => ({
+      headers: { ...headersOf(era), ...creds(mode), 'content-type': 'text/plain' },
+      body: pad(LIMIT * 2),
+    }),
     status: () => 415,
   },
   {
@@ -195,7 +235,17 @@ const PRECEDENCE: Row[] = [
     eras: ['modern'],
     build: (_era, mode) => ({
       headers: { 'content-type': 'application/json', ...creds(mode) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'no/such', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 20260728, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'no/such',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': 20260728,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
     }),
     status: () => 400,
     code: -32602,
@@ -205,7 +255,12 @@ const PRECEDENCE: Row[] = [
     eras: ['modern'],
     build: (_era, mode) => ({
       headers: { 'content-type': 'application/json', ...creds(mode) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      }),
     }),
     status: () => 400,
     code: -32602,
@@ -215,7 +270,17 @@ const PRECEDENCE: Row[] = [
     eras: ['modern'],
     build: (_era, mode) => ({
       headers: { 'content-type': 'application/json', ...creds(mode) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'no/such', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'no/such',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2099-01-01',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
     }),
     status: () => 400,
     code: -32022,
@@ -223,42 +288,61 @@ const PRECEDENCE: Row[] = [
   {
     name: 'modern: mirror header mismatch + unknown method → 400 -32020, not 404',
     eras: ['modern'],
-    build: (_era, mode) => ({ headers: { ...headersOf('modern', 'no/such'), ...creds(mode), 'mcp-method': 'tools/list' }, body: bodyOf('modern', 'no/such') }),
+    build: (_era, mode) => ({
+      headers: { ...headersOf('modern', 'no/such'), ...creds(mode), 'mcp-method': 'tools/list' },
+      body: bodyOf('modern', 'no/such'),
+    }),
     status: () => 400,
     code: -32020,
   },
   {
     name: 'modern: unknown method with correct headers → 404 -32601',
     eras: ['modern'],
-    build: (_era, mode) => ({ headers: { ...headersOf('modern', 'no/such'), ...creds(mode) }, body: bodyOf('modern', 'no/such') }),
+    build: (_era, mode) => ({
+      headers: { ...headersOf('modern', 'no/such'), ...creds(mode) },
+      body: bodyOf('modern', 'no/such'),
+    }),
     status: () => 404,
     code: -32601,
   },
   {
     name: 'handshake: unsupported MCP-Protocol-Version header + unknown method → 400 -32600, not 200',
     eras: ['handshake'],
-    build: (_era, mode) => ({ headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2024-01-01' }, body: bodyOf('handshake', 'no/such') }),
+    build: (_era, mode) => ({
+      headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2024-01-01' },
+      body: bodyOf('handshake', 'no/such'),
+    }),
     status: () => 400,
     code: -32600,
   },
   {
     name: 'handshake: a 2026-07-28 header on a handshake body + unknown method → 400 -32020',
     eras: ['handshake'],
-    build: (_era, mode) => ({ headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2026-07-28' }, body: bodyOf('handshake', 'no/such') }),
+    build: (_era, mode) => ({
+      headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2026-07-28' },
+      body: bodyOf('handshake', 'no/such'),
+    }),
     status: () => 400,
     code: -32020,
   },
   {
     name: 'handshake: unknown method → 200 -32601 (decision 1)',
     eras: ['handshake'],
-    build: (_era, mode) => ({ headers: { ...headersOf('handshake'), ...creds(mode) }, body: bodyOf('handshake', 'no/such') }),
+    build: (_era, mode) => ({
+      headers: { ...headersOf('handshake'), ...creds(mode) },
+      body: bodyOf('handshake', 'no/such'),
+    }),
     status: () => 200,
     code: -32601,
   },
 ];
 
 describe('contract "POST /mcp, in this order": an earlier failing step wins over a later one', () => {
-  const cases = PRECEDENCE.flatMap((row) => MODES.flatMap((mode) => row.eras.map((era) => ({ row, mode, era, label: `${mode} / ${era}: ${row.name}` }))));
+  const cases = PRECEDENCE.flatMap((row) =>
+    MODES.flatMap((mode) =>
+      row.eras.map((era) => ({ row, mode, era, label: `${mode} / ${era}: ${row.name}` })),
+    ),
+  );
   it.each(cases)('$label', async ({ row, mode, era }) => {
     const s = servers[mode];
     const { headers, body } = row.build(era, mode, portOf(s));
@@ -276,7 +360,9 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
   it('missing or invalid credentials (bearer mode) → 401, both eras', async () => {
     for (const era of ERAS) {
       expect((await send(servers.bearer.url, request(era, 'tools/list'))).status).toBe(401);
-      expect((await send(servers.bearer.url, request(era, 'tools/list'), bearer('wrong-token-0123456789'))).status).toBe(401);
+      expect(
+        (await send(servers.bearer.url, request(era, 'tools/list'), bearer('wrong-token-0123456789'))).status,
+      ).toBe(401);
     }
   });
 
@@ -292,12 +378,19 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
       ['Mcp-Name missing', { 'mcp-name': undefined }],
       ['Mcp-Name contradicts the body', { 'mcp-name': 'list_dir' }],
       ['Mcp-Name twice', { 'mcp-name': ['read_file', 'read_file'] }],
-      ['Mcp-Name is base64 of another name', { 'mcp-name': `=?base64?${Buffer.from('list_dir').toString('base64')}?=` }],
+      [
+        'Mcp-Name is base64 of another name',
+        { 'mcp-name': `=?base64?${Buffer.from('list_dir').toString('base64')}?=` },
+      ],
     ];
     for (const mode of MODES) {
       for (const [why, extra] of cases) {
         const r = await send(servers[mode].url, m(), { ...creds(mode), ...extra });
-        expect({ why, status: r.status, code: r.json?.error?.code }).toEqual({ why, status: 400, code: -32020 });
+        expect({ why, status: r.status, code: r.json?.error?.code }).toEqual({
+          why,
+          status: 400,
+          code: -32020,
+        });
       }
       const good = await send(servers[mode].url, m(), creds(mode));
       expect(good.status).toBe(200);
@@ -306,22 +399,34 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
   });
 
   it('modern request with an unknown method → 404 -32601', async () => {
-    for (const mode of MODES) expectRpcError(await send(servers[mode].url, request('modern', 'no/such'), creds(mode)), 404, -32601);
+    for (const mode of MODES)
+      expectRpcError(await send(servers[mode].url, request('modern', 'no/such'), creds(mode)), 404, -32601);
   });
 
   it('handshake request that fails → 200 with the JSON-RPC error in the body', async () => {
     for (const mode of MODES) {
       const url = servers[mode].url;
       expectRpcError(await send(url, request('handshake', 'no/such'), creds(mode)), 200, -32601);
-      expectRpcError(await send(url, request('handshake', 'tools/call', { name: 'no_such_tool' }), creds(mode)), 200, -32602);
-      expectRpcError(await send(url, request('handshake', 'resources/read', { uri: 'file:///x' }), creds(mode)), 200, -32601);
+      expectRpcError(
+        await send(url, request('handshake', 'tools/call', { name: 'no_such_tool' }), creds(mode)),
+        200,
+        -32602,
+      );
+      expectRpcError(
+        await send(url, request('handshake', 'resources/read', { uri: 'file:///x' }), creds(mode)),
+        200,
+        -32601,
+      );
     }
   });
 
   it('GET /mcp → 405 (spec §6: no SSE stream), both auth modes, with or without credentials', async () => {
     for (const mode of MODES) {
       for (const h of [creds(mode), {}]) {
-        const r = await raw(servers[mode].url, { method: 'GET', headers: { accept: 'text/event-stream', ...h } });
+        const r = await raw(servers[mode].url, {
+          method: 'GET',
+          headers: { accept: 'text/event-stream', ...h },
+        });
         expect(r.status).toBe(405);
         expect(r.headers['content-type'] ?? '').not.toMatch(/event-stream/);
       }
@@ -330,7 +435,10 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
 
   it('DELETE /mcp → 405 with Allow containing POST', async () => {
     for (const mode of MODES) {
-      const r = await raw(servers[mode].url, { method: 'DELETE', headers: { ...creds(mode), 'mcp-session-id': 'abc' } });
+      const r = await raw(servers[mode].url, {
+        method: 'DELETE',
+        headers: { ...creds(mode), 'mcp-session-id': 'abc' },
+      });
       expect(r.status).toBe(405);
       expect(String(r.headers.allow).split(/,\s*/)).toContain('POST');
     }
@@ -338,7 +446,11 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
 
   it('a JSON-RPC batch → rejected (400 -32600)', async () => {
     for (const mode of MODES) {
-      const r = await send(servers[mode].url, { ...request('handshake', 'ping'), body: JSON.stringify([request('handshake', 'ping').body]) }, creds(mode));
+      const r = await send(
+        servers[mode].url,
+        { ...request('handshake', 'ping'), body: JSON.stringify([request('handshake', 'ping').body]) },
+        creds(mode),
+      );
       expectRpcError(r, 400, -32600);
     }
   });
@@ -346,12 +458,28 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
   it('a stale session header → ignored, not an error (spec §9), in every method of both eras', async () => {
     for (const mode of MODES) {
       for (const era of ERAS) {
-        for (const method of era === 'modern' ? ['server/discover', 'tools/list'] : ['initialize', 'ping', 'tools/list']) {
-          const params = method === 'initialize' ? { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } : {};
-          const r = await send(servers[mode].url, request(era, method, params), { ...creds(mode), 'mcp-session-id': 'stale-session-1234' });
-          expect({ era, method, status: r.status, err: r.json?.error }).toEqual({ era, method, status: 200, err: undefined });
+        for (const method of era === 'modern'
+          ? ['server/discover', 'tools/list']
+          : ['initialize', 'ping', 'tools/list']) {
+          const params =
+            method === 'initialize'
+              ? { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }
+              : {};
+          const r = await send(servers[mode].url, request(era, method, params), {
+            ...creds(mode),
+            'mcp-session-id': 'stale-session-1234',
+          });
+          expect({ era, method, status: r.status, err: r.json?.error }).toEqual({
+            era,
+            method,
+            status: 200,
+            err: undefined,
+          });
         }
-        const n = await send(servers[mode].url, notification(era, 'notifications/initialized'), { ...creds(mode), 'mcp-session-id': 'stale' });
+        const n = await send(servers[mode].url, notification(era, 'notifications/initialized'), {
+          ...creds(mode),
+          'mcp-session-id': 'stale',
+        });
         expect(n.status).toBe(202);
       }
     }
@@ -374,7 +502,15 @@ describe('contract step 1: Origin (DNS rebinding and browsers)', () => {
     'http://app.example.com',
     'https://evil.example',
   ];
-  const ALLOWED_ORIGINS = ['http://localhost', 'http://localhost:5173', 'https://localhost:1', 'http://127.0.0.1:65535', 'http://127.0.0.2:8080', 'http://[::1]:3000', ALLOWED];
+  const ALLOWED_ORIGINS = [
+    'http://localhost',
+    'http://localhost:5173',
+    'https://localhost:1',
+    'http://127.0.0.1:65535',
+    'http://127.0.0.2:8080',
+    'http://[::1]:3000',
+    ALLOWED,
+  ];
 
   it.each(MODES)('%s: lookalike origins are denied with 403 and no CORS headers', async (mode) => {
     for (const origin of LOOKALIKES) {
@@ -384,26 +520,34 @@ describe('contract step 1: Origin (DNS rebinding and browsers)', () => {
     }
   });
 
-  it.each(MODES)('%s: loopback origins on any port and SERVICE_ALLOWED_ORIGINS entries are served with CORS headers', async (mode) => {
-    for (const era of ERAS) {
-      for (const origin of ALLOWED_ORIGINS) {
-        const r = await send(servers[mode].url, request(era, 'tools/list'), { ...creds(mode), origin });
-        expect({ origin, status: r.status }).toEqual({ origin, status: 200 });
-        expect(r.headers['access-control-allow-origin']).toBe(origin);
-        expect(r.headers.vary).toMatch(/Origin/i);
+  it.each(MODES)(
+    '%s: loopback origins on any port and SERVICE_ALLOWED_ORIGINS entries are served with CORS headers',
+    async (mode) => {
+      for (const era of ERAS) {
+        for (const origin of ALLOWED_ORIGINS) {
+          const r = await send(servers[mode].url, request(era, 'tools/list'), { ...creds(mode), origin });
+          expect({ origin, status: r.status }).toEqual({ origin, status: 200 });
+          expect(r.headers['access-control-allow-origin']).toBe(origin);
+          expect(r.headers.vary).toMatch(/Origin/i);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('a 401 for an allowed origin carries CORS headers and exposes WWW-Authenticate (browser clients read the challenge)', async () => {
-    const r = await send(servers.bearer.url, request('handshake', 'ping'), { origin: 'http://localhost:5173' });
+    const r = await send(servers.bearer.url, request('handshake', 'ping'), {
+      origin: 'http://localhost:5173',
+    });
     expect(r.status).toBe(401);
     expect(r.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(String(r.headers['access-control-expose-headers'])).toMatch(/WWW-Authenticate/i);
   });
 
   it('no Origin header at all (non-browser clients) is served', async () => {
-    const r = await send(servers.bearer.url, request('handshake', 'ping'), { ...bearer(), origin: undefined });
+    const r = await send(servers.bearer.url, request('handshake', 'ping'), {
+      ...bearer(),
+      origin: undefined,
+    });
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -417,21 +561,26 @@ describe('contract "Other routes": OPTIONS preflight', () => {
       headers: {
         ...(origin ? { origin } : {}),
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name',
+        'access-control-request-headers':
+          'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name',
       },
     });
 
-  it.each(MODES)('%s: allowed origins get 204 with CORS headers naming the MCP headers; no credentials needed', async (mode) => {
-    for (const origin of ['http://localhost:5173', 'http://[::1]:1', ALLOWED]) {
-      const r = await preflight(servers[mode].url, origin);
-      expect(r.status).toBe(204);
-      expect(r.text).toBe('');
-      expect(r.headers['access-control-allow-origin']).toBe(origin);
-      expect(String(r.headers['access-control-allow-methods']).split(/,\s*/)).toContain('POST');
-      const allowHeaders = String(r.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
-      for (const h of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name']) expect(allowHeaders).toContain(h);
-    }
-  });
+  it.each(MODES)(
+    '%s: allowed origins get 204 with CORS headers naming the MCP headers; no credentials needed',
+    async (mode) => {
+      for (const origin of ['http://localhost:5173', 'http://[::1]:1', ALLOWED]) {
+        const r = await preflight(servers[mode].url, origin);
+        expect(r.status).toBe(204);
+        expect(r.text).toBe('');
+        expect(r.headers['access-control-allow-origin']).toBe(origin);
+        expect(String(r.headers['access-control-allow-methods']).split(/,\s*/)).toContain('POST');
+        const allowHeaders = String(r.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+        for (const h of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name'])
+          expect(allowHeaders).toContain(h);
+      }
+    },
+  );
 
   it.each(MODES)('%s: other origins get 403', async (mode) => {
     for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'null']) {
@@ -449,25 +598,49 @@ describe('contract "Other routes": OPTIONS preflight', () => {
 });
 
 describe('contract step 7 and spec §6: every notification → 202 with an empty body, both eras', () => {
-  const METHODS = ['notifications/initialized', 'notifications/cancelled', 'notifications/x', 'notifications/progress'];
+  const METHODS = [
+    'notifications/initialized',
+    'notifications/cancelled',
+    'notifications/x',
+    'notifications/progress',
+  ];
   it.each(MODES)('%s', async (mode) => {
     for (const era of ERAS) {
       for (const method of METHODS) {
         const params = method === 'notifications/cancelled' ? { requestId: 7, reason: 'user' } : {};
         const r = await send(servers[mode].url, notification(era, method, params), creds(mode));
-        expect({ era, method, status: r.status, body: r.text }).toEqual({ era, method, status: 202, body: '' });
+        expect({ era, method, status: r.status, body: r.text }).toEqual({
+          era,
+          method,
+          status: 202,
+          body: '',
+        });
       }
     }
   });
 
   it('a JSON-RPC response posted by a client is acknowledged with 202 and an empty body', async () => {
-    const r = await send(servers.bearer.url, { headers: request('handshake', 'ping').headers, body: { jsonrpc: '2.0', id: 5, result: {} } }, bearer());
+    const r = await send(
+      servers.bearer.url,
+      { headers: request('handshake', 'ping').headers, body: { jsonrpc: '2.0', id: 5, result: {} } },
+      bearer(),
+    );
     expect({ status: r.status, body: r.text }).toEqual({ status: 202, body: '' });
   });
 
   it('notifications still pass the earlier steps: no token → 401, foreign Origin → 403', async () => {
-    expect((await send(servers.bearer.url, notification('handshake', 'notifications/cancelled', { requestId: 1 }))).status).toBe(401);
-    expect((await send(servers.bearer.url, notification('modern', 'notifications/cancelled', { requestId: 1 }), { ...bearer(), origin: 'https://evil.example' })).status).toBe(403);
+    expect(
+      (await send(servers.bearer.url, notification('handshake', 'notifications/cancelled', { requestId: 1 })))
+        .status,
+    ).toBe(401);
+    expect(
+      (
+        await send(servers.bearer.url, notification('modern', 'notifications/cancelled', { requestId: 1 }), {
+          ...bearer(),
+          origin: 'https://evil.example',
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -484,7 +657,10 @@ describe('contract step 2 (bearer): 401 with WWW-Authenticate; several tokens; S
     tokenDir = mkdtempSync(path.join(tmpdir(), 'wb-token-'));
     const file = path.join(tokenDir, 'token.txt');
     writeFileSync(file, `${C}\n${D}\n`, { mode: 0o600 });
-    fromFile = await startInProcess({ workspace: ws.dir, env: { SERVICE_AUTH_TOKEN: '', SERVICE_AUTH_TOKEN_FILE: file } });
+    fromFile = await startInProcess({
+      workspace: ws.dir,
+      env: { SERVICE_AUTH_TOKEN: '', SERVICE_AUTH_TOKEN_FILE: file },
+    });
   });
   let tokenDir = '';
   afterAll(async () => {
@@ -502,7 +678,12 @@ describe('contract step 2 (bearer): 401 with WWW-Authenticate; several tokens; S
   });
 
   it('a wrong token → 401 with error="invalid_token"; so does another scheme', async () => {
-    for (const authorization of ['Bearer wrong-0123456789abcdef', `Bearer ${TEST_TOKEN}x`, `Bearer ${TEST_TOKEN.slice(0, -1)}`, `Basic ${Buffer.from('a:b').toString('base64')}`]) {
+    for (const authorization of [
+      'Bearer wrong-0123456789abcdef',
+      `Bearer ${TEST_TOKEN}x`,
+      `Bearer ${TEST_TOKEN.slice(0, -1)}`,
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+    ]) {
       const r = await send(servers.bearer.url, request('modern', 'tools/list'), { authorization });
       expect(r.status).toBe(401);
       expect(String(r.headers['www-authenticate'])).toMatch(/^Bearer realm="[^"]+".*error="invalid_token"/);
@@ -510,23 +691,32 @@ describe('contract step 2 (bearer): 401 with WWW-Authenticate; several tokens; S
   });
 
   it('the token is accepted with any case of the scheme name (RFC 6750 §2.1, RFC 9110 §11.1)', async () => {
-    const r = await send(servers.bearer.url, request('handshake', 'ping'), { authorization: `bearer ${TEST_TOKEN}` });
+    const r = await send(servers.bearer.url, request('handshake', 'ping'), {
+      authorization: `bearer ${TEST_TOKEN}`,
+    });
     expect(r.status).toBe(200);
   });
 
   it('several tokens configured (comma-separated): each works, nothing else does', async () => {
-    for (const t of [A, B]) expect((await send(multi.url, request('handshake', 'ping'), bearer(t))).status).toBe(200);
+    for (const t of [A, B])
+      expect((await send(multi.url, request('handshake', 'ping'), bearer(t))).status).toBe(200);
     expect((await send(multi.url, request('handshake', 'ping'), bearer(`${A},${B}`))).status).toBe(401);
     expect((await send(multi.url, request('handshake', 'ping'), bearer(TEST_TOKEN))).status).toBe(401);
   });
 
   it('SERVICE_AUTH_TOKEN_FILE: every token in the file works', async () => {
-    for (const t of [C, D]) expect((await send(fromFile.url, request('modern', 'tools/list'), bearer(t))).status).toBe(200);
+    for (const t of [C, D])
+      expect((await send(fromFile.url, request('modern', 'tools/list'), bearer(t))).status).toBe(200);
     expect((await send(fromFile.url, request('modern', 'tools/list'), bearer(TEST_TOKEN))).status).toBe(401);
   });
 
   it('bearer mode serves a non-loopback Host and forwarded requests that carry the token (a tunnel)', async () => {
-    const r = await send(servers.bearer.url, request('handshake', 'ping'), { ...bearer(), host: 'abc.trycloudflare.com', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' });
+    const r = await send(servers.bearer.url, request('handshake', 'ping'), {
+      ...bearer(),
+      host: 'abc.trycloudflare.com',
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-proto': 'https',
+    });
     expect(r.status).toBe(200);
   });
 });
@@ -535,18 +725,36 @@ describe('contract "Process and binding" / decision 9: noauth serves loopback ca
   it('non-loopback Host → 403, loopback names on any port → 200', async () => {
     const s = servers.noauth;
     const port = portOf(s);
-    for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`, `10.0.0.1:${port}`, `127.0.0.1.nip.io:${port}`, `[2001:db8::1]:${port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `localhost.evil.example:${port}`,
+      `10.0.0.1:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `[2001:db8::1]:${port}`,
+    ]) {
       const r = await send(s.url, request('handshake', 'ping'), { host });
       expect({ host, status: r.status }).toEqual({ host, status: 403 });
     }
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'localhost', `LOCALHOST:${port}`]) {
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      'localhost',
+      `LOCALHOST:${port}`,
+    ]) {
       const r = await send(s.url, request('handshake', 'ping'), { host });
       expect({ host, status: r.status }).toEqual({ host, status: 200 });
     }
   });
 
   it('X-Forwarded-For / Forwarded / X-Forwarded-Host → 403 even with a loopback Host', async () => {
-    for (const h of [{ 'x-forwarded-for': '127.0.0.1' }, { forwarded: 'for=127.0.0.1;proto=https' }, { 'x-forwarded-host': 'localhost' }, { 'x-forwarded-proto': 'https' }]) {
+    for (const h of [
+      { 'x-forwarded-for': '127.0.0.1' },
+      { forwarded: 'for=127.0.0.1;proto=https' },
+      { 'x-forwarded-host': 'localhost' },
+      { 'x-forwarded-proto': 'https' },
+    ]) {
       for (const era of ERAS) {
         const r = await send(servers.noauth.url, request(era, 'tools/list'), h);
         expect({ h, status: r.status }).toEqual({ h, status: 403 });
@@ -556,7 +764,11 @@ describe('contract "Process and binding" / decision 9: noauth serves loopback ca
 
   it('with SERVICE_EXTERNAL_AUTH_PROXY=1 forwarded requests and foreign Hosts are served', async () => {
     for (const era of ERAS) {
-      const r = await send(servers.proxy.url, request(era, 'tools/list'), { host: 'mcp.example.org', 'x-forwarded-for': '203.0.113.9', forwarded: 'for=203.0.113.9;proto=https' });
+      const r = await send(servers.proxy.url, request(era, 'tools/list'), {
+        host: 'mcp.example.org',
+        'x-forwarded-for': '203.0.113.9',
+        forwarded: 'for=203.0.113.9;proto=https',
+      });
       expect(r.status).toBe(200);
     }
   });
@@ -568,32 +780,39 @@ describe('contract "Process and binding" / decision 9: noauth serves loopback ca
 });
 
 describe('contract step 3: body limit (SERVICE_MAX_REQUEST_BYTES) with Content-Length and chunked', () => {
-  it.each(MODES)('%s: Content-Length over the limit → 413 before the body is sent, and the server keeps serving', async (mode) => {
-    const s = servers[mode];
-    const u = new URL(s.url);
-    // Declare 10 MB and send only a few bytes: the answer must come without waiting for the rest.
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({
-        host: u.hostname,
-        port: u.port,
-        method: 'POST',
-        path: '/mcp',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': String(10_000_000), ...creds(mode) },
+  it.each(MODES)(
+    '%s: Content-Length over the limit → 413 before the body is sent, and the server keeps serving',
+    async (mode) => {
+      const s = servers[mode];
+      const u = new URL(s.url);
+      // Declare 10 MB and send only a few bytes: the answer must come without waiting for the rest.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({
+          host: u.hostname,
+          port: u.port,
+          method: 'POST',
+          path: '/mcp',
+          agent: false,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(10_000_000),
+            ...creds(mode),
+          },
+        });
+        const timer = setTimeout(() => reject(new Error('413 did not come before the body was sent')), 5000);
+        req.on('response', (res) => {
+          clearTimeout(timer);
+          res.resume();
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        });
+        req.on('error', () => undefined);
+        req.write('{"jsonrpc":"2.0",');
       });
-      const timer = setTimeout(() => reject(new Error('413 did not come before the body was sent')), 5000);
-      req.on('response', (res) => {
-        clearTimeout(timer);
-        res.resume();
-        resolve(res.statusCode ?? 0);
-        req.destroy();
-      });
-      req.on('error', () => undefined);
-      req.write('{"jsonrpc":"2.0",');
-    });
-    expect(status).toBe(413);
-    expect((await send(s.url, request('handshake', 'ping'), creds(mode))).status).toBe(200);
-  });
+      expect(status).toBe(413);
+      expect((await send(s.url, request('handshake', 'ping'), creds(mode))).status).toBe(200);
+    },
+  );
 
   it.each(MODES)('%s: a chunked body over the limit → 413, and the server keeps serving', async (mode) => {
     const s = servers[mode];
@@ -610,7 +829,10 @@ describe('contract step 3: body limit (SERVICE_MAX_REQUEST_BYTES) with Content-L
   it.each(MODES)('%s: a chunked body within the limit is served', async (mode) => {
     const msg = request('modern', 'tools/list');
     const text = JSON.stringify(msg.body);
-    const r = await raw(servers[mode].url, { headers: { ...msg.headers, ...creds(mode) }, chunks: [text.slice(0, 10), text.slice(10)] });
+    const r = await raw(servers[mode].url, {
+      headers: { ...msg.headers, ...creds(mode) },
+      chunks: [text.slice(0, 10), text.slice(10)],
+    });
     expect(r.status).toBe(200);
   });
 });
@@ -621,7 +843,14 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
     try {
       const u = new URL(s.url);
       const body = JSON.stringify(request('handshake', 'tools/list').body);
-      const slow = http.request({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...bearer() } });
+      const slow = http.request({
+        host: u.hostname,
+        port: u.port,
+        method: 'POST',
+        path: '/mcp',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...bearer() },
+      });
       const slowStatus = new Promise<number>((resolve, reject) => {
         slow.on('response', (res) => {
           res.resume();
@@ -630,13 +859,19 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
         slow.on('error', reject);
       });
       slow.write(body.slice(0, 5)); // headers and a few bytes: the request is in flight
-      const busy = await until(() => send(s.url, request('handshake', 'ping'), bearer()), (r) => r.status === 503);
+      const busy = await until(
+        () => send(s.url, request('handshake', 'ping'), bearer()),
+        (r) => r.status === 503,
+      );
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
       expect(busy.json?.error?.code).toBeTypeOf('number');
       slow.end(body.slice(5));
       expect(await slowStatus).toBe(200);
-      const after = await until(() => send(s.url, request('handshake', 'ping'), bearer()), (r) => r.status === 200);
+      const after = await until(
+        () => send(s.url, request('handshake', 'ping'), bearer()),
+        (r) => r.status === 200,
+      );
       expect(after.status).toBe(200);
     } finally {
       await s.close();
@@ -648,13 +883,19 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
     try {
       const held = await openSocket(s.url);
       const busy = await until(
-        () => send(s.url, request('handshake', 'ping'), bearer()).catch(() => ({ status: 0, headers: {} }) as RawReply),
+        () =>
+          send(s.url, request('handshake', 'ping'), bearer()).catch(
+            () => ({ status: 0, headers: {} }) as RawReply,
+          ),
         (r) => r.status === 503,
       );
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
       held.destroy();
-      const after = await until(() => send(s.url, request('handshake', 'ping'), bearer()).catch(() => ({ status: 0 }) as RawReply), (r) => r.status === 200);
+      const after = await until(
+        () => send(s.url, request('handshake', 'ping'), bearer()).catch(() => ({ status: 0 }) as RawReply),
+        (r) => r.status === 200,
+      );
       expect(after.status).toBe(200);
     } finally {
       await s.close();
@@ -665,7 +906,9 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
 describe('spec §9 / contract step 8: no response ever carries Mcp-Session-Id', () => {
   it('none of the responses seen in this file did', () => {
     expect(seen.length).toBeGreaterThan(100);
-    const carrying = seen.filter((r) => Object.keys(r.headers).some((h) => h.toLowerCase() === 'mcp-session-id'));
+    const carrying = seen.filter((r) =>
+      Object.keys(r.headers).some((h) => h.toLowerCase() === 'mcp-session-id'),
+    );
     expect(carrying).toEqual([]);
   });
 });

@@ -23,7 +23,10 @@ let s: InProcessServer;
 
 beforeAll(async () => {
   ws = makeWorkspace({ 'a.txt': 'alpha\n' });
-  s = await startInProcess({ workspace: ws.dir, limits: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS } });
+  s = await startInProcess({
+    workspace: ws.dir,
+    limits: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS },
+  });
 });
 afterAll(async () => {
   await s?.close();
@@ -31,7 +34,10 @@ afterAll(async () => {
 });
 
 /** Connect, run `feed` on the socket, and resolve with what came back and when the server closed it. */
-function watch(feed: (sock: net.Socket) => void, limitMs = 8000): Promise<{ closedAfterMs: number; firstLine: string }> {
+function watch(
+  feed: (sock: net.Socket) => void,
+  limitMs = 8000,
+): Promise<{ closedAfterMs: number; firstLine: string }> {
   const u = new URL(s.url);
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
@@ -97,7 +103,10 @@ describe('no slowloris: header and body timeouts are enforced on time', () => {
     if (!rc.ok) throw new Error(rc.reason);
     const runtime = new Runtime({ config: action.config, root: rc.root, log: silentLogger });
     try {
-      const server = createHttpServer({ runtime, authenticator: new BearerAuthenticator([TEST_TOKEN]) }) as http.Server & { connectionsCheckingInterval: number };
+      const server = createHttpServer({
+        runtime,
+        authenticator: new BearerAuthenticator([TEST_TOKEN]),
+      }) as http.Server & { connectionsCheckingInterval: number };
       expect(server.headersTimeout).toBe(10_000);
       expect(server.requestTimeout).toBe(30_000);
       expect(server.connectionsCheckingInterval).toBeLessThanOrEqual(1000);
@@ -117,12 +126,22 @@ describe('HTTP/1.1 keep-alive', () => {
         const msg = request(era, 'tools/list');
         const body = JSON.stringify(msg.body);
         const status = await new Promise<number>((resolve, reject) => {
-          const req = http.request({ host: u.hostname, port: u.port, path: '/mcp', method: 'POST', agent, headers: { ...msg.headers, ...bearer(), 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-            ports.add(res.socket.localPort ?? -1);
-            expect(res.headers.connection ?? 'keep-alive').toMatch(/keep-alive/i);
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          });
+          const req = http.request(
+            {
+              host: u.hostname,
+              port: u.port,
+              path: '/mcp',
+              method: 'POST',
+              agent,
+              headers: { ...msg.headers, ...bearer(), 'content-length': String(Buffer.byteLength(body)) },
+            },
+            (res) => {
+              ports.add(res.socket.localPort ?? -1);
+              expect(res.headers.connection ?? 'keep-alive').toMatch(/keep-alive/i);
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            },
+          );
           req.on('error', reject);
           req.end(body);
         });

@@ -12,7 +12,9 @@ import { BIN, REPO_ROOT, startInProcess, type InProcessServer } from '../helpers
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { bearer, type Era, META, raw, request, send, type RawReply } from '../helpers/raw-http.js';
 
-const PKG_VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const PKG_VERSION = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 const MODERN_FIELDS = ['resultType', '_meta', 'ttlMs', 'cacheScope', 'supportedVersions'];
 const ERAS: Era[] = ['handshake', 'modern'];
@@ -21,7 +23,10 @@ let ws: TempWorkspace;
 let s: InProcessServer;
 
 beforeAll(async () => {
-  ws = makeWorkspace({ 'AGENTS.md': 'Always run the linter before committing.\n', 'src/main.ts': 'export const answer = 42;\n' });
+  ws = makeWorkspace({
+    'AGENTS.md': 'Always run the linter before committing.\n',
+    'src/main.ts': 'export const answer = 42;\n',
+  });
   s = await startInProcess({ workspace: ws.dir });
 });
 afterAll(async () => {
@@ -29,9 +34,17 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-const call = (era: Era, method: string, params: Record<string, unknown> = {}, extra: Record<string, string | string[] | undefined> = {}) =>
-  send(s.url, request(era, method, params), { ...bearer(), ...extra });
-const INIT = (protocolVersion?: string) => ({ ...(protocolVersion ? { protocolVersion } : {}), capabilities: {}, clientInfo: { name: 'eras-test', version: '1.0.0' } });
+const call = (
+  era: Era,
+  method: string,
+  params: Record<string, unknown> = {},
+  extra: Record<string, string | string[] | undefined> = {},
+) => send(s.url, request(era, method, params), { ...bearer(), ...extra });
+const INIT = (protocolVersion?: string) => ({
+  ...(protocolVersion ? { protocolVersion } : {}),
+  capabilities: {},
+  clientInfo: { name: 'eras-test', version: '1.0.0' },
+});
 
 function result(r: RawReply) {
   expect(r.status, r.text).toBe(200);
@@ -49,7 +62,13 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
     try {
       const list = result(await send(fresh.url, request('handshake', 'tools/list'), bearer()));
       expect(list.tools.length).toBeGreaterThan(0);
-      const r = result(await send(fresh.url, request('handshake', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }), bearer()));
+      const r = result(
+        await send(
+          fresh.url,
+          request('handshake', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }),
+          bearer(),
+        ),
+      );
       expect(r.isError).toBe(false);
       expect(r.content[0].text).toContain('answer = 42');
     } finally {
@@ -81,7 +100,8 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
   });
 
   it('instructions come from AGENTS.md and CLAUDE.md and are re-read after they change on disk', async () => {
-    const init = async () => result(await call('handshake', 'initialize', INIT('2025-11-25'))).instructions as string;
+    const init = async () =>
+      result(await call('handshake', 'initialize', INIT('2025-11-25'))).instructions as string;
     const discover = async () => result(await call('modern', 'server/discover')).instructions as string;
     expect(await init()).toContain('Always run the linter before committing.');
     expect(await discover()).toContain('Always run the linter before committing.');
@@ -112,7 +132,9 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
   it('tools/list and tools/call', async () => {
     const list = result(await call('handshake', 'tools/list'));
     expect(list.tools.map((t: { name: string }) => t.name)).toContain('read_file');
-    const r = result(await call('handshake', 'tools/call', { name: 'search_text', arguments: { query: 'answer' } }));
+    const r = result(
+      await call('handshake', 'tools/call', { name: 'search_text', arguments: { query: 'answer' } }),
+    );
     expect(r.isError).toBe(false);
     expect(r.structuredContent.ok).toBe(true);
     expect(r.structuredContent.matches[0]).toMatchObject({ path: 'src/main.ts', line: 1 });
@@ -134,8 +156,14 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
   ];
   it.each(HEADER_TABLE)('MCP-Protocol-Version: %s → %i %s', async (version, status, code) => {
     for (const method of ['tools/list', 'ping', 'initialize']) {
-      const r = await call('handshake', method, method === 'initialize' ? INIT('2025-11-25') : {}, { 'mcp-protocol-version': version });
-      expect({ method, status: r.status, code: r.json?.error?.code ?? null }).toEqual({ method, status, code });
+      const r = await call('handshake', method, method === 'initialize' ? INIT('2025-11-25') : {}, {
+        'mcp-protocol-version': version,
+      });
+      expect({ method, status: r.status, code: r.json?.error?.code ?? null }).toEqual({
+        method,
+        status,
+        code,
+      });
     }
   });
 
@@ -144,7 +172,9 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
       result(await call('handshake', 'initialize', INIT('2025-11-25'))),
       result(await call('handshake', 'ping')),
       result(await call('handshake', 'tools/list')),
-      result(await call('handshake', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } })),
+      result(
+        await call('handshake', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }),
+      ),
       result(await call('handshake', 'tools/call', { name: 'read_file', arguments: { path: 'missing.ts' } })),
     ];
     for (const r of results) for (const f of MODERN_FIELDS) expect(Object.keys(r)).not.toContain(f);
@@ -174,58 +204,193 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
   });
 
   it('tools/call: resultType complete and serverInfo in _meta, success and tool failure alike', async () => {
-    const ok = result(await call('modern', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }));
+    const ok = result(
+      await call('modern', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }),
+    );
     expect(ok).toMatchObject({ isError: false, resultType: 'complete' });
     expect(ok._meta[SERVER_INFO_KEY].name).toBe('workbench-mcp');
     expect(ok.content[0].text).toContain('answer = 42');
-    const bad = result(await call('modern', 'tools/call', { name: 'read_file', arguments: { path: 'missing.ts' } }));
-    expect(bad).toMatchObject({ isError: true, resultType: 'complete', structuredContent: { ok: false, error: { code: 'NOT_FOUND' } } });
+    const bad = result(
+      await call('modern', 'tools/call', { name: 'read_file', arguments: { path: 'missing.ts' } }),
+    );
+    expect(bad).toMatchObject({
+      isError: true,
+      resultType: 'complete',
+      structuredContent: { ok: false, error: { code: 'NOT_FOUND' } },
+    });
   });
 
   // | _meta | status | code |
   const ENVELOPE: Array<[string, Record<string, unknown>, number, number]> = [
-    ['version is a number', { 'io.modelcontextprotocol/protocolVersion': 20260728, 'io.modelcontextprotocol/clientCapabilities': {} }, 400, -32602],
-    ['version is null', { 'io.modelcontextprotocol/protocolVersion': null, 'io.modelcontextprotocol/clientCapabilities': {} }, 400, -32602],
+    [
+      'version is a number',
+      {
+        'io.modelcontextprotocol/protocolVersion': 20260728,
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+      400,
+      -32602,
+    ],
+    [
+      'version is null',
+      { 'io.modelcontextprotocol/protocolVersion': null, 'io.modelcontextprotocol/clientCapabilities': {} },
+      400,
+      -32602,
+    ],
     ['clientCapabilities missing', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }, 400, -32602],
-    ['clientCapabilities an array', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': [] }, 400, -32602],
-    ['clientCapabilities a string', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': 'all' }, 400, -32602],
-    ['clientCapabilities null', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': null }, 400, -32602],
+    [
+      'clientCapabilities an array',
+      {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': [],
+      },
+      400,
+      -32602,
+    ],
+    [
+      'clientCapabilities a string',
+      {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': 'all',
+      },
+      400,
+      -32602,
+    ],
+    [
+      'clientCapabilities null',
+      {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': null,
+      },
+      400,
+      -32602,
+    ],
   ];
   it.each(ENVELOPE)('_meta %s → %i %i', async (_why, meta, status, code) => {
     const r = await raw(s.url, {
-      headers: { 'content-type': 'application/json', ...bearer(), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      headers: {
+        'content-type': 'application/json',
+        ...bearer(),
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } }),
     });
     rpcError(r, status, code);
     expect(r.json.id).toBe(3);
   });
 
-  it.each(['2099-01-01', '2025-11-25', '2025-06-18', ''])('unsupported _meta version %j → 400 -32022 with data {supported, requested}', async (v) => {
-    const r = await raw(s.url, {
-      headers: { 'content-type': 'application/json', ...bearer(), 'mcp-protocol-version': v || 'x', 'mcp-method': 'tools/list' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': v } } }),
-    });
-    const e = rpcError(r, 400, -32022);
-    expect(e.data.requested).toBe(v);
-    expect(e.data.supported).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']));
-  });
+  it.each(['2099-01-01', '2025-11-25', '2025-06-18', ''])(
+    'unsupported _meta version %j → 400 -32022 with data {supported, requested}',
+    async (v) => {
+      const r = await raw(s.url, {
+        headers: {
+          'content-type': 'application/json',
+          ...bearer(),
+          'mcp-protocol-version': v || 'x',
+          'mcp-method': 'tools/list',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/list',
+          params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': v } },
+        }),
+      });
+      const e = rpcError(r, 400, -32022);
+      expect(e.data.requested).toBe(v);
+      expect(e.data.supported).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']));
+    },
+  );
 
   // | header problem | method | status | code |
   const b64 = (t: string) => `=?base64?${Buffer.from(t, 'utf8').toString('base64')}?=`;
-  const MIRROR: Array<[string, string, Record<string, unknown>, Record<string, string | string[] | undefined>, number, number | null]> = [
+  const MIRROR: Array<
+    [
+      string,
+      string,
+      Record<string, unknown>,
+      Record<string, string | string[] | undefined>,
+      number,
+      number | null,
+    ]
+  > = [
     ['MCP-Protocol-Version missing', 'tools/list', {}, { 'mcp-protocol-version': undefined }, 400, -32020],
-    ['MCP-Protocol-Version mismatched', 'tools/list', {}, { 'mcp-protocol-version': '2025-11-25' }, 400, -32020],
-    ['MCP-Protocol-Version duplicated', 'server/discover', {}, { 'mcp-protocol-version': ['2026-07-28', '2026-07-28'] }, 400, -32020],
+    [
+      'MCP-Protocol-Version mismatched',
+      'tools/list',
+      {},
+      { 'mcp-protocol-version': '2025-11-25' },
+      400,
+      -32020,
+    ],
+    [
+      'MCP-Protocol-Version duplicated',
+      'server/discover',
+      {},
+      { 'mcp-protocol-version': ['2026-07-28', '2026-07-28'] },
+      400,
+      -32020,
+    ],
     ['Mcp-Method missing', 'server/discover', {}, { 'mcp-method': undefined }, 400, -32020],
     ['Mcp-Method mismatched', 'tools/list', {}, { 'mcp-method': 'server/discover' }, 400, -32020],
     ['Mcp-Method duplicated', 'tools/list', {}, { 'mcp-method': ['tools/list', 'tools/list'] }, 400, -32020],
-    ['Mcp-Name missing', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }, { 'mcp-name': undefined }, 400, -32020],
-    ['Mcp-Name mismatched', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }, { 'mcp-name': 'search_text' }, 400, -32020],
-    ['Mcp-Name duplicated', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }, { 'mcp-name': ['read_file', 'read_file'] }, 400, -32020],
-    ['Mcp-Name base64 of the same ASCII name', 'tools/call', { name: 'read_file', arguments: { path: 'src/main.ts' } }, { 'mcp-name': b64('read_file') }, 200, null],
-    ['Mcp-Name base64 of a non-ASCII name, matching (then: unknown tool)', 'tools/call', { name: 'outil_été', arguments: {} }, { 'mcp-name': b64('outil_été') }, 200, -32602],
-    ['Mcp-Name base64 of a non-ASCII name, mismatched', 'tools/call', { name: 'outil_été', arguments: {} }, { 'mcp-name': b64('outil_ete') }, 400, -32020],
-    ['Mcp-Name base64 malformed', 'tools/call', { name: 'read_file', arguments: {} }, { 'mcp-name': '=?base64?!!!?=' }, 400, -32020],
+    [
+      'Mcp-Name missing',
+      'tools/call',
+      { name: 'read_file', arguments: { path: 'src/main.ts' } },
+      { 'mcp-name': undefined },
+      400,
+      -32020,
+    ],
+    [
+      'Mcp-Name mismatched',
+      'tools/call',
+      { name: 'read_file', arguments: { path: 'src/main.ts' } },
+      { 'mcp-name': 'search_text' },
+      400,
+      -32020,
+    ],
+    [
+      'Mcp-Name duplicated',
+      'tools/call',
+      { name: 'read_file', arguments: { path: 'src/main.ts' } },
+      { 'mcp-name': ['read_file', 'read_file'] },
+      400,
+      -32020,
+    ],
+    [
+      'Mcp-Name base64 of the same ASCII name',
+      'tools/call',
+      { name: 'read_file', arguments: { path: 'src/main.ts' } },
+      { 'mcp-name': b64('read_file') },
+      200,
+      null,
+    ],
+    [
+      'Mcp-Name base64 of a non-ASCII name, matching (then: unknown tool)',
+      'tools/call',
+      { name: 'outil_été', arguments: {} },
+      { 'mcp-name': b64('outil_été') },
+      200,
+      -32602,
+    ],
+    [
+      'Mcp-Name base64 of a non-ASCII name, mismatched',
+      'tools/call',
+      { name: 'outil_été', arguments: {} },
+      { 'mcp-name': b64('outil_ete') },
+      400,
+      -32020,
+    ],
+    [
+      'Mcp-Name base64 malformed',
+      'tools/call',
+      { name: 'read_file', arguments: {} },
+      { 'mcp-name': '=?base64?!!!?=' },
+      400,
+      -32020,
+    ],
   ];
   it.each(MIRROR)('%s (%s) → %i %s', async (_why, method, params, extra, status, code) => {
     const r = await call('modern', method, params, extra);
@@ -233,7 +398,9 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
   });
 
   // | method | extra headers | status | code | (decision 4: mirror headers first, then -32601)
-  const METHODS: Array<[string, Record<string, unknown>, Record<string, string | undefined>, number, number | null]> = [
+  const METHODS: Array<
+    [string, Record<string, unknown>, Record<string, string | undefined>, number, number | null]
+  > = [
     ['no/such', {}, {}, 404, -32601],
     ['ping', {}, {}, 404, -32601],
     ['logging/setLevel', { level: 'info' }, {}, 404, -32601],
@@ -251,13 +418,26 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
   });
 
   it('initialize with _meta is the handshake era (no modern fields); with a 2026-07-28 header it is a mismatch (-32020)', async () => {
-    const body = { jsonrpc: '2.0', id: 9, method: 'initialize', params: { ...INIT('2025-06-18'), _meta: META } };
-    const plain = await raw(s.url, { headers: { 'content-type': 'application/json', ...bearer() }, body: JSON.stringify(body) });
+    const body = {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'initialize',
+      params: { ...INIT('2025-06-18'), _meta: META },
+    };
+    const plain = await raw(s.url, {
+      headers: { 'content-type': 'application/json', ...bearer() },
+      body: JSON.stringify(body),
+    });
     const r = result(plain);
     expect(r.protocolVersion).toBe('2025-06-18');
     for (const f of MODERN_FIELDS) expect(Object.keys(r)).not.toContain(f);
     const withHeaders = await raw(s.url, {
-      headers: { 'content-type': 'application/json', ...bearer(), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'initialize' },
+      headers: {
+        'content-type': 'application/json',
+        ...bearer(),
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'initialize',
+      },
       body: JSON.stringify(body),
     });
     rpcError(withHeaders, 400, -32020);
@@ -279,19 +459,28 @@ describe('both eras: unknown tool and invalid arguments (decision 2, tool-contra
     ['not an object', ['src/main.ts']],
   ];
   for (const era of ERAS) {
-    it.each(INVALID)(`${era}: read_file with %s arguments → isError result INVALID_ARGUMENT, HTTP 200`, async (_why, args) => {
-      const r = result(await call(era, 'tools/call', { name: 'read_file', arguments: args }));
-      expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT', category: 'validation', retryable: false } });
-      expect(r.content[0].text).toMatch(/^INVALID_ARGUMENT: /);
-    });
+    it.each(INVALID)(
+      `${era}: read_file with %s arguments → isError result INVALID_ARGUMENT, HTTP 200`,
+      async (_why, args) => {
+        const r = result(await call(era, 'tools/call', { name: 'read_file', arguments: args }));
+        expect(r.isError).toBe(true);
+        expect(r.structuredContent).toMatchObject({
+          ok: false,
+          error: { code: 'INVALID_ARGUMENT', category: 'validation', retryable: false },
+        });
+        expect(r.content[0].text).toMatch(/^INVALID_ARGUMENT: /);
+      },
+    );
   }
 });
 
 describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server card", decision 25)', () => {
   let fake: InProcessServer;
   beforeAll(async () => {
-    fake = await startInProcess({ workspace: ws.dir, env: { SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS: '1' } });
+    fake = await startInProcess({
+      workspace: ws.dir,
+      env: { SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS: '1' },
+    });
   });
   afterAll(async () => {
     await fake?.close();
@@ -300,22 +489,37 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
   it('tools/list reports every tool read-only and non-destructive in both eras', async () => {
     for (const era of ERAS) {
       const r = result(await send(fake.url, request(era, 'tools/list'), bearer()));
-      for (const t of r.tools) expect({ name: t.name, ro: t.annotations.readOnlyHint, d: t.annotations.destructiveHint }).toEqual({ name: t.name, ro: true, d: false });
+      for (const t of r.tools)
+        expect({ name: t.name, ro: t.annotations.readOnlyHint, d: t.annotations.destructiveHint }).toEqual({
+          name: t.name,
+          ro: true,
+          d: false,
+        });
     }
   });
 
   it('the server card and server_info tell the truth (annotationOverride "fake_readonly")', async () => {
-    const truth = result(await call('handshake', 'tools/list')).tools as Array<{ name: string; annotations: { readOnlyHint: boolean } }>;
+    const truth = result(await call('handshake', 'tools/list')).tools as Array<{
+      name: string;
+      annotations: { readOnlyHint: boolean };
+    }>;
     const realRo = truth.filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
     const realRw = truth.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name);
     for (const p of ['/.well-known/mcp.json', '/.well-known/mcp/server-card.json']) {
       const card = await raw(fake.url, { method: 'GET', path: p });
       expect(card.status).toBe(200);
-      expect(card.json.tools).toMatchObject({ annotationOverride: 'fake_readonly', readOnlyHintTrue: realRo, readOnlyHintFalse: realRw, count: truth.length });
+      expect(card.json.tools).toMatchObject({
+        annotationOverride: 'fake_readonly',
+        readOnlyHintTrue: realRo,
+        readOnlyHintFalse: realRw,
+        count: truth.length,
+      });
       const normal = await raw(s.url, { method: 'GET', path: p });
       expect(normal.json.tools.annotationOverride).toBeNull();
     }
-    const info = result(await send(fake.url, request('modern', 'tools/call', { name: 'server_info', arguments: {} }), bearer()));
+    const info = result(
+      await send(fake.url, request('modern', 'tools/call', { name: 'server_info', arguments: {} }), bearer()),
+    );
     expect(info.structuredContent.annotation_override).toBe('fake_readonly');
     expect(info.content[0].text).toMatch(/read-only/);
     const normalInfo = result(await call('modern', 'tools/call', { name: 'server_info', arguments: {} }));
@@ -329,16 +533,25 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
       description: 'stand-in writer',
       input: z.object({ patch: z.string() }),
       output: z.object({ applied: z.boolean() }),
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
       handler: () => ({ structured: { applied: true }, text: 'ok' }),
     }) as unknown as ToolDef;
     const tools = [...ALL_TOOLS, writer];
     const faked = buildCatalog({ enableViewImage: true, fakeReadonly: true }, tools);
     const honest = buildCatalog({ enableViewImage: true, fakeReadonly: false }, tools);
-    const entry = (c: typeof faked) => c.listPayload.find((t) => t.name === 'apply_patch') as { annotations: Record<string, unknown> };
+    const entry = (c: typeof faked) =>
+      c.listPayload.find((t) => t.name === 'apply_patch') as { annotations: Record<string, unknown> };
     expect(entry(faked).annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(entry(honest).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-    expect(faked.realAnnotations.get('apply_patch')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(faked.realAnnotations.get('apply_patch')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
   });
 
   it('refused at start with noauth over HTTP (exit 2, one line naming the problem), by flag and by variable', () => {
@@ -348,7 +561,11 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
       [[], { SERVICE_DANGEROUSLY_FAKE_READONLY_ANNOTATIONS: '1' }],
       [['--auth-mode', 'noauth', '--dangerously-fake-readonly-annotations'], { SERVICE_AUTH_MODE: 'bearer' }],
     ] as Array<[string[], Record<string, string>]>) {
-      const r = spawnSync(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0', ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 15_000 });
+      const r = spawnSync(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0', ...args], {
+        env: { ...env, ...extraEnv },
+        encoding: 'utf8',
+        timeout: 15_000,
+      });
       expect(r.status, r.stderr).toBe(2);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
