@@ -124,7 +124,12 @@ export async function writeTemp(
   created.push(tmp);
   try {
     assertFdIs(fh, tmp);
-    if (content.length > 0) await fh.write(content, 0, content.length, 0);
+    // write(2) may write less than asked (a nearly full disk): loop until all is written or it fails.
+    for (let off = 0; off < content.length; ) {
+      const { bytesWritten } = await fh.write(content, off, content.length - off, off);
+      if (bytesWritten === 0) throw Object.assign(new Error('write wrote nothing'), { code: 'EIO', syscall: 'write' });
+      off += bytesWritten;
+    }
     await fh.chmod(mode);
     await fh.sync();
   } finally {
