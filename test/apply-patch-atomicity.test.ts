@@ -3,7 +3,17 @@
 // failures are PATCH_FAILED with errno and path; a failed rollback is PATCH_ROLLBACK_FAILED naming the
 // backups. Failures are real file-system events, triggered at exact points through the committer's test hook.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,7 +124,11 @@ describe('rollback (tool-contract "apply_patch": a failure part-way rolls every 
       '*** End Patch',
     ].join('\n');
     // Steps: 0 create dst/deeper/m.txt, 1 remove src/m.txt ... the add of new/deep/c.txt is step 4 of 6.
-    const err = await failure(run(ws.dir, patch, { hooks: { beforeStep: (s) => (s.rel === 'new/deep/c.txt' && s.tmp ? unlinkSync(s.tmp) : undefined) } }));
+    const err = await failure(
+      run(ws.dir, patch, {
+        hooks: { beforeStep: (s) => (s.rel === 'new/deep/c.txt' && s.tmp ? unlinkSync(s.tmp) : undefined) },
+      }),
+    );
     expect(err.code).toBe('PATCH_FAILED');
     expect(err.details).toMatchObject({ path: 'new/deep/c.txt', errno: 'ENOENT' });
     expect(tree(ws.dir)).toEqual(before);
@@ -129,7 +143,11 @@ describe('baseline recheck (tool-contract "apply_patch": PATCH_CONFLICT, retryab
     const ws = workspace(threeFiles());
     const b = path.join(ws.dir, 'b.txt');
     const err = await failure(
-      run(ws.dir, updateAll, { hooks: { beforeStep: (s) => (s.index === 1 ? writeFileSync(b, 'b1\nb2\nb3 from an editor\n') : undefined) } }),
+      run(ws.dir, updateAll, {
+        hooks: {
+          beforeStep: (s) => (s.index === 1 ? writeFileSync(b, 'b1\nb2\nb3 from an editor\n') : undefined),
+        },
+      }),
     );
     expect(err.code).toBe('PATCH_CONFLICT');
     expect(err.retryable).toBe(true);
@@ -144,7 +162,13 @@ describe('baseline recheck (tool-contract "apply_patch": PATCH_CONFLICT, retryab
 
   it('a permission change in between is a conflict too', async () => {
     const ws = workspace(threeFiles());
-    const err = await failure(run(ws.dir, updateAll, { hooks: { beforeStep: (s) => (s.index === 2 ? chmodSync(path.join(ws.dir, 'c.txt'), 0o600) : undefined) } }));
+    const err = await failure(
+      run(ws.dir, updateAll, {
+        hooks: {
+          beforeStep: (s) => (s.index === 2 ? chmodSync(path.join(ws.dir, 'c.txt'), 0o600) : undefined),
+        },
+      }),
+    );
     expect(err.code).toBe('PATCH_CONFLICT');
     expect(err.details.reason).toContain('permissions');
     expect(readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('a1\na2\n');
@@ -153,7 +177,11 @@ describe('baseline recheck (tool-contract "apply_patch": PATCH_CONFLICT, retryab
   it('a file created at an Add destination in between is a conflict, never overwritten', async () => {
     const ws = workspace({});
     const patch = '*** Begin Patch\n*** Add File: fresh.txt\n+mine\n*** End Patch\n';
-    const err = await failure(run(ws.dir, patch, { hooks: { beforeStep: () => writeFileSync(path.join(ws.dir, 'fresh.txt'), 'theirs\n') } }));
+    const err = await failure(
+      run(ws.dir, patch, {
+        hooks: { beforeStep: () => writeFileSync(path.join(ws.dir, 'fresh.txt'), 'theirs\n') },
+      }),
+    );
     expect(err.code).toBe('PATCH_CONFLICT');
     expect(readFileSync(path.join(ws.dir, 'fresh.txt'), 'utf8')).toBe('theirs\n');
     expect(tree(ws.dir)).toEqual(['fresh.txt']);
@@ -170,7 +198,10 @@ describe.skipIf(!isRoot)('OS write failures (decision 15, decision 33: a real tm
     const patch = `*** Begin Patch\n*** Update File: small.txt\n-one\n+ONE\n*** Add File: sub/big.txt\n${big}\n*** End Patch\n`;
     const r = await callTool(srv.url, 'apply_patch', { patch });
     expect(r.isError, JSON.stringify(r.structuredContent)).toBe(true);
-    expect(r.structuredContent.error).toMatchObject({ code: 'PATCH_FAILED', details: { errno: 'ENOSPC', path: 'sub/big.txt' } });
+    expect(r.structuredContent.error).toMatchObject({
+      code: 'PATCH_FAILED',
+      details: { errno: 'ENOSPC', path: 'sub/big.txt' },
+    });
     expect(r.content[0]?.text).toMatch(/^PATCH_FAILED: writing sub\/big.txt failed: ENOSPC/);
     expect(tree(dir)).toEqual(['small.txt']);
     expect(readFileSync(path.join(dir, 'small.txt'), 'utf8')).toBe('one\ntwo\n');
@@ -182,8 +213,14 @@ describe.skipIf(!isRoot)('OS write failures (decision 15, decision 33: a real tm
     execFileSync('mount', ['-o', 'remount,ro', dir]);
     const srv = await startInProcess({ workspace: dir });
     cleanups.push(() => srv.close());
-    const r = await callTool(srv.url, 'apply_patch', { patch: '*** Begin Patch\n*** Update File: small.txt\n-one\n+ONE\n*** End Patch\n' });
-    expect(r.structuredContent.error).toMatchObject({ code: 'PATCH_FAILED', retryable: false, details: { errno: 'EROFS', path: 'small.txt' } });
+    const r = await callTool(srv.url, 'apply_patch', {
+      patch: '*** Begin Patch\n*** Update File: small.txt\n-one\n+ONE\n*** End Patch\n',
+    });
+    expect(r.structuredContent.error).toMatchObject({
+      code: 'PATCH_FAILED',
+      retryable: false,
+      details: { errno: 'EROFS', path: 'small.txt' },
+    });
     expect(readFileSync(path.join(dir, 'small.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
@@ -191,10 +228,21 @@ describe.skipIf(!isRoot)('OS write failures (decision 15, decision 33: a real tm
     const dir = mountTmpfs(256);
     for (const [name, content] of Object.entries(threeFiles())) writeFileSync(path.join(dir, name), content);
     // Before the third step the file system turns read-only: the step fails, and so does undoing the first two.
-    const err = await failure(run(dir, updateAll, { hooks: { beforeStep: (s) => (s.index === 2 ? execFileSync('mount', ['-o', 'remount,ro', dir]) : undefined) } }));
+    const err = await failure(
+      run(dir, updateAll, {
+        hooks: {
+          beforeStep: (s) => {
+            if (s.index === 2) execFileSync('mount', ['-o', 'remount,ro', dir]);
+          },
+        },
+      }),
+    );
     execFileSync('mount', ['-o', 'remount,rw', dir]);
     expect(err.code).toBe('PATCH_ROLLBACK_FAILED');
-    expect(err.details.cause).toMatchObject({ code: 'PATCH_FAILED', details: { errno: 'EROFS', path: 'c.txt' } });
+    expect(err.details.cause).toMatchObject({
+      code: 'PATCH_FAILED',
+      details: { errno: 'EROFS', path: 'c.txt' },
+    });
     const backups = err.details.backups as Array<{ path: string; backup: string; errno: string }>;
     expect(backups.map((b) => b.path).sort()).toEqual(['a.txt', 'b.txt']);
     for (const b of backups) {
