@@ -18,6 +18,7 @@ import { createOAuthServer } from '../oauth/server.js';
 import { systemRandom } from '../oauth/secrets.js';
 import { Runtime } from '../runtime/runtime.js';
 import { RuntimeDirError } from '../runtime/runtime-dir.js';
+import { SandboxUnavailableError } from '../process/sandbox.js';
 import { serveStdio } from '../stdio/serve.js';
 import { checkRoot } from '../workspace/paths.js';
 import { helpText } from './help.js';
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   try {
     runtime = new Runtime({ config, root: rootCheck.root, log });
   } catch (e) {
-    if (e instanceof RuntimeDirError) fail(e.message);
+    if (e instanceof RuntimeDirError || e instanceof SandboxUnavailableError) fail(e.message);
     throw e;
   }
 

@@ -11,6 +11,7 @@ import { Instructions } from './instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
+import { CommandRegistry } from '../process/registry.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -33,6 +34,8 @@ export class Runtime {
   readonly startedAt: number;
   /** Per-instance HOME/TMPDIR/cache for children, outside the workspace. */
   readonly dirs: RuntimeDirs;
+  /** Commands: workspace resources any client may continue by id (spec §1.6); ended at shutdown. */
+  readonly commands: CommandRegistry;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
@@ -50,6 +53,7 @@ export class Runtime {
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
     this.search = new SearchEngines(opts.config.env);
     this.dirs = createRuntimeDirs(opts.config.runtimeRoot, opts.root.real);
+    this.commands = new CommandRegistry(this);
   }
 
   /** What confines commands; the process layer replaces this when it starts. */

@@ -1,0 +1,284 @@
+// The command registry, owned by the runtime (spec §1.6, §8; tool-contract "Commands"): starts commands
+// (shell → sandbox wrapper → spawn), finds them by their unguessable id for any client, enforces the limits
+// (running count, finished kept, total retained output, retention time — each from config), and ends every
+// process tree at shutdown. Finished commands are evicted oldest-first by age and bytes, but one whose final
+// status was never returned is kept (decision 19) — up to twice the count and byte limits, so memory stays
+// bounded even when nobody polls.
+import { randomBytes } from 'node:crypto';
+import { ToolError } from '../core/tool-error.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { Command } from './command.js';
+import { childEnv, envPreview } from './env.js';
+import { HEAD_BYTES } from './output.js';
+import { killLeftovers } from './leftovers.js';
+import {
+  bwrapArgs,
+  planSandbox,
+  type SandboxContext,
+  type SandboxPlan,
+  type SandboxStatus,
+} from './sandbox.js';
+import { findShell, spawnProcess, SpawnError } from './spawn.js';
+
+export interface StartSpec {
+  cmd: string;
+  /** Real path of the working directory (inside the workspace). */
+  cwd: string;
+  /** The working directory as the model named it, relative to the root. */
+  workdir: string;
+  tty: boolean;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  stdin: string;
+  env: Record<string, string>;
+}
+
+type Host = Pick<Runtime, 'config' | 'dirs' | 'root' | 'clock' | 'log' | 'onShutdown'> & {
+  sandboxProbe: Runtime['sandboxProbe'];
+};
+
+/** After shutdown's TERM, how long commands get before KILL. */
+const SHUTDOWN_GRACE_MS = 1500;
+const SHUTDOWN_KILL_WAIT_MS = 1000;
+const SWEEP_INTERVAL_MS = 60_000;
+
+export class CommandRegistry {
+  private readonly commands = new Map<string, Command>();
+  private plan: SandboxPlan | undefined;
+  private readonly shell: { path: string; name: 'bash' | 'sh' };
+  private closing = false;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly host: Host) {
+    const c = host.config;
+    this.shell = findShell(c.env.PATH);
+    // SERVICE_SANDBOX=bwrap must fail at start when bwrap cannot run; auto is probed on first use.
+    if (c.sandbox === 'bwrap') this.sandbox();
+    host.sandboxProbe = () => this.sandboxStatus();
+    host.onShutdown(() => this.shutdown());
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+    void killLeftovers(host.dirs.root).then(
+      (n) => n && host.log.warn('killed processes left by a crashed earlier instance', { count: n }),
+      () => {},
+    );
+  }
+
+  get shellName(): 'bash' | 'sh' {
+    return this.shell.name;
+  }
+
+  private sandbox(): SandboxPlan {
+    this.plan ??= planSandbox(this.sandboxContext());
+    return this.plan;
+  }
+
+  private sandboxContext(): SandboxContext {
+    const c = this.host.config;
+    return {
+      mode: c.permissionMode,
+      requested: c.sandbox,
+      pathVar: c.env.PATH,
+      workspaceReal: this.host.root.real,
+      dirs: this.host.dirs,
+    };
+  }
+
+  sandboxStatus(): SandboxStatus {
+    return this.sandbox().status;
+  }
+
+  get limits() {
+    const c = this.host.config;
+    return {
+      max_running: c.execMaxActive,
+      max_finished_kept: c.execMaxRetained,
+      retention_s: c.execRetentionS,
+      stream_buffer_bytes: c.execStreamBufferBytes,
+      stream_head_bytes: HEAD_BYTES,
+      total_buffer_bytes: c.execTotalBufferBytes,
+    };
+  }
+
+  childEnvPreview(): ReturnType<typeof envPreview> {
+    return envPreview({
+      snapshot: this.host.config.env,
+      mode: this.host.config.permissionMode,
+      dirs: this.host.dirs,
+    });
+  }
+
+  list(): Command[] {
+    return [...this.commands.values()];
+  }
+
+  running(): Command[] {
+    return this.list().filter((c) => c.running);
+  }
+
+  retainedBytes(): number {
+    let n = 0;
+    for (const c of this.commands.values()) n += c.retainedBytes;
+    return n;
+  }
+
+  start(spec: StartSpec): Command {
+    if (this.closing)
+      throw new ToolError('INTERNAL_ERROR', 'the server is shutting down and starts no more commands', {});
+    this.sweep();
+    const max = this.host.config.execMaxActive;
+    const running = this.running();
+    if (running.length >= max) {
+      throw new ToolError(
+        'COMMAND_LIMIT_REACHED',
+        `${running.length} commands are already running, the most this server allows at once (SERVICE_EXEC_MAX_ACTIVE=${max})`,
+        {
+          max_running: max,
+          running: running.map((c) => ({
+            command_id: c.id,
+            cmd: c.cmd.slice(0, 200),
+            elapsed_ms: c.elapsedMs,
+          })),
+        },
+        {
+          suggestion:
+            'Wait for one to finish (poll it with write_stdin and empty chars) or stop one with kill_command, then retry.',
+        },
+      );
+    }
+    const plan = this.sandbox();
+    const sandboxed = plan.status.in_use === 'bwrap';
+    // In a sandboxed terminal the leader is bwrap, which would die of a typed ^C; with job control on, the
+    // shell gives each job its own process group and the terminal, so ^C reaches only the job.
+    const shellArgv =
+      sandboxed && spec.tty
+        ? [this.shell.path, '-c', 'set -m; eval "$1"; exit $?', this.shell.name, spec.cmd]
+        : [this.shell.path, '-c', spec.cmd];
+    const argv = sandboxed
+      ? [plan.bwrap as string, ...bwrapArgs(this.sandboxContext(), spec.cwd), ...shellArgv]
+      : shellArgv;
+    const env = childEnv({
+      snapshot: this.host.config.env,
+      mode: this.host.config.permissionMode,
+      dirs: this.host.dirs,
+      tty: spec.tty,
+      extra: spec.env,
+    });
+    const cmd = new Command({
+      id: newId(),
+      cmd: spec.cmd,
+      workdir: spec.workdir,
+      tty: spec.tty,
+      sandboxed,
+      timeoutMs: spec.timeoutMs,
+      maxOutputBytes: spec.maxOutputBytes,
+      tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
+      clock: this.host.clock,
+    });
+    let handle;
+    try {
+      handle = spawnProcess(
+        { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed },
+        {
+          onStdout: (b) => cmd.output('stdout', b),
+          onStderr: (b) => cmd.output('stderr', b),
+          onExit: (code, sig, err) => cmd.exited(code, sig, err),
+        },
+      );
+    } catch (e) {
+      if (e instanceof SpawnError && e.kind === 'tty') {
+        throw new ToolError(
+          'TTY_UNSUPPORTED',
+          e.message,
+          {},
+          {
+            suggestion:
+              'Run the command without tty (tty: false); interactive programs then read from the stdin argument.',
+          },
+        );
+      }
+      throw e;
+    }
+    cmd.onFinish = () => this.sweep();
+    cmd.attach(handle);
+    this.commands.set(cmd.id, cmd);
+    if (spec.stdin) handle.write(spec.stdin);
+    if (!spec.tty) handle.closeStdin();
+    this.host.log.debug('command started', { command_id: cmd.id, pid: handle.pid, sandboxed });
+    return cmd;
+  }
+
+  /** The command with this id, or COMMAND_NOT_FOUND explaining retention. */
+  get(id: string): Command {
+    this.sweep();
+    const c = this.commands.get(id);
+    if (c) return c;
+    const l = this.limits;
+    throw new ToolError(
+      'COMMAND_NOT_FOUND',
+      `no command ${JSON.stringify(id)} is known: either the id is wrong, or the command finished and was dropped — this server keeps a finished ` +
+        `command's status and output for ${l.retention_s} s after it ended (until its final status was returned at least once), at most ` +
+        `${l.max_finished_kept} finished commands and ${l.total_buffer_bytes} bytes of output in total (oldest dropped first), and forgets every ` +
+        'command when it restarts',
+      { command_id: id, ...l },
+      { suggestion: 'Run the command again with exec_command; its result carries a new command_id.' },
+    );
+  }
+
+  /** Record that a result with the final status went back to a client. */
+  markReturned(c: Command): void {
+    if (!c.running && !c.finalReturned) {
+      c.finalReturned = true;
+      this.sweep();
+    }
+  }
+
+  /**
+   * Apply the retention time, the finished-count limit and the total-bytes limit, oldest first. A command
+   * whose final status was never returned is exempt (decision 19) until the count or bytes reach twice
+   * their limit, so memory stays bounded even when nobody polls.
+   */
+  sweep(): void {
+    const cfg = this.host.config;
+    const now = this.host.clock.now();
+    const keep = this.list()
+      .filter((c) => !c.running)
+      .sort((a, b) => (a.finishedAt as number) - (b.finishedAt as number));
+    const evict = (c: Command) => {
+      this.commands.delete(c.id);
+      keep.splice(keep.indexOf(c), 1);
+    };
+    for (const c of [...keep])
+      if (c.finalReturned && now - (c.finishedAt as number) > cfg.execRetentionS * 1000) evict(c);
+    const oldest = (hard: boolean) => keep.find((c) => c.finalReturned) ?? (hard ? keep[0] : undefined);
+    while (keep.length > cfg.execMaxRetained) {
+      const victim = oldest(keep.length > 2 * cfg.execMaxRetained);
+      if (!victim) break;
+      evict(victim);
+    }
+    let total = this.retainedBytes();
+    while (total > cfg.execTotalBufferBytes) {
+      const victim = oldest(total > 2 * cfg.execTotalBufferBytes);
+      if (!victim) break;
+      total -= victim.retainedBytes;
+      evict(victim);
+    }
+  }
+
+  /** Shutdown: TERM every tree, wait briefly, KILL what is left. */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    const live = this.running();
+    if (!live.length) return;
+    for (const c of live) c.send('SIGTERM');
+    await Promise.all(live.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_GRACE_MS)));
+    const stubborn = live.filter((c) => c.running);
+    for (const c of stubborn) c.escalate();
+    await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
+  }
+}
+
+function newId(): string {
+  return randomBytes(15).toString('base64url');
+}
