@@ -5,6 +5,11 @@ import type { z } from 'zod';
 import type { ToolDef, ToolAnnotations } from './define.js';
 import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { serverInfoTool } from './runtime/server_info.js';
+import { checkExecEnvironmentTool } from './exec/check_exec_environment.js';
+import { execCommandTool } from './exec/exec_command.js';
+import { writeStdinTool } from './exec/write_stdin.js';
+import { killCommandTool } from './exec/kill_command.js';
+import { readOutputTool } from './exec/read_output.js';
 import { readFileTool } from './files/read_file.js';
 import { listDirTool } from './files/list_dir.js';
 import { listFilesTool } from './files/list_files.js';
@@ -15,13 +20,16 @@ import { applyPatchTool } from './edit/apply_patch.js';
 /** Every tool this build has, in the contract's order. */
 export const ALL_TOOLS: readonly ToolDef[] = [
   serverInfoTool,
-  // check_exec_environment
+  checkExecEnvironmentTool,
   readFileTool,
   listDirTool,
   listFilesTool,
   searchTextTool,
   applyPatchTool,
-  // exec_command, write_stdin, kill_command, read_output
+  execCommandTool,
+  writeStdinTool,
+  killCommandTool,
+  readOutputTool,
   // git_status, git_diff, git_log, git_show, git_blame
   // request_permissions
   viewImageTool,

@@ -1,0 +1,146 @@
+// check_exec_environment (tool-contract "Commands"): what a command will meet before it is run — permission
+// mode and what it allows, the OS sandbox in use (or why none), shell, terminal support, runtime directories,
+// the command limits and current use, and warnings (no sandbox, dangerous mode, fake read-only annotations,
+// no git identity under the private HOME: decision 20).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { loadPty } from '../../process/spawn.js';
+import { defineTool, READ_ONLY } from '../define.js';
+
+const input = z.object({});
+const output = z.object({
+  permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
+  sandbox: z.object({
+    requested: z.string(),
+    in_use: z.string().nullable(),
+    reason: z.string(),
+    network: z.string(),
+  }),
+  policy: z.object({
+    network: z.string(),
+    writes_outside_workspace: z.string(),
+    destructive_commands: z.string(),
+    secret_env: z.string(),
+  }),
+  shell: z.string(),
+  tty_available: z.boolean(),
+  workspace: z.string(),
+  runtime_dirs: z.object({ root: z.string(), home: z.string(), tmp: z.string(), cache: z.string() }),
+  environment: z.object({ inherited: z.array(z.string()), set: z.record(z.string(), z.string()) }),
+  limits: z.record(z.string(), z.number()),
+  usage: z.object({ running: z.number(), finished_kept: z.number(), retained_output_bytes: z.number() }),
+  warnings: z.array(z.string()),
+});
+
+const POLICY = {
+  safe: {
+    destructive_commands: 'refused (PERMISSION_REQUIRED)',
+    secret_env: 'filtered from the environment; per-call keys refused',
+  },
+  trusted: {
+    destructive_commands: 'refused (PERMISSION_REQUIRED)',
+    secret_env: 'filtered from the environment; per-call keys refused',
+  },
+  dangerous: {
+    destructive_commands: 'allowed',
+    secret_env: "passed through (the server's own SERVICE_* settings excepted)",
+  },
+} as const;
+
+export const checkExecEnvironmentTool = defineTool({
+  name: 'check_exec_environment',
+  title: 'Check command environment',
+  description:
+    'Describe what commands run with before running one: permission mode and what it allows, the OS sandbox in use (or why ' +
+    'there is none), the shell, whether tty: true works, HOME/TMPDIR and cache directories, the command limits with current ' +
+    'use, and warnings (e.g. no git identity for commits). Example: check_exec_environment {} → {"permission_mode": "safe", ' +
+    '"sandbox": {"in_use": "bwrap", "network": "none", …}, "shell": "bash", "limits": {"max_running": 16, …}, "warnings": [ … ]}.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  handler(_args, ctx) {
+    const { config, dirs, root, commands } = ctx.runtime;
+    const mode = config.permissionMode;
+    const sandbox = commands.sandboxStatus();
+    const pty = loadPty();
+    const env = commands.childEnvPreview();
+    const warnings: string[] = [];
+    if (sandbox.in_use === null) warnings.push(`No OS sandbox: ${sandbox.reason}.`);
+    if (mode === 'dangerous')
+      warnings.push(
+        'Permission mode dangerous: destructive commands, writes anywhere and secret environment variables are allowed; use it only inside an isolated container or VM.',
+      );
+    if (config.dangerouslyFakeReadonlyAnnotations)
+      warnings.push(
+        '--dangerously-fake-readonly-annotations is on: tools/list reports every tool, exec_command included, as read-only.',
+      );
+    if (typeof pty === 'string') warnings.push(`tty: true is unavailable: ${pty}.`);
+    if (!hasGitIdentity(root.real, dirs.home)) {
+      warnings.push(
+        "git commit will have no author identity: HOME is the private runtime directory, so the user's ~/.gitconfig is not read. " +
+          'Pass env {"GIT_AUTHOR_NAME": …, "GIT_AUTHOR_EMAIL": …, "GIT_COMMITTER_NAME": …, "GIT_COMMITTER_EMAIL": …} or set user.name/user.email in the repository.',
+      );
+    }
+    if (sandbox.in_use === 'bwrap')
+      warnings.push(
+        'Inside the sandbox a command that kills itself with a signal reports exit code 128+N rather than the signal.',
+      );
+    const structured = {
+      permission_mode: mode,
+      sandbox,
+      policy: {
+        network:
+          mode !== 'safe'
+            ? 'allowed'
+            : sandbox.network === 'none'
+              ? 'denied by the kernel (own network namespace)'
+              : 'denied by policy for network commands (no kernel sandbox)',
+        writes_outside_workspace:
+          mode === 'dangerous'
+            ? 'allowed'
+            : `refused by policy${sandbox.in_use ? '; the kernel also keeps the system read-only' : ''} (the runtime directory is writable)`,
+        ...POLICY[mode],
+      },
+      shell: commands.shellName,
+      tty_available: typeof pty !== 'string',
+      workspace: root.lexical,
+      runtime_dirs: { ...dirs },
+      environment: env,
+      limits: commands.limits,
+      usage: {
+        running: commands.running().length,
+        finished_kept: commands.list().filter((c) => !c.running).length,
+        retained_output_bytes: commands.retainedBytes(),
+      },
+      warnings,
+    };
+    const l = commands.limits;
+    const text = [
+      `Permission mode: ${mode}. Sandbox: ${sandbox.in_use ?? 'none'} — ${sandbox.reason}.`,
+      `Network: ${structured.policy.network}. Writes outside the workspace: ${structured.policy.writes_outside_workspace}. Destructive commands: ${structured.policy.destructive_commands}.`,
+      `Shell: ${commands.shellName} -c. tty: ${typeof pty === 'string' ? 'unavailable' : 'available'}. HOME=${dirs.home} TMPDIR=${dirs.tmp} XDG_CACHE_HOME=${dirs.cache}.`,
+      `Inherited environment: ${env.inherited.join(', ') || 'none'}.`,
+      `Limits: ${l.max_running} running, ${l.max_finished_kept} finished kept for ${l.retention_s} s, ${l.stream_buffer_bytes} bytes kept per stream, ${l.total_buffer_bytes} bytes in total. Now: ${structured.usage.running} running, ${structured.usage.finished_kept} finished kept.`,
+      ...warnings.map((w) => `Warning: ${w}`),
+    ].join('\n');
+    return { structured, text };
+  },
+});
+
+/** A best-effort look for user.email in the config files git would read (no includes followed). */
+function hasGitIdentity(workspace: string, home: string): boolean {
+  const files = [
+    path.join(workspace, '.git', 'config'),
+    path.join(home, '.gitconfig'),
+    path.join(home, '.config', 'git', 'config'),
+    '/etc/gitconfig',
+  ];
+  return files.some((f) => {
+    try {
+      return /^\s*\[user\][^[]*^\s*email\s*=/im.test(readFileSync(f, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}

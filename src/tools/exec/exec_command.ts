@@ -1,0 +1,154 @@
+// exec_command (tool-contract "Commands"): validate, apply the permission-mode policy and the environment
+// rules, start the command through the runtime's registry, wait up to yield_time_ms for it to finish, and
+// return what it printed. The command is a workspace resource: the request only starts it.
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { checkCallEnv } from '../../process/env.js';
+import { classifyCommand } from '../../policy/classify.js';
+import { requireDirectory, resolveExisting } from '../common.js';
+import { defineTool, type ToolContext } from '../define.js';
+import { COMMAND_RESULT, commandOutcome } from './shape.js';
+
+export const MAX_TIMEOUT_MS = 3_600_000;
+export const MAX_YIELD_MS = 30_000;
+export const MAX_OUTPUT_BYTES_LIMIT = 1_048_576;
+
+const input = z.object({
+  cmd: z.string().min(1).describe('The command line, run by bash -c (sh -c when bash is absent).'),
+  workdir: z.string().default('.').describe('Directory to run in, relative to the workspace root.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_MS)
+    .default(600_000)
+    .describe('Stop the command (TERM, then KILL) after this long (≤ 3600000).'),
+  yield_time_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_YIELD_MS)
+    .default(10_000)
+    .describe('Wait this long for it to finish before answering "running" (≤ 30000).'),
+  max_output_bytes: z
+    .number()
+    .int()
+    .min(256)
+    .max(MAX_OUTPUT_BYTES_LIMIT)
+    .default(65_536)
+    .describe('Most bytes of each stream in one result; head and tail are kept.'),
+  tty: z
+    .boolean()
+    .default(false)
+    .describe('Run in a real terminal: stdout and stderr merged, stdin stays open for write_stdin.'),
+  stdin: z
+    .string()
+    .default('')
+    .describe("Text written to the command's input at start (then closed, unless tty)."),
+  env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for this command.'),
+});
+
+export const execCommandTool = defineTool({
+  name: 'exec_command',
+  title: 'Run command',
+  description:
+    'Run a shell command in the workspace (bash -c, or sh -c where bash is absent), in its own process group. It waits up to ' +
+    'yield_time_ms (≤ 30 s) for the command to finish; if it is still running the result says status "running" and carries ' +
+    'next_action: write_stdin with empty chars to keep waiting. A non-zero exit is a normal result (status "exited" with its ' +
+    'exit_code), not a tool error. Commands belong to the workspace, not to the request: any client can poll, read or kill one ' +
+    'by command_id, and a cancelled request or a dropped connection does not stop it — only kill_command, timeout_ms or server ' +
+    'shutdown do. Background jobs (&) end when the command itself ends; run a server as the command and poll it. Each result ' +
+    'shows at most max_output_bytes per stream (head and tail, with the read_output call that pages the rest). tty: true gives ' +
+    'a real terminal for REPLs and prompts. Children get HOME and TMPDIR in a private runtime directory, PAGER=cat, and ' +
+    'NO_COLOR=1 TERM=dumb without a tty. Example: exec_command {"cmd": "npm test", "yield_time_ms": 20000} → ' +
+    '{"status": "exited", "exit_code": 1, "stdout": "… 2 failing …", "command_id": "Qm…"}; a longer build returns ' +
+    '{"status": "running", "next_action": {"tool": "write_stdin", "arguments": {"command_id": "Qm…", "chars": ""}}}.',
+  input,
+  output: COMMAND_RESULT,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  async handler(args, ctx) {
+    if (args.cmd.includes('\0'))
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        'cmd contains a NUL character',
+        {},
+        { suggestion: 'Remove the NUL character from cmd.' },
+      );
+    const dir = resolveExisting(ctx, args.workdir, 'workdir');
+    requireDirectory(dir, 'exec_command');
+    checkEnv(args.env, ctx);
+    checkPolicy(args.cmd, dir.real, ctx);
+    const registry = ctx.runtime.commands;
+    const c = registry.start({
+      cmd: args.cmd,
+      cwd: dir.real,
+      workdir: dir.rel,
+      tty: args.tty,
+      timeoutMs: args.timeout_ms,
+      maxOutputBytes: args.max_output_bytes,
+      stdin: args.stdin,
+      env: args.env,
+    });
+    await c.waitUntil(() => !c.running, args.yield_time_ms, ctx.signal);
+    return commandOutcome(c, registry);
+  },
+});
+
+function checkEnv(env: Record<string, string>, ctx: ToolContext): void {
+  const mode = ctx.runtime.config.permissionMode;
+  const r = checkCallEnv(env, mode);
+  if (r.ok) return;
+  if (r.reason === 'invalid') {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `env key ${JSON.stringify(r.key)} is not usable: ${r.why}`,
+      { key: r.key },
+      { suggestion: 'Fix or drop that env entry and call exec_command again.' },
+    );
+  }
+  const what = r.reason === 'secret' ? 'look like credentials' : 'change how programs load code';
+  throw new ToolError(
+    'PERMISSION_REQUIRED',
+    `env ${r.keys.join(', ')} ${what}; in ${mode} mode such variables are neither inherited nor accepted per call`,
+    {
+      permission_mode: mode,
+      rule: r.reason === 'secret' ? 'secret_env' : 'loader_env',
+      keys: r.keys,
+      needs: 'dangerous',
+    },
+    {
+      suggestion:
+        'Run the command without them. Only an operator who restarts the server with --permission-mode dangerous ' +
+        '(SERVICE_PERMISSION_MODE=dangerous, meant for an isolated container or VM) lets commands receive them.',
+    },
+  );
+}
+
+function checkPolicy(cmd: string, cwd: string, ctx: ToolContext): void {
+  const { config, root, dirs, commands } = ctx.runtime;
+  const mode = config.permissionMode;
+  if (mode === 'dangerous') return;
+  const sandbox = commands.sandboxStatus();
+  const sandboxed = sandbox.in_use !== null;
+  const v = classifyCommand(cmd, {
+    mode,
+    cwd,
+    writableRoots: [root.lexical, root.real, dirs.root, ...(sandboxed ? ['/tmp', '/var/tmp'] : [])],
+    home: dirs.home,
+    networkIsolated: sandbox.network === 'none',
+  });
+  if (v.ok) return;
+  const flag = `--permission-mode ${v.needs} (SERVICE_PERMISSION_MODE=${v.needs})`;
+  const suggestion =
+    v.kind === 'network'
+      ? `Work offline (vendored or cached dependencies), or ask the operator to restart the server with ${flag}; installing bubblewrap instead would let the kernel, not this policy, keep commands offline.`
+      : v.kind === 'outside_write'
+        ? `Write inside the workspace or under $TMPDIR instead. If the change outside is really needed, ask the user to make it; an operator can restart the server with ${flag}, meant only for an isolated container or VM.`
+        : `If this is really intended, ask the user to run it themselves, or use a narrower command (e.g. delete named paths without -f). An operator can restart the server with ${flag}, meant only for an isolated container or VM.`;
+  throw new ToolError(
+    'PERMISSION_REQUIRED',
+    `exec_command refused in ${mode} mode: ${v.reason}`,
+    { permission_mode: mode, rule: v.kind, needs: v.needs },
+    { suggestion },
+  );
+}

@@ -1,0 +1,84 @@
+// kill_command (tool-contract "Commands"): signal a command's whole process tree, escalate to SIGKILL after
+// wait_ms, and report truthfully what happened (decision 18): "terminated" by the signal sent, "killed"
+// after escalation, "exited" when it ended on its own (before, or by handling the signal), "running" if even
+// SIGKILL has not ended it within kill_wait_ms. Output stays readable afterwards.
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { callText } from '../result.js';
+import { COMMAND_ID, STATUS, statusLine } from './shape.js';
+import { outputRef } from './view.js';
+
+const input = z.object({
+  command_id: COMMAND_ID,
+  signal: z
+    .enum(['TERM', 'KILL', 'INT'])
+    .default('TERM')
+    .describe('Signal for the process group: TERM (polite), INT (like Ctrl-C) or KILL.'),
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(30_000)
+    .default(5000)
+    .describe('How long the command may take to end before SIGKILL follows (≤ 30000).'),
+  kill_wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(2000)
+    .describe('How long to wait after SIGKILL before answering (≤ 10000).'),
+});
+
+const output = z.object({
+  status: STATUS,
+  signal_sent: z.string().nullable(),
+  signal: z.string().nullable(),
+  exit_code: z.number().nullable(),
+});
+
+export const killCommandTool = defineTool({
+  name: 'kill_command',
+  title: 'Stop a command',
+  description:
+    'Stop a running command from any client: send signal (TERM by default) to its whole process group, wait up to wait_ms, then ' +
+    'send SIGKILL if it is still running. The result says what really happened: status "terminated" (ended by the signal ' +
+    'sent), "killed" (it survived that signal and SIGKILL ended it), "exited" (it had already finished, or exited on its own ' +
+    'when signalled; signal_sent is null if nothing was sent). Its output stays readable with read_output. Example: ' +
+    'kill_command {"command_id": "Qm…"} → {"status": "terminated", "signal_sent": "SIGTERM", "signal": "SIGTERM", ' +
+    '"exit_code": null}; for a program that ignores TERM → {"status": "killed", "signal_sent": "SIGTERM", "signal": "SIGKILL"}.',
+  input,
+  output,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const registry = ctx.runtime.commands;
+    const c = registry.get(args.command_id);
+    let sent: string | null = null;
+    if (c.running) {
+      const sig = `SIG${args.signal}` as NodeJS.Signals;
+      if (c.send(sig)) sent = sig;
+      if (sig !== 'SIGKILL') {
+        await c.waitUntil(() => !c.running, args.wait_ms, ctx.signal);
+        if (c.running && c.escalate()) sent ??= 'SIGKILL';
+      }
+      await c.waitUntil(() => !c.running, args.kill_wait_ms, ctx.signal);
+    }
+    const structured = { status: c.status, signal_sent: sent, signal: c.signal, exit_code: c.exitCode };
+    const lines = [
+      sent === null
+        ? `Nothing sent: command ${c.id} ${c.running ? 'had no process left to signal' : 'had already finished'}. ${statusLine(c)}`
+        : `Sent ${sent} to command ${c.id}. ${statusLine(c)}`,
+    ];
+    if (c.running)
+      lines.push(
+        `It is still running; check again with ${callText('write_stdin', { command_id: c.id, chars: '' })}.`,
+      );
+    else {
+      registry.markReturned(c);
+      lines.push(
+        `Its output stays readable: ${callText('read_output', { output_ref: outputRef(c.id, 'stdout') })}.`,
+      );
+    }
+    return { structured, text: lines.join('\n') };
+  },
+});

@@ -1,0 +1,93 @@
+// read_output (tool-contract "Commands"): page a command's retained output by absolute byte offsets. Each
+// stream keeps its first 64 KiB and its most recent bytes; an offset in the dropped middle moves to the
+// retained tail and says how many bytes were skipped. Reading never changes what write_stdin returns next.
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { NEXT_ACTION } from '../schema.js';
+import { callText } from '../result.js';
+import { defineTool, READ_ONLY } from '../define.js';
+import { fmt, READ_LIMIT_MAX, readPage } from './view.js';
+
+const REF = /^command:([A-Za-z0-9_-]{1,200}):(stdout|stderr)$/;
+
+const input = z.object({
+  output_ref: z
+    .string()
+    .describe('"command:<command_id>:stdout" or "command:<command_id>:stderr", as in output_refs.'),
+  offset: z.number().int().min(0).default(0).describe('Absolute byte offset in the stream to start at.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(READ_LIMIT_MAX)
+    .default(4096)
+    .describe('Most bytes to return (≤ 1048576).'),
+});
+
+const output = z.object({
+  content: z.string(),
+  offset: z.number(),
+  next_offset: z.number().nullable(),
+  eof: z.boolean(),
+  skipped_bytes: z.number(),
+  total_bytes: z.number(),
+  next_action: NEXT_ACTION.optional(),
+});
+
+export const readOutputTool = defineTool({
+  name: 'read_output',
+  title: 'Read command output',
+  description:
+    'Page through the output a command produced, by absolute byte offset, e.g. the part a result left out. Each stream keeps ' +
+    'its first 64 KiB and its most recent bytes (448 KiB by default); an offset in the dropped middle moves to the kept tail ' +
+    "and skipped_bytes says how much was jumped. eof is true at the end of a finished command's stream; next_offset and " +
+    'next_action continue. Example: exec_command {"cmd": "seq 1 1000000"} left bytes out and suggested read_output ' +
+    '{"output_ref": "command:Qm…:stdout", "offset": 32768, "limit": 65536} → {"content": "…", "offset": 32768, ' +
+    '"next_offset": 65536, "eof": false, "skipped_bytes": 0, "total_bytes": 6888896}.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  handler(args, ctx) {
+    const m = REF.exec(args.output_ref);
+    if (!m) {
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `output_ref ${JSON.stringify(args.output_ref)} is not "command:<command_id>:stdout|stderr"`,
+        {},
+        {
+          suggestion: 'Use one of the output_refs an exec_command or write_stdin result returned.',
+        },
+      );
+    }
+    const [, id, stream] = m as unknown as [string, string, 'stdout' | 'stderr'];
+    const c = ctx.runtime.commands.get(id);
+    const buf = c.streams[stream];
+    const page = readPage(buf, args.offset, args.limit);
+    const total = buf.total;
+    const eof = page.end >= total && !c.running;
+    const structured: Record<string, unknown> = {
+      content: page.content,
+      offset: page.offset,
+      next_offset: eof ? null : page.end,
+      eof,
+      skipped_bytes: page.skipped,
+      total_bytes: total,
+    };
+    const notes = [
+      `bytes ${fmt(page.offset)}–${fmt(page.end)} of ${fmt(total)} (${stream} of command ${id}${c.running ? ', still running' : ''})`,
+    ];
+    if (page.skipped) notes.push(`skipped ${fmt(page.skipped)} bytes that are no longer kept`);
+    if (page.end < total) {
+      const next = { output_ref: args.output_ref, offset: page.end, limit: args.limit };
+      structured.next_action = { tool: 'read_output', arguments: next };
+      notes.push(`continue with ${callText('read_output', next)}`);
+    } else if (c.running)
+      notes.push(`at the end for now; poll with ${callText('write_stdin', { command_id: id, chars: '' })}`);
+    else notes.push('end of output');
+    const text =
+      page.content +
+      (page.content === '' || page.content.endsWith('\n') ? '' : '\n') +
+      `[${notes.join('; ')}]`;
+    return { structured, text };
+  },
+});

@@ -1,0 +1,112 @@
+// The result exec_command and write_stdin share (decision 18): status, exit code, signal, elapsed time, the
+// output that is new since the last result (within max_output_bytes per stream), truncation counters,
+// output_refs, and next_action — write_stdin with empty chars while running, read_output when output was
+// left out. Handing back a final status is recorded, so retention keeps a command until that happened once.
+import { z } from 'zod';
+import type { Command, StreamName } from '../../process/command.js';
+import type { CommandRegistry } from '../../process/registry.js';
+import { NEXT_ACTION } from '../schema.js';
+import { callText } from '../result.js';
+import { fmt, outputRef, READ_LIMIT_MAX, viewNew } from './view.js';
+
+export const STATUS = z.enum(['running', 'exited', 'timeout', 'terminated', 'killed', 'failed']);
+
+export const COMMAND_RESULT = z.object({
+  command_id: z.string(),
+  status: STATUS,
+  exit_code: z.number().nullable(),
+  signal: z.string().nullable(),
+  elapsed_ms: z.number(),
+  stdout: z.string(),
+  stderr: z.string(),
+  stdout_truncated: z.boolean(),
+  stderr_truncated: z.boolean(),
+  stdout_omitted_bytes: z.number(),
+  stderr_omitted_bytes: z.number(),
+  output_refs: z.object({ stdout: z.string(), stderr: z.string() }),
+  next_action: NEXT_ACTION.optional(),
+});
+
+export const COMMAND_ID = z.string().min(1).max(200).describe('The command_id returned by exec_command.');
+
+export function pollAction(id: string) {
+  return { tool: 'write_stdin', arguments: { command_id: id, chars: '' } };
+}
+
+export function statusLine(c: Command): string {
+  const t = secs(c.elapsedMs);
+  switch (c.status) {
+    case 'running':
+      return `Still running after ${t}.`;
+    case 'exited':
+      return `Exited with code ${c.exitCode} after ${t}.`;
+    case 'terminated':
+      return `Terminated by ${c.signal} after ${t}.`;
+    case 'killed':
+      return `Killed with SIGKILL after ${t} (it outlived ${[...c.sent].filter((s) => s !== 'SIGKILL').join(', ') || 'a softer signal'}).`;
+    case 'timeout':
+      return `Timed out: stopped after its timeout of ${secs(c.timeoutMs)}${c.signal ? ` (${c.signal})` : ''}.`;
+    case 'failed':
+      return `Failed to start${c.startError ? ` (${c.startError})` : ''}.`;
+  }
+}
+
+function secs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function commandOutcome(
+  c: Command,
+  registry: CommandRegistry,
+): { structured: Record<string, unknown>; text: string } {
+  const pageLimit = Math.min(Math.max(c.maxOutputBytes, 4096), READ_LIMIT_MAX);
+  const views = {} as Record<StreamName, ReturnType<typeof viewNew>>;
+  for (const s of ['stdout', 'stderr'] as const) {
+    const buf = c.streams[s];
+    const to = buf.total;
+    views[s] = viewNew(buf, outputRef(c.id, s), c.cursor[s], to, c.maxOutputBytes, pageLimit);
+    c.cursor[s] = to;
+  }
+  const refs = { stdout: outputRef(c.id, 'stdout'), stderr: outputRef(c.id, 'stderr') };
+  const structured: Record<string, unknown> = {
+    command_id: c.id,
+    status: c.status,
+    exit_code: c.exitCode,
+    signal: c.signal,
+    elapsed_ms: c.elapsedMs,
+    stdout: views.stdout.text,
+    stderr: views.stderr.text,
+    stdout_truncated: views.stdout.omitted > 0,
+    stderr_truncated: views.stderr.omitted > 0,
+    stdout_omitted_bytes: views.stdout.omitted,
+    stderr_omitted_bytes: views.stderr.omitted,
+    output_refs: refs,
+  };
+  const lines = [`${statusLine(c)} command_id: ${c.id}`];
+  const label = (s: StreamName) => (c.tty ? 'terminal output' : s);
+  for (const s of ['stdout', 'stderr'] as const) {
+    const v = views[s];
+    if (!v.text) continue;
+    lines.push(`--- ${label(s)} ---`, v.text.endsWith('\n') ? v.text.slice(0, -1) : v.text);
+  }
+  if (!views.stdout.text && !views.stderr.text) lines.push(c.running ? '(no new output yet)' : '(no output)');
+  if (c.running) {
+    const next = pollAction(c.id);
+    structured.next_action = next;
+    const stdin = c.stdinOpen ? 'send input with write_stdin chars, ' : '';
+    lines.push(
+      `Next: ${callText(next.tool, next.arguments)} waits for more output or the exit; ${stdin}kill_command ${JSON.stringify({ command_id: c.id })} stops it.`,
+    );
+  } else {
+    const s = (['stdout', 'stderr'] as const).find((x) => views[x].readFrom !== null);
+    if (s) {
+      const args = { output_ref: refs[s], offset: views[s].readFrom as number, limit: pageLimit };
+      structured.next_action = { tool: 'read_output', arguments: args };
+      lines.push(
+        `${fmt(views[s].omitted)} bytes of ${s} were left out; page them with ${callText('read_output', args)}.`,
+      );
+    }
+    registry.markReturned(c);
+  }
+  return { structured, text: lines.join('\n') };
+}
