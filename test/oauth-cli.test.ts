@@ -9,6 +9,7 @@ import { BIN, startServer, TEST_TOKEN, type SpawnedServer } from './helpers/serv
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import {
   authorize,
+  register,
   authorizeUrl,
   getPage,
   pkce,
@@ -50,15 +51,8 @@ describe('start-up in oauth mode', () => {
     expect(err).not.toMatch(/bearer token/);
     // The banner is not a log line.
     expect(err).not.toMatch(new RegExp(`workbench-mcp (info|warn|debug|error):[^\\n]*${password}`));
-    const clientId = (
-      await (
-        await fetch(`${s.base}/oauth/register`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
-        })
-      ).json()
-    ).client_id as string;
+    const clientId = (await register(s.base, { redirect_uris: ['http://127.0.0.1:9/cb'] })).json
+      .client_id as string;
     const p = pkce();
     const cb = await authorize(s.base, {
       clientId,
@@ -182,13 +176,9 @@ describe('start-up in oauth mode', () => {
 describe('the password form through the real bin', () => {
   it('wrong then right password', async () => {
     const s = await start({ SERVICE_OAUTH_PASSWORD: PASSWORD });
-    const reg = await (
-      await fetch(`${s.base}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: ['http://localhost:1/cb'], client_name: 'CLI test' }),
-      })
-    ).json();
+    const reg = (
+      await register(s.base, { redirect_uris: ['http://localhost:1/cb'], client_name: 'CLI test' })
+    ).json;
     const page = await getPage(
       authorizeUrl(s.base, {
         response_type: 'code',

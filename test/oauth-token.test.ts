@@ -18,6 +18,7 @@ import {
   token,
   toolsList,
   type OAuthTestServer,
+  type JsonReply,
 } from './e2e/oauth-helpers.js';
 
 let ws: TempWorkspace;
@@ -67,8 +68,7 @@ function exchange(
   );
 }
 
-function expectError(r: { status: number; json: any; headers: Headers }, status: number, code: string) {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+function expectError(r: JsonReply, status: number, code: string) {
   expect(r.status).toBe(status);
   expect(r.json.error).toBe(code);
   expect(typeof r.json.error_description).toBe('string');

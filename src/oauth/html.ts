@@ -12,7 +12,7 @@ main{width:100%;max-width:28rem}
 h1{font-size:1.4rem;margin:.5rem 0 1rem}
 p{margin:.5rem 0;font-size:1.05rem}
 .who{font-weight:600;word-break:break-word}
-.host{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+.host{font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 .warn{border-left:4px solid #b26b00;padding:.25rem .75rem;margin:1rem 0}
 .err{border-left:4px solid #c62828;padding:.25rem .75rem;margin:1rem 0;font-weight:600}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}

@@ -207,8 +207,7 @@ export async function token(
 export async function fullFlow(
   base: string,
   opts: { redirectUri?: string; resource?: string } = {},
-): Promise<{ clientId: string; access: string; refresh?: string; json: any }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<{ clientId: string; access: string; refresh?: string; json: JsonReply['json'] }> {
   const redirectUri = opts.redirectUri ?? CALLBACK;
   const clientId = await registerPublic(base, redirectUri);
   const p = pkce();
