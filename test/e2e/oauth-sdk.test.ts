@@ -1,0 +1,127 @@
+// Real clients end to end against the spawned bin in oauth mode (issue 6 "Real clients"; spec §5.2.1: a
+// client that knows only the /mcp URL discovers, registers, sends the operator to the password page, gets a
+// token). The official SDK v1 client (handshake era) and v2 client (pinned 2026-07-28), each with an
+// OAuthClientProvider whose redirectToAuthorization plays the operator's browser: it fetches the page,
+// submits the password form and reads the code from the 302 (real-clients.md "Official SDK clients").
+// Then finishAuth(code), reconnect, tools/list; and a refresh through the SDK (contract "POST /oauth/token").
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  UnauthorizedError as UnauthorizedV1,
+  type OAuthClientProvider as OAuthClientProviderV1,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpV2,
+  UnauthorizedError as UnauthorizedV2,
+  type OAuthClientProvider as OAuthClientProviderV2,
+} from '@modelcontextprotocol/client';
+import { startServer, type SpawnedServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { PASSWORD } from './oauth-helpers.js';
+import { BrowserlessProvider } from './oauth-provider.js';
+
+let ws: TempWorkspace;
+let server: SpawnedServer;
+
+beforeAll(async () => {
+  ws = makeWorkspace({ 'README.md': '# demo\n' });
+  server = await startServer({
+    workspace: ws.dir,
+    env: {
+      HOME: '/nonexistent-home',
+      SERVICE_AUTH_MODE: 'oauth',
+      SERVICE_OAUTH_PASSWORD: PASSWORD,
+      SERVICE_AUTH_TOKEN: '',
+    },
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+  ws?.cleanup();
+});
+
+async function expectUnauthorized(p: Promise<unknown>, cls: new (...a: never[]) => Error): Promise<void> {
+  await expect(p).rejects.toBeInstanceOf(cls);
+}
+
+describe('SDK v1 client (@modelcontextprotocol/sdk, handshake era) with an OAuthClientProvider', () => {
+  it('discovery → registration → password form → token → tools/list, then a refresh through the SDK', async () => {
+    const provider = new BrowserlessProvider('sdk-v1 test client');
+    const authProvider = provider as unknown as OAuthClientProviderV1;
+    const url = new URL(server.url);
+    const first = new ClientV1({ name: 'oauth-v1', version: '1.0.0' });
+    await expectUnauthorized(first.connect(new HttpV1(url, { authProvider })), UnauthorizedV1);
+    // What the SDK did on its own: it found the metadata, registered, and sent the "browser" to the page.
+    expect(provider.clientInfo?.client_id).toBeTruthy();
+    expect(provider.pageHtml).toContain('sdk-v1 test client');
+    const cb = provider.callback as URL;
+    expect(cb.searchParams.get('iss')).toBe(server.base);
+    expect(cb.searchParams.get('state')).toBe(provider.lastState);
+    const transport = new HttpV1(url, { authProvider });
+    await transport.finishAuth(cb.searchParams.get('code') as string);
+    expect(provider.savedTokens?.token_type).toMatch(/^bearer$/i);
+    expect(provider.savedTokens?.refresh_token).toBeTruthy();
+
+    const client = new ClientV1({ name: 'oauth-v1', version: '1.0.0' });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('read_file');
+    await client.close();
+
+    // The access token goes bad; the SDK refreshes with the (rotating) refresh token and carries on.
+    const oldRefresh = provider.savedTokens?.refresh_token;
+    provider.corruptAccessToken();
+    const again = new ClientV1({ name: 'oauth-v1', version: '1.0.0' });
+    await again.connect(new HttpV1(url, { authProvider }));
+    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+    expect(provider.savedTokens?.refresh_token).toBeTruthy();
+    expect(provider.savedTokens?.refresh_token).not.toBe(oldRefresh);
+    await again.close();
+  });
+});
+
+describe('SDK v2 client (@modelcontextprotocol/client, pinned 2026-07-28) with an OAuthClientProvider', () => {
+  it('discovery → registration → password form → token (iss checked by the SDK, RFC 9207) → tools/list', async () => {
+    const provider = new BrowserlessProvider('sdk-v2 test client');
+    const authProvider = provider as unknown as OAuthClientProviderV2;
+    const url = new URL(server.url);
+    // Every /mcp POST the client makes, with its MCP-Protocol-Version header: proves the era under test.
+    const mcpVersions: Array<string | null> = [];
+    const recording = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const u = String(input instanceof Request ? input.url : input);
+      if (u === server.url && init?.method === 'POST')
+        mcpVersions.push(new Headers(init.headers).get('mcp-protocol-version'));
+      return fetch(input, init);
+    };
+    const transportOf = () => new HttpV2(url, { authProvider, fetch: recording });
+    const attempt = async (transport: InstanceType<typeof HttpV2>) => {
+      const client = new ClientV2(
+        { name: 'oauth-v2', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(transport);
+      const r = await client.listTools();
+      await client.close();
+      return r;
+    };
+    await expectUnauthorized(attempt(transportOf()), UnauthorizedV2);
+    expect(provider.pageHtml).toContain('sdk-v2 test client');
+    const cb = provider.callback as URL;
+    expect(cb.searchParams.get('iss')).toBe(server.base);
+    const transport = transportOf();
+    // The preferred form: the SDK validates iss against the issuer it discovered before redeeming the code.
+    await transport.finishAuth(cb.searchParams);
+    const { tools } = await attempt(transport);
+    expect(tools.map((t) => t.name)).toContain('read_file');
+
+    const oldRefresh = provider.savedTokens?.refresh_token;
+    provider.corruptAccessToken();
+    const again = await attempt(transportOf());
+    expect(again.tools.length).toBeGreaterThan(0);
+    expect(provider.savedTokens?.refresh_token).not.toBe(oldRefresh);
+    expect(mcpVersions.length).toBeGreaterThan(0);
+    expect(new Set(mcpVersions)).toEqual(new Set(['2026-07-28']));
+  });
+});
