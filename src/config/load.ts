@@ -179,6 +179,10 @@ export function load(argv: readonly string[], env: Record<string, string | undef
   }
   for (const t of out.authTokens as string[]) {
     if (t.length < 16) throw new ConfigError(`${PREFIX}AUTH_TOKEN: every token must be at least 16 characters`);
+    // RFC 6750 b64token: anything else could never arrive in an Authorization header intact.
+    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(t)) {
+      throw new ConfigError(`${PREFIX}AUTH_TOKEN: tokens may contain only letters, digits and - . _ ~ + / (then = padding)`);
+    }
   }
   const snapshot: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') snapshot[k] = v;
