@@ -127,17 +127,14 @@ export function readPage(buf: StreamBuffer, offset: number, limit: number): Page
   }
   // Stop at the end of the head when a dropped middle follows, so the next page reports the skip.
   const stop = off < buf.headEnd && buf.droppedBytes > 0 ? buf.headEnd : total;
+  // An offset inside a character moves to the next character.
+  if (off > 0 && off < stop) off += forwardToBoundary(buf.read(off, Math.min(off + 3, stop)), 0);
   let end = Math.min(off + limit, stop);
   // One byte past the end tells whether the page would split a character; never return an empty page for it.
   let bytes = buf.read(off, end < stop ? end + 1 : end);
   const cut = utf8Boundary(bytes, end - off);
   if (cut > 0) end = off + cut;
   bytes = bytes.subarray(0, end - off);
-  const lead = off > 0 ? forwardToBoundary(bytes, 0) : 0;
-  if (lead) {
-    bytes = bytes.subarray(lead);
-    off += lead;
-  }
   return { content: modelText(bytes.toString('utf8')), offset: off, end, skipped };
 }
 
