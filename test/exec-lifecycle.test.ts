@@ -1,0 +1,294 @@
+// The life of commands around the server's own (tool-contract "Commands"; http-and-auth-contract "Process and
+// binding"; decisions 19, 26): the spawned server withholds its secrets from children, keeps the runtime
+// directory outside the workspace and removes it at shutdown, ends every command tree on SIGTERM and on stdin
+// EOF (stdio), refuses to start when a required sandbox cannot run; retention and eviction with an injected
+// clock; permission-mode refusals and environment rules.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.js';
+import { BIN, startInProcess, startServer, type InProcessServer } from './helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
+import { call, processesWith, waitFor } from './exec-support.js';
+
+const SECRETS = {
+  AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY',
+  GITHUB_TOKEN: 'ghp_0123456789abcdefghijABCDEFGHIJ012345',
+  INNOCENT_LOOKING: 'ghp_ZYXWVUTSRQPONMLKJIHGfedcba9876543210',
+  NPM_CONFIG_AUTH: 'plain-value-under-a-secret-name',
+  NODE_OPTIONS: '--max-old-space-size=512',
+  PYTHONPATH: '/somewhere/else',
+};
+
+describe('spawned server: environment, runtime directory, shutdown (http-and-auth-contract "Process and binding")', () => {
+  let ws: TempWorkspace;
+  beforeAll(() => {
+    ws = makeWorkspace({ 'a.txt': 'alpha\n' });
+  });
+  afterAll(() => ws?.cleanup());
+
+  it('secrets of the server environment never reach a command (tool-contract "Commands": environment)', async () => {
+    const srv = await startServer({
+      workspace: ws.dir,
+      env: { ...SECRETS, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' },
+    });
+    try {
+      const r = await call(srv.url, 'exec_command', { cmd: 'env' });
+      expect(r.sc.status).toBe('exited');
+      const env = r.sc.stdout as string;
+      for (const [k, v] of Object.entries(SECRETS)) {
+        expect(env).not.toContain(`${k}=`);
+        expect(env).not.toContain(v);
+      }
+      expect(env).not.toContain('SERVICE_AUTH_TOKEN');
+      expect(env).not.toContain('test-token-0123456789abcdef');
+      expect(env).toMatch(/^LANG=C\.UTF-8$/m);
+      expect(env).toMatch(/^LC_ALL=C\.UTF-8$/m);
+      expect(env).toMatch(/^PAGER=cat$/m);
+      expect(env).toMatch(/^GIT_PAGER=cat$/m);
+      expect(env).toMatch(/^NO_COLOR=1$/m);
+      expect(env).toMatch(/^TERM=dumb$/m);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('runtime directory: outside the workspace, HOME/TMPDIR/XDG_CACHE_HOME inside it, removed at SIGTERM; command trees end (decision 26)', async () => {
+    const srv = await startServer({ workspace: ws.dir });
+    let root = '';
+    try {
+      const env = await call(srv.url, 'check_exec_environment');
+      root = env.sc.runtime_dirs.root;
+      expect(root.startsWith(ws.dir + '/')).toBe(false);
+      expect(existsSync(root)).toBe(true);
+      const r = await call(srv.url, 'exec_command', {
+        cmd: 'echo "$HOME|$TMPDIR|$XDG_CACHE_HOME"; touch "$TMPDIR/scratch"',
+      });
+      expect(r.sc.stdout.trim()).toBe(`${root}/home|${root}/tmp|${root}/cache`);
+      expect(existsSync(`${root}/tmp/scratch`)).toBe(true);
+      const bg = await call(srv.url, 'exec_command', {
+        cmd: "sh -c 'sleep 51.37 & wait'",
+        yield_time_ms: 300,
+      });
+      expect(bg.sc.status).toBe('running');
+      const trap = await call(srv.url, 'exec_command', {
+        cmd: 'trap "" TERM; sleep 51.38',
+        yield_time_ms: 300,
+      });
+      expect(trap.sc.status).toBe('running');
+      expect(
+        await waitFor(() => processesWith('51.37').length === 1 && processesWith('51.38').length === 1, 3000),
+      ).toBe(true);
+    } finally {
+      expect(await srv.stop('SIGTERM')).toBe(0);
+    }
+    expect(existsSync(root)).toBe(false);
+    expect(processesWith('51.37')).toEqual([]);
+    expect(processesWith('51.38')).toEqual([]); // it ignored TERM: shutdown escalated
+  });
+
+  it('stdio: stdin EOF shuts the server down and ends its commands', async () => {
+    const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    let out = '';
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (c: string) => (out += c));
+    const req = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'exec_command', arguments: { cmd: "sh -c 'sleep 52.41 & wait'", yield_time_ms: 200 } },
+    };
+    proc.stdin.write(JSON.stringify(req) + '\n');
+    expect(await waitFor(() => out.includes('\n'), 10_000)).toBe(true);
+    const reply = JSON.parse(out.split('\n')[0] as string);
+    expect(reply.result.structuredContent.status).toBe('running');
+    expect(await waitFor(() => processesWith('52.41').length === 1, 3000)).toBe(true);
+    proc.stdin.end();
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 10_000))]);
+    if (code === 'timeout') proc.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(processesWith('52.41')).toEqual([]);
+  });
+
+  it('SERVICE_SANDBOX=bwrap when bwrap cannot run: the server refuses to start (exit 2, one line)', async () => {
+    const err = await startServer({
+      workspace: ws.dir,
+      env: { SERVICE_SANDBOX: 'bwrap', PATH: '/nonexistent-dir' },
+    }).then(
+      async (s) => {
+        await s.stop();
+        return 'started';
+      },
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/server exited with 2/);
+    expect(err).toMatch(/SERVICE_SANDBOX=bwrap, but bwrap \(bubblewrap\) is not installed/);
+  });
+});
+
+describe('retention and eviction with an injected clock (spec §8; decision 19)', () => {
+  let ws: TempWorkspace;
+  let srv: InProcessServer;
+  const clock = new ManualClock();
+  beforeAll(async () => {
+    ws = makeWorkspace({});
+    srv = await startInProcess({
+      workspace: ws.dir,
+      clock,
+      env: { SERVICE_SANDBOX: 'off', SERVICE_EXEC_MAX_RETAINED: '2', SERVICE_EXEC_RETENTION_S: '900' },
+    });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    ws?.cleanup();
+  });
+
+  it('a finished command is kept for the retention time after it ended, then COMMAND_NOT_FOUND', async () => {
+    const r = await call(srv.url, 'exec_command', { cmd: 'echo kept' });
+    expect(r.sc.status).toBe('exited');
+    clock.advance(899_000);
+    const p = await call(srv.url, 'read_output', { output_ref: r.sc.output_refs.stdout });
+    expect(p.sc.content).toBe('kept\n');
+    clock.advance(2_000);
+    const gone = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id });
+    expect(gone.sc.error).toMatchObject({ code: 'COMMAND_NOT_FOUND', retryable: false });
+    expect(gone.sc.error.message).toMatch(/900 s/);
+  });
+
+  it('a command whose final status was never returned outlives the retention time until it is returned once', async () => {
+    const r = await call(srv.url, 'exec_command', { cmd: 'sleep 0.2; echo late', yield_time_ms: 0 });
+    expect(r.sc.status).toBe('running');
+    const c = srv.runtime.commands.get(r.sc.command_id);
+    expect(await waitFor(() => !c.running, 5000)).toBe(true);
+    clock.advance(10_000_000);
+    const p = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id });
+    expect(p.sc).toMatchObject({ status: 'exited', exit_code: 0, stdout: 'late\n' });
+    clock.advance(901_000);
+    const gone = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id });
+    expect(gone.sc.error.code).toBe('COMMAND_NOT_FOUND');
+  });
+
+  it('at most SERVICE_EXEC_MAX_RETAINED finished commands are kept, oldest dropped first', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await call(srv.url, 'exec_command', { cmd: `echo ${i}` })).sc.command_id);
+      clock.advance(1000);
+    }
+    const first = await call(srv.url, 'write_stdin', { command_id: ids[0] as string });
+    expect(first.sc.error.code).toBe('COMMAND_NOT_FOUND');
+    for (const id of ids.slice(1))
+      expect((await call(srv.url, 'write_stdin', { command_id: id })).sc.status).toBe('exited');
+  });
+});
+
+describe('permission modes and environment rules (tool-contract "Permission modes"; decision 23)', () => {
+  let ws: TempWorkspace;
+  let safe: InProcessServer;
+  let dangerous: InProcessServer;
+  beforeAll(async () => {
+    ws = makeWorkspace({ 'build/out.txt': 'x\n' });
+    safe = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
+    dangerous = await startInProcess({
+      workspace: ws.dir,
+      env: { SERVICE_SANDBOX: 'off', SERVICE_PERMISSION_MODE: 'dangerous' },
+    });
+  });
+  afterAll(async () => {
+    await safe?.close();
+    await dangerous?.close();
+    ws?.cleanup();
+  });
+
+  it.each([
+    ['rm -rf build', 'destructive'],
+    ['git reset --hard HEAD~1', 'destructive'],
+    ['git clean -fdx', 'destructive'],
+    ['sudo ls', 'destructive'],
+    ['echo x > /etc/wb-test', 'outside_write'],
+    ['cp a.txt ../elsewhere.txt', 'outside_write'],
+    ['cd / && touch wb-test', 'outside_write'],
+    ['curl https://example.com', 'network'],
+    ['npm install left-pad', 'network'],
+  ])('safe mode refuses %j as %s with PERMISSION_REQUIRED and how to proceed', async (cmd, rule) => {
+    const r = await call(safe.url, 'exec_command', { cmd });
+    expect(r.isError).toBe(true);
+    expect(r.sc.error).toMatchObject({
+      code: 'PERMISSION_REQUIRED',
+      category: 'permission',
+      retryable: false,
+      details: { rule, permission_mode: 'safe' },
+    });
+    expect(r.text).toMatch(/--permission-mode (dangerous|trusted)/);
+  });
+
+  it.each([
+    'cat /etc/os-release >/dev/null',
+    'ls /usr/lib > listing.txt',
+    'rm build/out.txt',
+    'echo hi > "$TMPDIR/x"',
+    'git status 2>&1 | head -1',
+  ])('safe mode allows %j (plain reads anywhere, writes inside)', async (cmd) => {
+    const r = await call(safe.url, 'exec_command', { cmd });
+    expect(r.isError).toBe(false);
+    expect(r.sc.status).toBe('exited');
+  });
+
+  it('dangerous mode runs destructive commands', async () => {
+    ws.write('scratch/f.txt', 'x');
+    const r = await call(dangerous.url, 'exec_command', { cmd: 'rm -rf scratch && echo gone' });
+    expect(r.sc).toMatchObject({ status: 'exited', stdout: 'gone\n' });
+  });
+
+  it('per-call env: secret and loader keys refused outside dangerous; ordinary keys passed', async () => {
+    const s = await call(safe.url, 'exec_command', { cmd: 'true', env: { GITHUB_TOKEN: 'x' } });
+    expect(s.sc.error).toMatchObject({
+      code: 'PERMISSION_REQUIRED',
+      details: { rule: 'secret_env', keys: ['GITHUB_TOKEN'] },
+    });
+    const l = await call(safe.url, 'exec_command', { cmd: 'true', env: { LD_PRELOAD: '/x.so' } });
+    expect(l.sc.error).toMatchObject({ code: 'PERMISSION_REQUIRED', details: { rule: 'loader_env' } });
+    const ok = await call(safe.url, 'exec_command', {
+      cmd: 'echo "$GIT_AUTHOR_NAME"',
+      env: { GIT_AUTHOR_NAME: 'Ada' },
+    });
+    expect(ok.sc.stdout).toBe('Ada\n');
+    const d = await call(dangerous.url, 'exec_command', {
+      cmd: 'echo "$GITHUB_TOKEN"',
+      env: { GITHUB_TOKEN: 'tok' },
+    });
+    expect(d.sc.stdout).toBe('tok\n');
+  });
+
+  it('tools/list annotations of the command tools are truthful (tool-contract "Envelope")', async () => {
+    const tools = new Map(safe.runtime.catalog.tools.map((t) => [t.name, t.annotations]));
+    expect(tools.get('exec_command')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+    });
+    expect(tools.get('write_stdin')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
+    expect(tools.get('kill_command')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    });
+    expect(tools.get('read_output')).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
+    expect(tools.get('check_exec_environment')).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
+  });
+});

@@ -1,0 +1,92 @@
+// The OS sandbox (tool-contract "Permission modes" beyond-note; decision 27; real-clients.md "Sandboxing"):
+// what bubblewrap really confines. Each check uses a spelling the command policy cannot read (a variable,
+// a Python call), so the kernel — not the policy — is what says no. Needs bwrap: skipped with the reason when
+// absent, a failure under CI=true.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
+import { startInProcess, type InProcessServer } from './helpers/server.js';
+import { call, needBwrap, processesWith, waitFor } from './exec-support.js';
+
+const enabled = needBwrap('the sandbox tests');
+const d = enabled ? describe : describe.skip;
+
+d('bubblewrap sandbox', () => {
+  let ws: TempWorkspace;
+  let safe: InProcessServer;
+  let trusted: InProcessServer;
+  let dangerous: InProcessServer;
+  const port = () => Number(new URL(safe.url).port);
+
+  beforeAll(async () => {
+    ws = makeWorkspace({ 'a.txt': 'alpha\n' });
+    safe = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'auto' } });
+    trusted = await startInProcess({
+      workspace: ws.dir,
+      env: { SERVICE_SANDBOX: 'auto', SERVICE_PERMISSION_MODE: 'trusted' },
+    });
+    dangerous = await startInProcess({
+      workspace: ws.dir,
+      env: { SERVICE_SANDBOX: 'auto', SERVICE_PERMISSION_MODE: 'dangerous' },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([safe?.close(), trusted?.close(), dangerous?.close()]);
+    ws?.cleanup();
+  });
+
+  it('check_exec_environment states the sandbox and its network per mode', async () => {
+    const s = await call(safe.url, 'check_exec_environment');
+    expect(s.sc.sandbox).toMatchObject({ requested: 'auto', in_use: 'bwrap', network: 'none' });
+    const t = await call(trusted.url, 'check_exec_environment');
+    expect(t.sc.sandbox).toMatchObject({ in_use: 'bwrap', network: 'host' });
+    const dd = await call(dangerous.url, 'check_exec_environment');
+    expect(dd.sc.sandbox.in_use).toBeNull();
+    expect(dd.sc.sandbox.reason).toMatch(/dangerous/);
+  });
+
+  it('safe: no network, not even the host loopback (the server itself is unreachable)', async () => {
+    const probe = `t=/dev/tcp/127.0.0.1/${port()}; if timeout 3 bash -c "exec 3<>$t" 2>/dev/null; then echo reachable; else echo unreachable; fi`;
+    const s = await call(safe.url, 'exec_command', { cmd: probe });
+    expect(s.sc.stdout).toBe('unreachable\n');
+    const links = await call(safe.url, 'exec_command', {
+      cmd: "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '",
+    });
+    expect(links.sc.stdout).toBe('lo\n');
+    const t = await call(trusted.url, 'exec_command', { cmd: probe });
+    expect(t.sc.stdout).toBe('reachable\n');
+  });
+
+  it('the system is read-only; the workspace (under /tmp) and the runtime directory are writable (decision 27)', async () => {
+    const r = await call(safe.url, 'exec_command', {
+      cmd: 'd=/usr; touch $d/wb-sandbox-test; echo "rc=$?"; touch here.txt && touch "$HOME/x" && echo ok',
+    });
+    expect(r.sc.stderr).toMatch(/Read-only file system/);
+    expect(r.sc.stdout).toBe('rc=1\nok\n');
+    expect(ws.dir.startsWith('/tmp/')).toBe(true);
+  });
+
+  it('/tmp and home directories of the host are hidden', async () => {
+    const r = await call(safe.url, 'exec_command', { cmd: 'ls -A /tmp; echo ---; ls -A /root 2>/dev/null' });
+    // Only the mount points of the workspace and the runtime directory, both under the host's /tmp here.
+    const [tmp, root] = (r.sc.stdout as string).split('---\n');
+    const runtimeTop = safe.runtime.dirs.root.split('/')[2];
+    expect((tmp as string).trim().split('\n').sort()).toEqual([ws.dir.split('/')[2], runtimeTop].sort());
+    expect(root).toBe('');
+  });
+
+  it('own PID namespace: the whole tree ends with the command, even a process that left the session', async () => {
+    const r = await call(safe.url, 'exec_command', {
+      cmd: 'echo "pid=$$"; setsid sleep 53.17 & sleep 0.2; echo started',
+    });
+    expect(r.sc.status).toBe('exited');
+    expect(Number(/pid=(\d+)/.exec(r.sc.stdout)?.[1])).toBeLessThan(10);
+    expect(await waitFor(() => processesWith('53.17').length === 0, 3000)).toBe(true);
+  });
+
+  it('a command that could write outside by a spelling the policy cannot see is still stopped by the kernel', async () => {
+    const r = await call(trusted.url, 'exec_command', {
+      cmd: 'f=/etc/wb-sandbox-test; echo x > "$f" || echo denied',
+    });
+    expect(r.sc.stdout).toBe('denied\n');
+  });
+});
