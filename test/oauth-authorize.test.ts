@@ -146,6 +146,30 @@ describe('the password page (contract "GET /oauth/authorize")', () => {
 });
 
 describe('submitting the form (contract "POST /oauth/authorize")', () => {
+  it('a private-use scheme redirect (RFC 8252 §7.1, Cursor-style) gets its code on that scheme, form-action allows it', async () => {
+    const cursor = 'cursor://anysphere.cursor-retrieval/oauth/user-workbench/callback';
+    const id = await registerPublic(srv.base, cursor, { client_name: 'Cursor' });
+    const p = await open({ client_id: id, redirect_uri: cursor });
+    expect(p.status).toBe(200);
+    expect(p.html).toContain('cursor://anysphere.cursor-retrieval');
+    expect(p.headers.get('content-security-policy')).toContain("form-action 'self' cursor:");
+    const r = await submitForm(srv.base, { request: p.handle as string, password: PASSWORD });
+    expect(r.status).toBe(302);
+    expect(r.location).toMatch(
+      /^cursor:\/\/anysphere\.cursor-retrieval\/oauth\/user-workbench\/callback\?code=[\w-]{43}&state=xyz&iss=/,
+    );
+  });
+
+  it('a redirect URI with its own query keeps it, and the parameters are appended (RFC 6749 §3.1.2)', async () => {
+    const withQuery = 'http://localhost:9/cb?tenant=a%20b';
+    const id = await registerPublic(srv.base, withQuery);
+    const p = await open({ client_id: id, redirect_uri: withQuery });
+    const r = await submitForm(srv.base, { request: p.handle as string, password: PASSWORD });
+    const loc = new URL(r.location as string);
+    expect(loc.searchParams.get('tenant')).toBe('a b');
+    expect(loc.searchParams.get('code')).toBeTruthy();
+  });
+
   it('the right password → 302 to the redirect URI with code, state and iss', async () => {
     const p = await open();
     const r = await submitForm(srv.base, {
