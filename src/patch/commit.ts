@@ -1,5 +1,5 @@
 // The atomic committer (tool-contract "apply_patch"): every new content goes to an fsynced temp file in its
-// target directory first; then, file by file, the baseline (hash + mode) is rechecked and the temp renamed
+// target directory first; then, file by file, the baseline (content + mode) is rechecked and the temp renamed
 // into place, the replaced original kept as a hard-link backup until the whole patch is in. Any failure rolls
 // every committed file and created directory back; a failed rollback names the backups it leaves behind.
 import { mkdirSync, renameSync, rmdirSync, unlinkSync, lstatSync } from 'node:fs';
@@ -18,10 +18,13 @@ import {
   writeTemp,
 } from './fs-safe.js';
 
+/**
+ * What a file was when it was matched. The bytes themselves, not a hash of them: comparing is exact and
+ * cheaper than hashing twice, and the engine holds these bytes anyway until the commit is done.
+ */
 export interface Baseline {
-  hash: string;
+  bytes: Buffer;
   mode: number;
-  size: number;
 }
 
 interface StepBase {
@@ -140,7 +143,7 @@ class Commit {
     // The last step needs no backup: nothing after it can fail and ask for it back.
     const last = index === this.steps.length - 1;
     if (step.kind === 'create') return this.create(step, file, tmp as string);
-    await this.recheck(step, file);
+    this.recheck(step, file);
     assertRealDir(step.dir);
     const backup = last ? undefined : path.join(step.dir, siblingName(step.name, 'bak'));
     if (step.kind === 'replace') {
@@ -162,13 +165,13 @@ class Commit {
     this.done.push({ step, file, undo: () => unlinkSync(file) });
   }
 
-  private async recheck(step: CommitStep & { baseline: Baseline }, file: string): Promise<void> {
+  private recheck(step: CommitStep & { baseline: Baseline }, file: string): void {
     const p = probe(file);
     if (p.kind !== 'file')
       throw conflict(step.rel, p.kind === 'missing' ? 'it was deleted' : `it was replaced by a ${p.kind}`);
-    if (p.stat.size !== step.baseline.size) throw conflict(step.rel, 'its content changed');
-    const snap = await readSnapshot(file);
-    if (snap.hash !== step.baseline.hash) throw conflict(step.rel, 'its content changed');
+    if (p.stat.size !== step.baseline.bytes.length) throw conflict(step.rel, 'its content changed');
+    const snap = readSnapshot(file);
+    if (!snap.buf.equals(step.baseline.bytes)) throw conflict(step.rel, 'its content changed');
     if (snap.mode !== step.baseline.mode) throw conflict(step.rel, 'its permissions changed');
   }
 

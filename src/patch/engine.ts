@@ -57,7 +57,7 @@ export async function applyPatch(
   const ops = resolveOps(env.root, parsed.ops);
   const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
   return env.locks.withLocks(keys, async () => {
-    const plan = await planOps(ops);
+    const plan = planOps(ops);
     if (!opts.dryRun) await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
     return {
       affected: plan.affected,

@@ -1,6 +1,7 @@
-// The matcher's view of a file's lines under each fuzz tier: the normalised lines and a map from normalised
-// line to its positions, both built lazily, once per tier per file. Searching picks the rarest line of the
-// hunk as pivot, so a hunk costs (occurrences of that line × hunk length), never (file length × hunk length).
+// The matcher's view of a file's lines under each fuzz tier. Per tier it builds, once and only when asked,
+// the normalised lines joined by "\n" plus each line's start offset; a hunk is then found with the engine's
+// native String#indexOf and a binary search, never by comparing lines one by one across the file. A map from
+// line to positions exists only for the error path (nearest similar region).
 
 /** 0 exact · 1 trailing whitespace ignored · 2 surrounding whitespace ignored · 3 Unicode punctuation folded. */
 export type Fuzz = 0 | 1 | 2 | 3;
@@ -39,7 +40,11 @@ export function normalize(tier: Fuzz, s: string): string {
 
 interface TierView {
   norm: readonly string[];
-  positions: Map<string, number[]>;
+  /** norm.join("\n"). */
+  text: string;
+  /** Offset in `text` where each line starts. */
+  starts: Int32Array;
+  positions?: Map<string, number[]>;
 }
 
 const NONE: readonly number[] = [];
@@ -47,7 +52,11 @@ const NONE: readonly number[] = [];
 export class LineIndex {
   private readonly views: Array<TierView | undefined> = [];
 
-  constructor(readonly lines: readonly string[]) {}
+  /** `joined`, when the caller has it already, must equal lines.join("\n"). */
+  constructor(
+    readonly lines: readonly string[],
+    private readonly joined?: string,
+  ) {}
 
   get length(): number {
     return this.lines.length;
@@ -57,21 +66,31 @@ export class LineIndex {
     let v = this.views[tier];
     if (!v) {
       const norm = tier === 0 ? this.lines : this.lines.map((l) => normalize(tier, l));
-      const positions = new Map<string, number[]>();
-      for (let i = 0; i < norm.length; i++) {
-        const key = norm[i] as string;
-        const list = positions.get(key);
-        if (list) list.push(i);
-        else positions.set(key, [i]);
+      const text = tier === 0 && this.joined !== undefined ? this.joined : norm.join('\n');
+      const starts = new Int32Array(norm.length);
+      for (let i = 0, at = 0; i < norm.length; i++) {
+        starts[i] = at;
+        at += (norm[i] as string).length + 1;
       }
-      v = { norm, positions };
+      v = { norm, text, starts };
       this.views[tier] = v;
     }
     return v;
   }
 
+  /** Positions of one normalised line (error path only: builds a map on first use). */
   positionsOf(tier: Fuzz, normalized: string): readonly number[] {
-    return this.view(tier).positions.get(normalized) ?? NONE;
+    const v = this.view(tier);
+    if (!v.positions) {
+      v.positions = new Map();
+      for (let i = 0; i < v.norm.length; i++) {
+        const key = v.norm[i] as string;
+        const list = v.positions.get(key);
+        if (list) list.push(i);
+        else v.positions.set(key, [i]);
+      }
+    }
+    return v.positions.get(normalized) ?? NONE;
   }
 
   /** Does `seq` (raw patch lines) match the file at `start` under `tier`? */
@@ -84,39 +103,53 @@ export class LineIndex {
     return true;
   }
 
-  /** Every start ≥ lo where `seq` matches under `tier`, ascending. `seq` must not be empty. */
-  findAll(tier: Fuzz, seq: readonly string[], lo: number): number[] {
-    const { norm } = this.view(tier);
-    const want = seq.map((l) => normalize(tier, l));
-    let pivot = -1;
-    let pivotList: readonly number[] = NONE;
-    for (let k = 0; k < want.length; k++) {
-      const list = this.positionsOf(tier, want[k] as string);
-      if (list.length === 0) return [];
-      if (pivot < 0 || list.length < pivotList.length) {
-        pivot = k;
-        pivotList = list;
-      }
-    }
+  /** Every start line ≥ lo where `seq` matches under `tier`, ascending (at most `limit`). `seq` is not empty. */
+  findAll(tier: Fuzz, seq: readonly string[], lo: number, limit = Infinity): number[] {
+    const v = this.view(tier);
+    const n = v.norm.length;
     const out: number[] = [];
-    const last = norm.length - want.length;
-    for (const p of pivotList) {
-      const s = p - pivot;
-      if (s < lo || s > last) continue;
-      let k = 0;
-      while (k < want.length && norm[s + k] === want[k]) k++;
-      if (k === want.length) out.push(s);
+    if (lo >= n || seq.length > n - lo) return out;
+    const needle = seq.map((l) => normalize(tier, l)).join('\n');
+    if (needle === '') return this.findEmptyLines(v, lo, limit);
+    const { text, starts } = v;
+    for (
+      let at = text.indexOf(needle, starts[lo]);
+      at !== -1 && out.length < limit;
+      at = text.indexOf(needle, at + 1)
+    ) {
+      const end = at + needle.length;
+      if (at !== 0 && text.charCodeAt(at - 1) !== 10) continue;
+      if (end !== text.length && text.charCodeAt(end) !== 10) continue;
+      out.push(lineAt(starts, at));
     }
     return out;
   }
 
-  /** First line ≥ from equal to `text` under some tier (tried in order), else -1. */
+  /** A hunk whose old lines are a single empty line: indexOf("") would match at every offset. */
+  private findEmptyLines(v: TierView, lo: number, limit: number): number[] {
+    const out: number[] = [];
+    for (let i = lo; i < v.norm.length && out.length < limit; i++) if (v.norm[i] === '') out.push(i);
+    return out;
+  }
+
+  /** First line ≥ from equal to `text` under the lowest tier that has one. */
   findLine(text: string, from: number): { at: number; tier: Fuzz } | undefined {
     for (const tier of FUZZ_TIERS) {
-      const list = this.positionsOf(tier, normalize(tier, text));
-      const at = list.find((p) => p >= from);
+      const [at] = this.findAll(tier, [text], from, 1);
       if (at !== undefined) return { at, tier };
     }
     return undefined;
   }
+}
+
+/** The line whose start offset is `offset` (binary search; `offset` is known to be a line start). */
+function lineAt(starts: Int32Array, offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

@@ -4,7 +4,7 @@
 // carrying the contract's codes. Context lines keep the file's own text, so fuzz never rewrites them.
 import { LineIndex, FUZZ_TIERS, foldPunctuation, type Fuzz } from './line-index.js';
 import { nearestRegion } from './similar.js';
-import type { TextDoc } from './text-doc.js';
+import { UTF8_BOM, type TextDoc } from './text-doc.js';
 import { newLines, oldLines, type Hunk } from './types.js';
 
 export interface Placement {
@@ -34,7 +34,7 @@ export type MatchResult =
 const MAX_LISTED_MATCHES = 10;
 
 export function placeHunks(doc: TextDoc, hunks: readonly Hunk[]): MatchResult {
-  const idx = new LineIndex(doc.lines);
+  const idx = new LineIndex(doc.lines, doc.joined);
   const placements: Placement[] = [];
   let cursor = 0;
   let fuzz: Fuzz = 0;
@@ -182,39 +182,62 @@ function findOverlap(placements: readonly Placement[]): MatchFailure | undefined
   return undefined;
 }
 
-/** The document with every placement applied. Placements must not overlap (placeHunks checks). */
-export function applyPlacements(doc: TextDoc, placements: readonly Placement[]): TextDoc {
+const LF = Buffer.from('\n');
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * The file's new bytes: unchanged ranges are copied from the original buffer (never re-encoded), context
+ * lines keep their own bytes and endings, added lines get the file's majority ending. Placements must not
+ * overlap (placeHunks checks). The final-newline state changes only through `\ No newline` markers.
+ */
+export function renderPlacements(doc: TextDoc, placements: readonly Placement[]): Buffer {
   const order = [...placements].sort((a, b) => a.start - b.start || a.oldLen - b.oldLen);
-  const lines: string[] = [];
-  const ends: number[] = [];
-  const n = doc.lines.length;
+  const { buf, byteStarts, lines } = doc;
+  const n = lines.length;
+  const added = doc.eolCrlf ? CRLF : LF;
+  const pieces: Buffer[] = [];
   let pos = 0;
+  let rawLast = -1;
   let finalNewline = doc.finalNewline;
   const copy = (to: number) => {
-    for (; pos < to; pos++) {
-      lines.push(doc.lines[pos] as string);
-      ends.push(doc.crlf[pos] as number);
-    }
+    if (to <= pos) return;
+    pieces.push(buf.subarray(byteStarts[pos], byteStarts[to]));
+    if (to === n && !doc.finalNewline) rawLast = pieces.length - 1;
+    pos = to;
   };
-  const added = doc.eolCrlf ? 1 : 0;
   for (const p of order) {
     copy(p.start);
     for (const l of p.hunk.lines) {
-      if (l.kind === '+') {
-        lines.push(l.text);
-        ends.push(added);
-      } else {
-        if (l.kind === ' ') {
-          lines.push(doc.lines[pos] as string);
-          ends.push(doc.crlf[pos] as number);
-        }
-        pos++;
-      }
+      if (l.kind === '+') pieces.push(Buffer.from(l.text, 'utf8'), added);
+      else if (l.kind === ' ') copy(pos + 1);
+      else pos++;
     }
     const h = p.hunk;
     if (p.start + p.oldLen === n && (h.oldNoEol || h.newNoEol)) finalNewline = !h.newNoEol;
   }
   copy(n);
-  if (lines.length === 0) finalNewline = true;
-  return { bom: doc.bom, lines, crlf: Uint8Array.from(ends), finalNewline, eolCrlf: doc.eolCrlf };
+  // The old last line had no newline but is no longer last: it needs one now.
+  const lastEol = doc.crlf[n - 1] ? CRLF : LF;
+  if (rawLast >= 0 && rawLast !== pieces.length - 1) pieces.splice(rawLast + 1, 0, lastEol);
+  return finishNewline(
+    pieces,
+    finalNewline,
+    rawLast >= 0 && rawLast === pieces.length - 1 ? lastEol : added,
+    doc.bom,
+  );
+}
+
+function finishNewline(pieces: Buffer[], finalNewline: boolean, eol: Buffer, bom: boolean): Buffer {
+  while (pieces.length > 0 && (pieces[pieces.length - 1] as Buffer).length === 0) pieces.pop();
+  const last = pieces[pieces.length - 1];
+  if (last) {
+    const endsNl = last[last.length - 1] === 10;
+    if (finalNewline && !endsNl) pieces.push(eol);
+    if (!finalNewline && endsNl) {
+      const cut = last.length >= 2 && last[last.length - 2] === 13 ? 2 : 1;
+      pieces[pieces.length - 1] = last.subarray(0, last.length - cut);
+    }
+  }
+  if (bom) pieces.unshift(UTF8_BOM);
+  return Buffer.concat(pieces);
 }

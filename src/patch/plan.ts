@@ -6,9 +6,9 @@ import { ToolError, type ToolErrorCode } from '../core/tool-error.js';
 import type { Baseline, CommitStep } from './commit.js';
 import { probe, readSnapshot, type Snapshot } from './fs-safe.js';
 import type { Fuzz } from './line-index.js';
-import { applyPlacements, placeHunks, type MatchFailure } from './matcher.js';
+import { placeHunks, renderPlacements, type MatchFailure } from './matcher.js';
 import { missingDirs, type ResolvedOp, type Target } from './targets.js';
-import { decodeDoc, encodeDoc, newDoc, type TextDoc } from './text-doc.js';
+import { decodeDoc, encodeNewFile, type TextDoc } from './text-doc.js';
 import type { AddOp, Hunk } from './types.js';
 
 /** Files larger than this are not patched (a patch engine holding several copies in memory). */
@@ -31,18 +31,18 @@ export interface Plan {
   fuzz: Fuzz;
 }
 
-export async function planOps(ops: readonly ResolvedOp[]): Promise<Plan> {
+export function planOps(ops: readonly ResolvedOp[]): Plan {
   const plan: Plan = { steps: [], affected: [], additions: 0, removals: 0, fuzz: 0 };
   for (const op of ops) {
     if (op.kind === 'add') planAdd(plan, op, op.target);
-    else if (op.kind === 'delete') await planDelete(plan, op.target);
-    else await planUpdate(plan, op.hunks, op.target, op.dest);
+    else if (op.kind === 'delete') planDelete(plan, op.target);
+    else planUpdate(plan, op.hunks, op.target, op.dest);
   }
   return plan;
 }
 
 function planAdd(plan: Plan, op: AddOp, t: Target): void {
-  const content = encodeDoc(newDoc(op.lines, op.noEol));
+  const content = encodeNewFile(op.lines, op.noEol);
   const p = probe(t.file);
   if (p.kind !== 'missing') {
     const what =
@@ -73,27 +73,22 @@ function planAdd(plan: Plan, op: AddOp, t: Target): void {
   plan.additions += op.lines.length;
 }
 
-async function planDelete(plan: Plan, t: Target): Promise<void> {
-  const snap = await readExisting(t, 'delete');
+function planDelete(plan: Plan, t: Target): void {
+  const snap = readExisting(t, 'delete');
   plan.steps.push({ kind: 'remove', rel: t.rel, dir: t.dir, name: t.name, baseline: baselineOf(snap) });
   plan.affected.push({ path: t.rel, operation: 'delete' });
   const d = decodeDoc(snap.buf);
   if (d.ok) plan.removals += d.doc.lines.length;
 }
 
-async function planUpdate(
-  plan: Plan,
-  hunks: readonly Hunk[],
-  t: Target,
-  dest: Target | undefined,
-): Promise<void> {
-  const snap = await readExisting(t, dest ? 'move' : 'update');
+function planUpdate(plan: Plan, hunks: readonly Hunk[], t: Target, dest: Target | undefined): void {
+  const snap = readExisting(t, dest ? 'move' : 'update');
   let content = snap.buf;
   if (hunks.length > 0) {
     const doc = decodeText(t, snap.buf);
     const m = placeHunks(doc, hunks);
     if (!m.ok) throw matchError(t, m.failure);
-    content = encodeDoc(applyPlacements(doc, m.placements));
+    content = renderPlacements(doc, m.placements);
     if (m.fuzz > plan.fuzz) plan.fuzz = m.fuzz;
     for (const h of hunks) {
       for (const l of h.lines) {
@@ -148,10 +143,10 @@ function callText(tool: string, args: Record<string, unknown>): string {
 }
 
 function baselineOf(s: Snapshot): Baseline {
-  return { hash: s.hash, mode: s.mode, size: s.buf.length };
+  return { bytes: s.buf, mode: s.mode };
 }
 
-async function readExisting(t: Target, verb: 'update' | 'delete' | 'move'): Promise<Snapshot> {
+function readExisting(t: Target, verb: 'update' | 'delete' | 'move'): Snapshot {
   const p = probe(t.file);
   if (p.kind === 'missing') {
     throw failed(t, `cannot ${verb} ${t.rel}: it does not exist`, 'missing', {
