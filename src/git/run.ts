@@ -1,0 +1,232 @@
+// git/run: the only place that builds git argv (architecture.md, style 6). Every git process gets the
+// hardening below, so a hostile `.git/config`, `.gitattributes` or hook cannot turn a read-only tool into code
+// execution (tool-contract "Git", decisions.md 20): fsmonitor, hooks, external diff, textconv, every filter
+// driver named in config, pager, credential helpers, signature programs and every transport are off; no
+// system or global config is read; optional locks are off, so `.git/index` is never written. It must not
+// run anything but `git`, and it never uses a shell: argv only, through process/argv (bounded, timed).
+import { ToolError } from '../core/tool-error.js';
+import { runArgv, type ArgvResult } from '../process/argv.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+export const GIT_TIMEOUT_MS = 30_000;
+/** Default bound on what one git process may print; tools pass tighter bounds where they have one. */
+export const GIT_MAX_STDOUT_BYTES = 16 * 1024 * 1024;
+
+const NEVER_PROTOCOLS = ['file', 'git', 'ssh', 'http', 'https', 'ext', 'fd'];
+
+/** `-c` settings for every git process; later `-c` and repo config cannot undo a command-line setting. */
+export const HARDENING_CONFIG: readonly string[] = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.pager=cat',
+  'core.sshCommand=false',
+  'core.askPass=false',
+  'core.quotePath=false',
+  'core.alternateRefsCommand=',
+  'diff.external=',
+  'diff.noprefix=false',
+  'diff.mnemonicPrefix=false',
+  'diff.relative=false',
+  // Submodules are never entered: their own config would name filters we have not disabled.
+  'diff.submodule=short',
+  'status.submoduleSummary=false',
+  'submodule.recurse=false',
+  'color.ui=never',
+  'credential.helper=',
+  'protocol.allow=never',
+  ...NEVER_PROTOCOLS.map((p) => `protocol.${p}.allow=never`),
+  'log.showSignature=false',
+  'log.follow=false',
+  'gpg.program=false',
+  'gpg.ssh.program=false',
+  'gpg.x509.program=false',
+  'i18n.logOutputEncoding=UTF-8',
+];
+
+/** The environment of every git process: built from nothing, PATH is the only inherited value. */
+export function gitEnv(runtime: Runtime): Record<string, string> {
+  return {
+    PATH: runtime.config.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: runtime.dirs.home,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    // An empty allow-list overrides any protocol.<name>.allow in repository config (lazy fetches included).
+    GIT_ALLOW_PROTOCOL: '',
+    GIT_NO_LAZY_FETCH: '1',
+    // Paths are confined by us and passed as literal pathspecs: no glob or `:(magic)` reinterpretation.
+    GIT_LITERAL_PATHSPECS: '1',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+  };
+}
+
+/** `filter.<name>.*` is a key we can override on the command line only when the name has no `=` or control char. */
+// eslint-disable-next-line no-control-regex
+const SAFE_FILTER_NAME = /^[^=\x00-\x1f\x7f]+$/;
+
+/** `-c` pairs that disable each named filter driver (clean, smudge, process; `required` would make git fail). */
+export function filterOverrides(names: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const n of names) {
+    if (!SAFE_FILTER_NAME.test(n)) {
+      throw new ToolError(
+        'GIT_ERROR',
+        'the repository configuration names a filter driver that cannot be disabled safely, so git was not run',
+        { filter: n },
+        {
+          suggestion:
+            'Inspect .git/config with read_file; the git tools refuse to run while it defines this filter.',
+        },
+      );
+    }
+    for (const k of ['clean', 'smudge', 'process']) out.push('-c', `filter.${n}.${k}=`);
+    out.push('-c', `filter.${n}.required=false`);
+  }
+  return out;
+}
+
+/** Parses `git config -z --get-regexp` output (`key\nvalue\0`…) into filter driver names. */
+export function parseFilterNames(out: Buffer): Set<string> {
+  const names = new Set<string>();
+  for (const rec of out.toString('utf8').split('\0')) {
+    if (!rec) continue;
+    const nl = rec.indexOf('\n');
+    const key = nl < 0 ? rec : rec.slice(0, nl);
+    const dot = key.lastIndexOf('.');
+    if (key.toLowerCase().startsWith('filter.') && dot > 7) names.add(key.slice(7, dot));
+    // include.* / includeif.* records are not filters
+  }
+  return names;
+}
+
+export interface GitRunOptions {
+  cwd: string;
+  /** `-c` pairs for the filter drivers of this repository (from discoverFilters). */
+  filterArgs: readonly string[];
+  maxStdoutBytes?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The full argv after `git`: hardening first, then the caller's subcommand and its arguments. */
+export function buildGitArgv(filterArgs: readonly string[], args: readonly string[]): string[] {
+  const argv = ['--no-pager', '--no-optional-locks'];
+  for (const c of HARDENING_CONFIG) argv.push('-c', c);
+  argv.push(...filterArgs, ...args);
+  return argv;
+}
+
+export function runGit(runtime: Runtime, args: readonly string[], opts: GitRunOptions): Promise<ArgvResult> {
+  return runArgv('git', buildGitArgv(opts.filterArgs, args), {
+    cwd: opts.cwd,
+    env: gitEnv(runtime),
+    timeoutMs: opts.timeoutMs ?? GIT_TIMEOUT_MS,
+    maxStdoutBytes: opts.maxStdoutBytes ?? GIT_MAX_STDOUT_BYTES,
+    signal: opts.signal ?? runtime.signal,
+  });
+}
+
+export interface FilterConfig {
+  /** `-c` pairs disabling every filter driver the configuration defines. */
+  filterArgs: string[];
+  /** The configuration includes other files (include.path / includeIf): never cached, see git/repo. */
+  hasIncludes: boolean;
+}
+
+/**
+ * Every filter driver the configuration seen from `cwd` defines (repository, worktree and included files;
+ * system and global config are off). A driver named only in `.gitattributes` has no command, so the
+ * configuration is the complete list of what could run.
+ */
+export async function discoverFilters(
+  runtime: Runtime,
+  cwd: string,
+  signal?: AbortSignal,
+): Promise<FilterConfig> {
+  const r = await runGit(
+    runtime,
+    [
+      'config',
+      '-z',
+      '--get-regexp',
+      '^(filter\\..+\\.(clean|smudge|process|required)|include\\..+|includeif\\..+)$',
+    ],
+    {
+      cwd,
+      filterArgs: [],
+      maxStdoutBytes: 1024 * 1024,
+      signal,
+    },
+  );
+  if (r.spawnError) throw gitUnavailable(r.spawnError);
+  if (r.timedOut) throw gitFailed('config', r);
+  if (r.code === 1) return { filterArgs: [], hasIncludes: false }; // no match (also outside a repository)
+  if (r.code !== 0 || r.truncated) throw gitFailed('config', r);
+  const hasIncludes = r.stdout
+    .toString('utf8')
+    .split('\0')
+    .some((rec) => /^include(if)?\./i.test(rec));
+  return { filterArgs: filterOverrides(parseFilterNames(r.stdout)), hasIncludes };
+}
+
+export function gitUnavailable(code: string): ToolError {
+  return new ToolError(
+    'GIT_ERROR',
+    `git could not be started (${code})`,
+    { errno: code },
+    {
+      suggestion:
+        'Install git and make sure it is on the PATH of the server; check_exec_environment shows the PATH.',
+    },
+  );
+}
+
+/** First lines of git's stderr, for messages. */
+export function stderrSummary(stderr: string, maxLines = 4): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l && !l.startsWith('hint:'));
+  return lines.slice(0, maxLines).join(' / ').slice(0, 600);
+}
+
+const UNKNOWN_REV =
+  /unknown revision|bad revision|not a valid object name|invalid object name|ambiguous argument|bad object|no such ref|not a valid (tag|commit)|needed a single revision/i;
+
+export function isUnknownRevision(stderr: string): boolean {
+  return UNKNOWN_REV.test(stderr);
+}
+
+export function gitFailed(what: string, r: ArgvResult): ToolError {
+  if (r.timedOut) {
+    return new ToolError(
+      'GIT_ERROR',
+      `git ${what} did not finish within ${GIT_TIMEOUT_MS / 1000} s and was stopped`,
+      { timeout_ms: GIT_TIMEOUT_MS },
+      {
+        suggestion: 'Narrow the call (a smaller path, fewer entries) and try again.',
+      },
+    );
+  }
+  const summary = stderrSummary(r.stderr) || `exit code ${r.code ?? r.signal}`;
+  const hints = /dubious ownership/i.test(r.stderr)
+    ? {
+        suggestion:
+          'The repository belongs to another user, so git refuses to read it; serve a workspace the server user owns.',
+      }
+    : {
+        suggestion:
+          'Read the git message above; correct the arguments, or check the repository with exec_command.',
+      };
+  return new ToolError(
+    'GIT_ERROR',
+    `git ${what} failed: ${summary}`,
+    { exit_code: r.code, stderr: r.stderr.slice(0, 2000) },
+    hints,
+  );
+}
