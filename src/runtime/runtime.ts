@@ -12,6 +12,7 @@ import { SearchEngines } from '../workspace/search/engines.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
+import { ChangeBaseline } from '../git/baseline.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -36,6 +37,8 @@ export class Runtime {
   readonly dirs: RuntimeDirs;
   /** Commands: workspace resources any client may continue by id (spec §1.6); ended at shutdown. */
   readonly commands: CommandRegistry;
+  /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
+  readonly baseline = new ChangeBaseline();
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
