@@ -16,6 +16,11 @@ import { listFilesTool } from './files/list_files.js';
 import { searchTextTool } from './files/search_text.js';
 import { viewImageTool } from './files/view_image.js';
 import { applyPatchTool } from './edit/apply_patch.js';
+import { gitStatusTool } from './git/git_status.js';
+import { gitDiffTool } from './git/git_diff.js';
+import { gitLogTool } from './git/git_log.js';
+import { gitShowTool } from './git/git_show.js';
+import { gitBlameTool } from './git/git_blame.js';
 
 /** Every tool this build has, in the contract's order. */
 export const ALL_TOOLS: readonly ToolDef[] = [
@@ -30,7 +35,11 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   writeStdinTool,
   killCommandTool,
   readOutputTool,
-  // git_status, git_diff, git_log, git_show, git_blame
+  gitStatusTool,
+  gitDiffTool,
+  gitLogTool,
+  gitShowTool,
+  gitBlameTool,
   // request_permissions
   viewImageTool,
 ] as unknown as ToolDef[];

@@ -1,0 +1,261 @@
+// git_diff (tool-contract "Git"): staged (index vs HEAD) and/or unstaged (working tree vs index) changes of the
+// repository that contains `path`, limited to `path` or to `paths`. The file list comes from numstat and is
+// complete; the text is the unified diff cut to max_bytes by whole files, with next_action naming the files
+// still to show. In a workspace that is not a repository it shows what apply_patch changed since start-up
+// (git/baseline). Runs git with external diff and textconv off.
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { gitPath } from '../../git/args.js';
+import { baselineChanges } from '../../git/baseline.js';
+import { parseNumstatZ } from '../../git/parse-diff.js';
+import { gitFailed, runGit } from '../../git/run.js';
+import type { GitRepo } from '../../git/repo.js';
+import { NEXT_ACTION } from '../schema.js';
+import { callText } from '../result.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
+import {
+  assembleDiff,
+  DEFAULT_DIFF_MAX_BYTES,
+  DIFF_FILE,
+  dirScope,
+  fileLine,
+  gitDirArg,
+  maxBytesArg,
+  MAX_PATHS,
+  numstatFiles,
+  pathsArg,
+  repoFor,
+  repoRootRel,
+  scopeSpec,
+  wsPath,
+  type AssembledDiff,
+  type DiffFile,
+  type DiffSectionInput,
+  type DirScope,
+} from './shared.js';
+
+export const MAX_CONTEXT_LINES = 1000;
+
+const input = z.object({
+  path: gitDirArg,
+  paths: pathsArg,
+  staged: z.boolean().default(false).describe('Include staged changes (index vs HEAD).'),
+  unstaged: z.boolean().default(true).describe('Include unstaged changes (working tree vs index).'),
+  context_lines: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_CONTEXT_LINES)
+    .default(3)
+    .describe('Unchanged lines around each change.'),
+  max_bytes: maxBytesArg,
+});
+
+const output = z.object({
+  is_repo: z.boolean(),
+  path: z.string(),
+  repo_root: z.string().nullable(),
+  source: z
+    .enum(['git', 'since_start'])
+    .describe('"since_start": not a repository; changes made through apply_patch since the server started.'),
+  files: z.array(DIFF_FILE),
+  diff: z.string(),
+  diff_bytes: z.number(),
+  truncated: z.boolean(),
+  next_action: NEXT_ACTION.optional(),
+});
+
+type Args = z.output<typeof input>;
+
+const COMMON = [
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--ignore-submodules=dirty',
+  '--submodule=short',
+  '-M',
+];
+
+async function gitSection(
+  ctx: ToolContext,
+  repo: GitRepo,
+  staged: boolean,
+  specs: string[],
+  args: Args,
+): Promise<DiffSectionInput> {
+  const base = ['diff', ...(staged ? ['--cached'] : []), ...COMMON, ...repo.relativeArgs];
+  const tail = specs.length ? ['--', ...specs] : [];
+  const opts = { cwd: repo.cwd, filterArgs: repo.filterArgs, signal: ctx.signal };
+  const [num, patch] = await Promise.all([
+    runGit(ctx.runtime, [...base, '--numstat', '-z', ...tail], opts),
+    runGit(ctx.runtime, [...base, '--patch', `--unified=${args.context_lines}`, ...tail], {
+      ...opts,
+      maxStdoutBytes: args.max_bytes + 1,
+    }),
+  ]);
+  if (num.code !== 0) throw gitFailed('diff', num);
+  if (patch.code !== 0 && !patch.truncated) throw gitFailed('diff', patch);
+  const toWs = (p: string) => wsPath(ctx, repo.diffBase, p);
+  return {
+    section: staged ? 'staged' : 'unstaged',
+    heading: staged ? '# staged (index vs HEAD)' : '# unstaged (working tree vs index)',
+    files: numstatFiles(parseNumstatZ(num.stdout).entries, staged ? 'staged' : 'unstaged', toWs),
+    patch: patch.stdout.toString('utf8'),
+    patchCut: patch.truncated,
+    toWs,
+  };
+}
+
+function sinceStartSection(
+  ctx: ToolContext,
+  dir: DirScope,
+  only: string[] | undefined,
+  args: Args,
+): DiffSectionInput {
+  const changes = baselineChanges(ctx.runtime, { dirRel: dir.rel, only, context: args.context_lines });
+  return {
+    section: 'unstaged',
+    heading: '',
+    files: changes.map((c) => ({
+      path: c.path,
+      old_path: null,
+      kind: c.kind,
+      additions: c.additions,
+      deletions: c.deletions,
+      binary: c.binary,
+      section: 'unstaged',
+    })),
+    patch: changes.map((c) => c.text).join(''),
+    patchCut: false,
+    toWs: (p) => p,
+  };
+}
+
+function nextCall(args: Args, dir: DirScope, d: AssembledDiff): Record<string, unknown> | null {
+  const rest = d.files.filter((f) => f.shown === 'omitted');
+  const partial = d.files.find((f) => f.shown === 'partial');
+  let targets = rest;
+  let maxBytes = args.max_bytes;
+  if (partial && rest.every((f) => f.path === partial.path)) {
+    // Only the oversized file is left: the next call can only help with a larger budget.
+    if (args.max_bytes >= 4 * 1024 * 1024) return null;
+    targets = [partial];
+    maxBytes = 4 * 1024 * 1024;
+  } else targets = rest.filter((f) => f.path !== partial?.path);
+  if (targets.length === 0) return null;
+  const paths = [
+    ...new Set(
+      targets.flatMap((f) => (f.old_path && f.old_path !== f.path ? [f.old_path, f.path] : [f.path])),
+    ),
+  ].slice(0, MAX_PATHS);
+  const next: Record<string, unknown> = {
+    path: dir.rel,
+    paths,
+    staged: targets.some((f) => f.section === 'staged'),
+    unstaged: targets.some((f) => f.section === 'unstaged'),
+    context_lines: args.context_lines,
+  };
+  if (maxBytes !== DEFAULT_DIFF_MAX_BYTES) next.max_bytes = maxBytes;
+  return next;
+}
+
+export const gitDiffTool = defineTool({
+  name: 'git_diff',
+  title: 'Git diff',
+  description:
+    'Show changes as a unified diff: unstaged (working tree vs index, default) and/or staged (index vs HEAD), for ' +
+    'the repository that contains path, limited to path or to paths. Lists every changed file with +/- counts; the ' +
+    'diff text is cut to max_bytes by whole files and next_action asks for the rest. Untracked files are not ' +
+    'included (git_status lists them). In a workspace that is not a git repository it shows the changes made ' +
+    'through apply_patch since the server started.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    if (!args.staged && !args.unstaged) {
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        'staged and unstaged are both false, so there is nothing to show',
+        {},
+        {
+          retry: callText('git_diff', { path: args.path, staged: true, unstaged: true }),
+        },
+      );
+    }
+    const dir = dirScope(ctx, args.path, 'git_diff');
+    const only = args.paths?.map((p, i) => gitPath(ctx.runtime.root, p, `paths[${i}]`));
+    const found = await repoFor(ctx, dir.real);
+    let sections: DiffSectionInput[];
+    let source: 'git' | 'since_start';
+    if (found.repo) {
+      const repo = found.repo;
+      const specs = only ? only.map((p) => p.spec) : scopeSpec(repo, dir);
+      const want = [...(args.staged ? [true] : []), ...(args.unstaged ? [false] : [])];
+      sections = await Promise.all(want.map((staged) => gitSection(ctx, repo, staged, specs, args)));
+      source = 'git';
+    } else {
+      sections = args.unstaged
+        ? [
+            sinceStartSection(
+              ctx,
+              dir,
+              only?.map((p) => p.rel),
+              args,
+            ),
+          ]
+        : [];
+      source = 'since_start';
+    }
+    const d = assembleDiff(sections, args.max_bytes);
+    const structured: Record<string, unknown> = {
+      is_repo: source === 'git',
+      path: dir.rel,
+      repo_root: found.repo ? repoRootRel(ctx, found.repo) : null,
+      source,
+      files: d.files,
+      diff: d.text,
+      diff_bytes: d.bytes,
+      truncated: d.truncated,
+    };
+    const lines: string[] = [];
+    if (source === 'since_start')
+      lines.push(
+        `[${dir.rel} is not in a git repository (${found.reason}); showing changes made through apply_patch since start-up]`,
+      );
+    if (d.files.length === 0) {
+      const what =
+        source === 'since_start'
+          ? 'no changes since start-up'
+          : args.staged && args.unstaged
+            ? 'no staged or unstaged changes'
+            : args.staged
+              ? 'no staged changes'
+              : 'no unstaged changes';
+      lines.push(what + (source === 'git' ? ' (untracked files are not diffed; git_status lists them)' : ''));
+      if (source === 'since_start' && !args.unstaged)
+        lines.push('(outside a repository there is no index: pass unstaged: true)');
+      return { structured, text: lines.join('\n') };
+    }
+    if (d.files.length > 1 || d.truncated)
+      lines.push(...d.files.map((f) => `${fileLine(f)}${shownNote(f)}`), '');
+    let text = lines.join('\n') + d.text;
+    if (d.truncated) {
+      const next = nextCall(args, dir, d);
+      const shown = d.files.filter((f) => f.shown === 'full').length;
+      let note = `[diff cut at max_bytes=${args.max_bytes}: ${shown} of ${d.files.length} files shown in full`;
+      const partial = d.files.find((f) => f.shown === 'partial');
+      if (partial)
+        note += `; ${partial.path} alone is larger (try context_lines: 0 or a larger max_bytes, or read_file)`;
+      if (next) {
+        structured.next_action = { tool: 'git_diff', arguments: next };
+        note += `; more: ${callText('git_diff', next)}`;
+      }
+      text += `${text.endsWith('\n') ? '' : '\n'}${note}]`;
+    }
+    return { structured, text };
+  },
+});
+
+function shownNote(f: DiffFile): string {
+  return f.shown === 'full' ? '' : f.shown === 'partial' ? '  [cut]' : '  [not shown]';
+}

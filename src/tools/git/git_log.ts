@@ -1,0 +1,142 @@
+// git_log (tool-contract "Git"): commits reachable from `ref`, newest first, limited to commits that touch
+// `path` when it is not the whole work tree; paged with skip, next_action carries the next page. One line per
+// commit in the text; the structured result has parents, author, committer, refs and the message body.
+import { z } from 'zod';
+import { validateRev } from '../../git/args.js';
+import { LOG_FORMAT, parseLog } from '../../git/parse-log.js';
+import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
+import { ToolError } from '../../core/tool-error.js';
+import { NEXT_ACTION } from '../schema.js';
+import { callText } from '../result.js';
+import { defineTool, READ_ONLY } from '../define.js';
+import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec } from './shared.js';
+
+export const MAX_LOG_COUNT = 500;
+const LOG_MAX_BYTES = 8 * 1024 * 1024;
+
+const input = z.object({
+  path: gitDirArg,
+  ref: z
+    .string()
+    .default('HEAD')
+    .describe('Where to start: a branch, tag, commit id, HEAD~N, or a range such as "main..feature".'),
+  max_count: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LOG_COUNT)
+    .default(20)
+    .describe(`Most commits to return (≤ ${MAX_LOG_COUNT}).`),
+  skip: z.number().int().min(0).default(0).describe('Commits to skip first (paging).'),
+});
+
+const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
+const COMMIT = z.object({
+  sha: z.string(),
+  parents: z.array(z.string()),
+  author: PERSON,
+  committer: PERSON,
+  refs: z.array(z.string()),
+  subject: z.string(),
+  body: z.string(),
+  body_truncated: z.boolean(),
+});
+
+const output = z.object({
+  is_repo: z.boolean(),
+  path: z.string(),
+  repo_root: z.string().nullable(),
+  reason: z.string().optional(),
+  ref: z.string(),
+  commits: z.array(COMMIT),
+  skip: z.number(),
+  has_more: z.boolean(),
+  next_action: NEXT_ACTION.optional(),
+});
+
+export const gitLogTool = defineTool({
+  name: 'git_log',
+  title: 'Git log',
+  description:
+    'List commits reachable from ref (default HEAD), newest first, one line each: short id, date, author, subject ' +
+    'and refs. When path (a workspace directory) is not the whole repository, only commits touching it are listed. ' +
+    'Page with skip; next_action carries the next page. git_show shows one commit in full.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    const ref = validateRev(args.ref, 'ref', 'git_log');
+    const dir = dirScope(ctx, args.path, 'git_log');
+    const found = await repoFor(ctx, dir.real);
+    const base = { path: dir.rel, ref, skip: args.skip };
+    if (!found.repo) {
+      return {
+        structured: {
+          is_repo: false,
+          ...base,
+          repo_root: null,
+          reason: found.reason,
+          commits: [],
+          has_more: false,
+        },
+        text: `${dir.rel} is not in a git repository (${found.reason}); there is no history to show.`,
+      };
+    }
+    const repo = found.repo;
+    const spec = scopeSpec(repo, dir);
+    const argv = [
+      'log',
+      '-z',
+      `--format=${LOG_FORMAT}`,
+      '--no-color',
+      '--no-show-signature',
+      `--max-count=${args.max_count + 1}`,
+    ];
+    if (args.skip) argv.push(`--skip=${args.skip}`);
+    argv.push('--end-of-options', ref, '--', ...spec);
+    const r = await runGit(ctx.runtime, argv, {
+      cwd: repo.cwd,
+      filterArgs: repo.filterArgs,
+      maxStdoutBytes: LOG_MAX_BYTES,
+      signal: ctx.signal,
+    });
+    const structured: Record<string, unknown> = { is_repo: true, ...base, repo_root: repoRootRel(ctx, repo) };
+    if (r.code !== 0 && !r.truncated) {
+      if (
+        /does not have any commits yet/i.test(r.stderr) ||
+        (ref === 'HEAD' && isUnknownRevision(r.stderr) && /HEAD/.test(r.stderr))
+      ) {
+        Object.assign(structured, { commits: [], has_more: false });
+        return { structured, text: 'no commits yet' };
+      }
+      if (isUnknownRevision(r.stderr)) {
+        throw new ToolError(
+          'NOT_FOUND',
+          `revision ${JSON.stringify(ref)} not found`,
+          { ref },
+          {
+            suggestion:
+              'Use a branch, tag or commit id that exists; git_log {"ref": "HEAD"} lists recent commits.',
+          },
+        );
+      }
+      throw gitFailed('log', r);
+    }
+    const parsed = parseLog(r.stdout);
+    const commits = parsed.commits.slice(0, args.max_count);
+    const hasMore = parsed.commits.length > args.max_count || (r.truncated && commits.length > 0);
+    Object.assign(structured, { commits, has_more: hasMore });
+    const lines = commits.map((c) => {
+      const refs = c.refs.length ? ` (${c.refs.join(', ')})` : '';
+      return `${c.sha.slice(0, 10)} ${c.author.date.slice(0, 10)} ${c.author.name}: ${c.subject}${refs}`;
+    });
+    if (commits.length === 0) lines.push(args.skip ? `no commits after skipping ${args.skip}` : 'no commits');
+    if (spec.length) lines.unshift(`[commits touching ${dir.rel === '.' ? 'the workspace' : dir.rel + '/'}]`);
+    if (hasMore) {
+      const next = { path: dir.rel, ref, max_count: args.max_count, skip: args.skip + commits.length };
+      structured.next_action = { tool: 'git_log', arguments: next };
+      lines.push(`[more: ${callText('git_log', next)}]`);
+    }
+    return { structured, text: lines.join('\n') };
+  },
+});

@@ -1,0 +1,283 @@
+// git_show (tool-contract "Git"): one commit (metadata, message, changed files with counts and, unless
+// include_diff is false, the diff against its first parent, cut to max_bytes by whole files with next_action
+// for the rest), or the contents of a blob or tree named like "HEAD~2:src/a.ts". The repository is the one
+// that contains the first of `paths`, else the workspace root. External diff and textconv are off.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { gitPath, validateRev, type GitPath } from '../../git/args.js';
+import { parseNumstatZ } from '../../git/parse-diff.js';
+import { LOG_FORMAT, parseLog, type LogCommit } from '../../git/parse-log.js';
+import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
+import type { GitRepo } from '../../git/repo.js';
+import { NEXT_ACTION } from '../schema.js';
+import { callText } from '../result.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
+import {
+  assembleDiff,
+  DEFAULT_DIFF_MAX_BYTES,
+  DIFF_FILE,
+  fileLine,
+  maxBytesArg,
+  numstatFiles,
+  pathsArg,
+  repoFor,
+  repoRootRel,
+  wsPath,
+  type AssembledDiff,
+} from './shared.js';
+
+const input = z.object({
+  rev: z
+    .string()
+    .default('HEAD')
+    .describe('A commit (branch, tag, id, HEAD~N), or a blob/tree such as "HEAD:src/a.ts".'),
+  paths: pathsArg,
+  include_diff: z
+    .boolean()
+    .default(true)
+    .describe('Include the diff text; false lists the changed files only.'),
+  max_bytes: maxBytesArg,
+});
+
+const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
+
+const output = z.object({
+  is_repo: z.boolean(),
+  repo_root: z.string().nullable(),
+  reason: z.string().optional(),
+  rev: z.string(),
+  type: z.enum(['commit', 'blob', 'tree', 'none']),
+  commit: z
+    .object({
+      sha: z.string(),
+      parents: z.array(z.string()),
+      author: PERSON,
+      committer: PERSON,
+      refs: z.array(z.string()),
+      subject: z.string(),
+      body: z.string(),
+      body_truncated: z.boolean(),
+    })
+    .nullable(),
+  files: z.array(DIFF_FILE),
+  diff: z.string().nullable(),
+  content: z.string().nullable().describe('Blob or tree contents (type blob/tree).'),
+  binary: z.boolean(),
+  truncated: z.boolean(),
+  next_action: NEXT_ACTION.optional(),
+});
+
+type Args = z.output<typeof input>;
+
+/** Where to look for the repository: the first path's directory (or nearest existing parent), else the root. */
+function lookupDir(ctx: ToolContext, first: GitPath | undefined): string {
+  const root = ctx.runtime.root.real;
+  if (!first) return root;
+  let p = first.spec;
+  for (;;) {
+    try {
+      if (statSync(p).isDirectory()) return p;
+    } catch {
+      // missing: try the parent
+    }
+    if (p === root) return root;
+    p = path.dirname(p);
+  }
+}
+
+function notFoundRev(rev: string): ToolError {
+  return new ToolError(
+    'NOT_FOUND',
+    `revision ${JSON.stringify(rev)} not found${rev === 'HEAD' ? ' (no commits yet?)' : ''}`,
+    { rev },
+    {
+      suggestion:
+        'git_log {"ref": "HEAD"} lists commits; a file at a commit is named like "HEAD~1:src/a.ts".',
+    },
+  );
+}
+
+async function objectType(ctx: ToolContext, repo: GitRepo, rev: string): Promise<string> {
+  const r = await runGit(ctx.runtime, ['cat-file', '-t', '--end-of-options', rev], {
+    cwd: repo.cwd,
+    filterArgs: repo.filterArgs,
+    maxStdoutBytes: 64,
+    signal: ctx.signal,
+  });
+  if (r.code !== 0) {
+    if (isUnknownRevision(r.stderr) || /does not exist|exists on disk, but not in/i.test(r.stderr))
+      throw notFoundRev(rev);
+    throw gitFailed('cat-file', r);
+  }
+  return r.stdout.toString('utf8').trim();
+}
+
+function header(c: LogCommit): string {
+  const lines = [`commit ${c.sha}${c.refs.length ? ` (${c.refs.join(', ')})` : ''}`];
+  if (c.parents.length > 1)
+    lines.push(`Merge: ${c.parents.map((p) => p.slice(0, 10)).join(' ')} (diff against the first parent)`);
+  lines.push(`Author: ${c.author.name} <${c.author.email}>`, `Date:   ${c.author.date}`);
+  if (c.committer.name !== c.author.name || c.committer.email !== c.author.email)
+    lines.push(`Commit: ${c.committer.name} <${c.committer.email}>`);
+  lines.push('', `    ${c.subject}`);
+  if (c.body) lines.push('', ...c.body.split('\n').map((l) => (l ? `    ${l}` : '')));
+  if (c.body_truncated) lines.push('    [message cut]');
+  return lines.join('\n');
+}
+
+function nextCall(args: Args, rev: string, d: AssembledDiff): Record<string, unknown> | null {
+  const rest = d.files.filter((f) => f.shown === 'omitted');
+  if (rest.length === 0) {
+    const partial = d.files.find((f) => f.shown === 'partial');
+    if (!partial || args.max_bytes >= 4 * 1024 * 1024) return null;
+    return { rev, paths: [partial.path], include_diff: true, max_bytes: 4 * 1024 * 1024 };
+  }
+  const paths = [
+    ...new Set(rest.flatMap((f) => (f.old_path && f.old_path !== f.path ? [f.old_path, f.path] : [f.path]))),
+  ].slice(0, 1000);
+  const next: Record<string, unknown> = { rev, paths, include_diff: true };
+  if (args.max_bytes !== DEFAULT_DIFF_MAX_BYTES) next.max_bytes = args.max_bytes;
+  return next;
+}
+
+async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: string, specs: string[]) {
+  const obj = `${rev}^{commit}`;
+  const base = [
+    'show',
+    '--no-color',
+    '--no-show-signature',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--diff-merges=first-parent',
+    '-M',
+  ];
+  base.push(...repo.relativeArgs);
+  const tail = ['--end-of-options', obj, '--', ...specs];
+  const opts = { cwd: repo.cwd, filterArgs: repo.filterArgs, signal: ctx.signal };
+  const [meta, patch] = await Promise.all([
+    runGit(ctx.runtime, [...base, '-z', `--format=${LOG_FORMAT}`, '--numstat', ...tail], opts),
+    args.include_diff
+      ? runGit(ctx.runtime, [...base, '--format=', '--patch', ...tail], {
+          ...opts,
+          maxStdoutBytes: args.max_bytes + 1,
+        })
+      : null,
+  ]);
+  if (meta.code !== 0) throw isUnknownRevision(meta.stderr) ? notFoundRev(rev) : gitFailed('show', meta);
+  if (patch && patch.code !== 0 && !patch.truncated) throw gitFailed('show', patch);
+  const parsed = parseLog(meta.stdout, 1);
+  const commit = parsed.commits[0];
+  if (!commit) throw gitFailed('show', { ...meta, stderr: 'unexpected output' });
+  let rest = parsed.rest;
+  const out = meta.stdout.toString('utf8');
+  if (out[rest] === '\n') rest++;
+  const toWs = (p: string) => wsPath(ctx, repo.diffBase, p);
+  const files = numstatFiles(parseNumstatZ(out, rest).entries, 'commit', toWs);
+  const d = assembleDiff(
+    [
+      {
+        section: 'commit',
+        heading: '',
+        files,
+        patch: patch ? patch.stdout.toString('utf8') : null,
+        patchCut: patch?.truncated ?? false,
+        toWs,
+      },
+    ],
+    args.max_bytes,
+  );
+  return { commit, d };
+}
+
+export const gitShowTool = defineTool({
+  name: 'git_show',
+  title: 'Git show',
+  description:
+    'Show one commit: id, author, date, message, the changed files with +/- counts and (include_diff, default) ' +
+    'the diff against its first parent, limited to paths when given and cut to max_bytes by whole files with ' +
+    'next_action for the rest. A blob or tree ("HEAD~2:src/a.ts") shows its contents.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    const rev = validateRev(args.rev, 'rev', 'git_show');
+    const only = args.paths?.map((p, i) => gitPath(ctx.runtime.root, p, `paths[${i}]`));
+    const found = await repoFor(ctx, lookupDir(ctx, only?.[0]));
+    const empty = {
+      rev,
+      commit: null,
+      files: [],
+      diff: null,
+      content: null,
+      binary: false,
+      truncated: false,
+    };
+    if (!found.repo) {
+      return {
+        structured: { is_repo: false, repo_root: null, reason: found.reason, type: 'none', ...empty },
+        text: `The workspace is not in a git repository (${found.reason}); there is no history to show.`,
+      };
+    }
+    const repo = found.repo;
+    const type = await objectType(ctx, repo, rev);
+    const structured: Record<string, unknown> = {
+      is_repo: true,
+      repo_root: repoRootRel(ctx, repo),
+      ...empty,
+    };
+    if (type === 'blob' || type === 'tree') {
+      const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
+        cwd: repo.cwd,
+        filterArgs: repo.filterArgs,
+        maxStdoutBytes: args.max_bytes + 1,
+        signal: ctx.signal,
+      });
+      if (r.code !== 0 && !r.truncated) throw gitFailed('show', r);
+      const binary = r.stdout.subarray(0, 8000).includes(0);
+      let content = binary ? '' : r.stdout.subarray(0, args.max_bytes).toString('utf8');
+      if (!binary && r.truncated) content = content.replace(/\uFFFD$/, '');
+      Object.assign(structured, { type, content, binary, truncated: r.truncated });
+      let text = binary ? `${rev} is a binary blob; its contents are not shown.` : content;
+      if (r.truncated)
+        text += `${text.endsWith('\n') ? '' : '\n'}[cut at max_bytes=${args.max_bytes}; read_file shows the working-tree copy in ranges]`;
+      return { structured, text };
+    }
+    if (type !== 'commit' && type !== 'tag') throw notFoundRev(rev);
+    const { commit, d } = await showCommit(ctx, repo, args, rev, only?.map((p) => p.spec) ?? []);
+    Object.assign(structured, {
+      type: 'commit',
+      commit,
+      files: d.files,
+      diff: args.include_diff ? d.text : null,
+      truncated: d.truncated,
+    });
+    const parts = [header(commit), ''];
+    if (d.files.length)
+      parts.push(
+        ...d.files.map(
+          (f) =>
+            fileLine(f) +
+            (f.shown === 'omitted' && args.include_diff
+              ? '  [not shown]'
+              : f.shown === 'partial'
+                ? '  [cut]'
+                : ''),
+        ),
+        '',
+      );
+    else parts.push(only ? '(no changes to the given paths)' : '(no file changes)', '');
+    let text = parts.join('\n') + (args.include_diff ? d.text : '');
+    if (d.truncated && args.include_diff) {
+      const next = nextCall(args, commit.sha, d); // pinned: HEAD may move between pages
+      let note = `[diff cut at max_bytes=${args.max_bytes}`;
+      if (next) {
+        structured.next_action = { tool: 'git_show', arguments: next };
+        note += `; more: ${callText('git_show', next)}`;
+      }
+      text += `${text.endsWith('\n') ? '' : '\n'}${note}]`;
+    }
+    return { structured, text };
+  },
+});

@@ -1,0 +1,252 @@
+// What the five git tools share: finding the repository for a directory argument (decisions.md 20), turning
+// git's paths into workspace-relative ones, the output schema pieces, and cutting a multi-file diff to a byte
+// budget by whole files so the rest can be asked for with next_action. Runs git only through git/run.
+import path from 'node:path';
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { openRepo, type GitRepo } from '../../git/repo.js';
+import { splitPatch, type FileChangeKind, type NumstatEntry } from '../../git/parse-diff.js';
+import { toPosixRel } from '../../workspace/paths.js';
+import type { ToolContext } from '../define.js';
+import { resolveExisting } from '../common.js';
+import { callText } from '../result.js';
+
+export const gitDirArg = z
+  .string()
+  .default('.')
+  .describe(
+    'A directory in the workspace; git finds the repository that contains it, and results are limited to it.',
+  );
+
+export const DEFAULT_DIFF_MAX_BYTES = 262_144;
+export const MAX_DIFF_BYTES_LIMIT = 4 * 1024 * 1024;
+export const MAX_PATHS = 1000;
+
+export const pathsArg = z
+  .array(z.string())
+  .max(MAX_PATHS)
+  .optional()
+  .describe('Only these files or directories (workspace-relative, literal: no globs).');
+
+export const maxBytesArg = z
+  .number()
+  .int()
+  .min(1024)
+  .max(MAX_DIFF_BYTES_LIMIT)
+  .default(DEFAULT_DIFF_MAX_BYTES)
+  .describe(
+    'Most bytes of diff text to return (≤ 4 MiB); whole files are kept together, the rest comes with next_action.',
+  );
+
+export interface DirScope {
+  /** Workspace-relative directory. */
+  rel: string;
+  /** Real path of the directory. */
+  real: string;
+}
+
+/** The `path` argument of git_status/git_diff/git_log: an existing directory in the workspace. */
+export function dirScope(ctx: ToolContext, input: string, tool: string): DirScope {
+  const e = resolveExisting(ctx, input);
+  if (!e.stat.isDirectory()) {
+    const retryArgs =
+      tool === 'git_diff' ? { path: '.', paths: [e.rel] } : { path: path.posix.dirname(e.rel) };
+    throw new ToolError(
+      'NOT_A_DIRECTORY',
+      `${e.rel} is a file; ${tool} takes a directory as path`,
+      { path: e.rel },
+      {
+        retry: callText(tool, retryArgs),
+        suggestion:
+          tool === 'git_diff'
+            ? 'Pass the file in paths, and "." (or its directory) as path.'
+            : 'Pass the directory that contains the file, or "." for the workspace root.',
+      },
+    );
+  }
+  return { rel: e.rel, real: e.real };
+}
+
+export type RepoOrNot = { repo: GitRepo; reason?: undefined } | { repo: null; reason: string };
+
+export async function repoFor(ctx: ToolContext, dirReal: string): Promise<RepoOrNot> {
+  const r = await openRepo(ctx.runtime, dirReal, ctx.signal);
+  return r.kind === 'repo' ? { repo: r.repo } : { repo: null, reason: r.reason };
+}
+
+/** The workspace-relative path of a path git printed relative to `base` (the top, or the run directory). */
+export function wsPath(ctx: ToolContext, base: string, p: string): string {
+  return toPosixRel(ctx.runtime.root.real, path.join(base, p));
+}
+
+/** The workspace-relative location of the repository's top (`.` when it is the workspace root; `..`-style above). */
+export function repoRootRel(ctx: ToolContext, repo: GitRepo): string {
+  return toPosixRel(ctx.runtime.root.real, repo.top);
+}
+
+/** Pathspec limiting git to `dir`, or none when `dir` is the whole work tree (the fast, common case). */
+export function scopeSpec(repo: GitRepo, dir: DirScope): string[] {
+  return dir.real === repo.top ? [] : [dir.real];
+}
+
+// ---- diff assembly -------------------------------------------------------------------------------------
+
+export interface DiffFile {
+  path: string;
+  old_path: string | null;
+  kind: FileChangeKind | 'unmerged';
+  additions: number | null;
+  deletions: number | null;
+  binary: boolean;
+  section: 'staged' | 'unstaged' | 'commit';
+  /** Whether this file's diff is in the text: in full, cut (too large alone), or left for the next call. */
+  shown: 'full' | 'partial' | 'omitted';
+}
+
+export const DIFF_FILE = z.object({
+  path: z.string(),
+  old_path: z.string().nullable(),
+  kind: z.enum(['added', 'deleted', 'modified', 'renamed', 'copied', 'unmerged']),
+  additions: z.number().nullable(),
+  deletions: z.number().nullable(),
+  binary: z.boolean(),
+  section: z.enum(['staged', 'unstaged', 'commit']),
+  shown: z.enum(['full', 'partial', 'omitted']),
+});
+
+export interface DiffSectionInput {
+  section: DiffFile['section'];
+  /** Heading printed before the section when more than one section has changes. */
+  heading: string;
+  /** Files from numstat (paths already workspace-relative). */
+  files: Array<Omit<DiffFile, 'shown' | 'kind'> & { kind?: DiffFile['kind'] }>;
+  /** The patch text (null when the diff was not asked for). */
+  patch: string | null;
+  /** The patch stopped at its byte bound (its last section is incomplete). */
+  patchCut: boolean;
+  /** Maps a path from a patch header to the workspace-relative path used in `files`. */
+  toWs: (p: string) => string;
+}
+
+export interface AssembledDiff {
+  text: string;
+  files: DiffFile[];
+  truncated: boolean;
+  /** Bytes of diff text returned. */
+  bytes: number;
+}
+
+/** Cuts `buf` to at most `max` bytes at the last line end (or UTF-8 boundary when there is none). */
+function cutText(text: string, max: number): string {
+  const b = Buffer.from(text);
+  if (b.length <= max) return text;
+  let n = b.lastIndexOf(0x0a, max - 1) + 1;
+  if (n === 0) {
+    n = max;
+    while (n > 0 && ((b[n] as number) & 0xc0) === 0x80) n--;
+  }
+  return b.subarray(0, n).toString('utf8');
+}
+
+/**
+ * Joins sections into one text of at most maxBytes, file by file in git's order. The first file that does
+ * not fit ends the text (shown partially when nothing was shown before it); it and every later file are
+ * `omitted` and listed for next_action.
+ */
+export function assembleDiff(inputs: DiffSectionInput[], maxBytes: number): AssembledDiff {
+  const withChanges = inputs.filter((s) => s.files.length > 0 || (s.patch ?? '').length > 0);
+  const headed = withChanges.length > 1;
+  const out: string[] = [];
+  const files: DiffFile[] = [];
+  let used = 0;
+  let stopped = false;
+  for (const s of inputs) {
+    const byPath = new Map<string, DiffFile>();
+    const own: DiffFile[] = [];
+    for (const f of s.files) {
+      const prevSame = byPath.get(f.path);
+      if (prevSame) {
+        // numstat lists an unmerged path once per stage: keep one entry, the larger counts
+        prevSame.kind = 'unmerged';
+        if ((f.additions ?? 0) + (f.deletions ?? 0) > (prevSame.additions ?? 0) + (prevSame.deletions ?? 0)) {
+          prevSame.additions = f.additions;
+          prevSame.deletions = f.deletions;
+        }
+        continue;
+      }
+      const d: DiffFile = { ...f, kind: f.kind ?? 'modified', shown: s.patch === null ? 'full' : 'omitted' };
+      byPath.set(f.path, d);
+      own.push(d);
+    }
+    files.push(...own);
+    if (s.patch === null) continue;
+    const sections = splitPatch(s.patch);
+    const seen = new Set<DiffFile>();
+    if (headed && sections.length > 0 && !stopped) out.push(s.heading + '\n');
+    sections.forEach((sec, i) => {
+      const f = sec.path === null ? undefined : byPath.get(s.toWs(sec.path));
+      if (f) {
+        seen.add(f);
+        if (sec.combined) f.kind = 'unmerged';
+        else if (f.kind === 'modified') f.kind = sec.kind;
+        f.binary ||= sec.binary;
+      }
+      if (stopped) return;
+      const complete = i < sections.length - 1 || !s.patchCut;
+      const size = Buffer.byteLength(sec.text);
+      if (complete && used + size <= maxBytes) {
+        out.push(sec.text);
+        used += size;
+        if (f) f.shown = 'full';
+        return;
+      }
+      stopped = true;
+      if (used === 0 && f) {
+        const part = cutText(sec.text, maxBytes);
+        out.push(part);
+        used += Buffer.byteLength(part);
+        f.shown = 'partial';
+      }
+    });
+    // Files with no section (nothing to show, e.g. an unmerged path in the index) are shown unless the patch was cut.
+    for (const f of own) if (!seen.has(f) && !s.patchCut) f.shown = 'full';
+  }
+  const truncated = files.some((f) => f.shown !== 'full');
+  return { text: out.join(''), files, truncated, bytes: used };
+}
+
+/** numstat entries → DiffSectionInput files. */
+export function numstatFiles(
+  entries: NumstatEntry[],
+  section: DiffFile['section'],
+  toWs: (p: string) => string,
+): DiffSectionInput['files'] {
+  return entries.map((e) => ({
+    path: toWs(e.path),
+    old_path: e.oldPath === undefined ? null : toWs(e.oldPath),
+    kind: e.oldPath === undefined ? undefined : 'renamed',
+    additions: e.additions,
+    deletions: e.deletions,
+    binary: e.additions === null,
+    section,
+  }));
+}
+
+/** One line per file: `+3 -1  src/a.ts`, `bin  img.png`, `+0 -0  old.ts -> new.ts`. */
+export function fileLine(f: DiffFile): string {
+  const counts = f.binary || f.additions === null ? 'bin' : `+${f.additions} -${f.deletions}`;
+  const name =
+    f.old_path && f.old_path !== f.path ? `${showPath(f.old_path)} -> ${showPath(f.path)}` : showPath(f.path);
+  const kind = f.kind === 'modified' ? '' : ` (${f.kind})`;
+  return `${counts}  ${name}${kind}`;
+}
+
+// eslint-disable-next-line no-control-regex
+const NEEDS_QUOTE = /[\x00-\x1f\x7f"]/;
+
+/** A path for model-facing text: as is, JSON-quoted only when it holds control characters or quotes. */
+export function showPath(p: string): string {
+  return NEEDS_QUOTE.test(p) ? JSON.stringify(p) : p;
+}
+
+export const NOT_REPO_NOTE = 'not a git repository';
