@@ -294,3 +294,25 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
     expect(fromCache(rt, rt.root.real)).toBeNull();
   });
 });
+
+describe('a work tree pointed outside the workspace (core.worktree)', () => {
+  it('is refused with GIT_ERROR instead of listing outside files', async () => {
+    const elsewhere = makeWorkspace({ 'secret-outside.txt': 's\n' });
+    const w = makeWorkspace({ 'a.txt': 'a\n' }, { git: true });
+    git(w.dir, 'add', '-A');
+    git(w.dir, 'commit', '-q', '-m', 'first');
+    git(w.dir, 'config', 'core.worktree', elsewhere.dir);
+    const server = await startInProcess({ workspace: w.dir });
+    try {
+      for (const tool of ['git_status', 'git_diff', 'git_log']) {
+        const r = await callTool(server.url, tool, {});
+        expect(r.structuredContent.error?.code, tool).toBe('GIT_ERROR');
+        expect(r.content[0]!.text).not.toContain('secret-outside');
+      }
+    } finally {
+      await server.close();
+      w.cleanup();
+      elsewhere.cleanup();
+    }
+  });
+});

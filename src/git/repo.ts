@@ -9,6 +9,7 @@
 // discovery cannot pick up a repository created below it since.
 import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
+import { ToolError } from '../core/tool-error.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit } from './run.js';
 
@@ -116,7 +117,19 @@ export async function openRepo(runtime: Runtime, dirReal: string, signal?: Abort
     .split('\n')
     .map((l) => path.resolve(dirReal, l)) as [string, string, string, string, string];
   const ws = runtime.root.real;
-  const above = !(top === ws || top.startsWith(ws + path.sep));
+  const above = ws.startsWith(top + path.sep);
+  if (!above && !(top === ws || top.startsWith(ws + path.sep))) {
+    // core.worktree (or a gitfile) can point the work tree anywhere: never list files outside the workspace.
+    throw new ToolError(
+      'GIT_ERROR',
+      'the work tree of this repository lies outside the workspace, so the git tools do not read it',
+      { work_tree: top },
+      {
+        suggestion:
+          'Check core.worktree in .git/config (read_file shows it); the git tools only read work trees inside or around the workspace.',
+      },
+    );
+  }
   const repo: GitRepo = {
     top,
     cwd: top,
