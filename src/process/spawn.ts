@@ -146,7 +146,7 @@ function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   });
   child.on('exit', (code, signal) => {
     exited = { code, signal };
-    endLeftovers(target(child.pid ?? 0, spec));
+    endLeftovers(target(child.pid ?? 0, spec), spec);
     if (openStreams === 0) return finish();
     // Killed leftovers close the pipes at once; a process that left the group may hold them: stop waiting soon.
     drainTimer = setTimeout(() => {
@@ -202,7 +202,7 @@ function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   term.onExit(({ exitCode, signal }) => {
     if (done) return;
     done = true;
-    endLeftovers(target(term.pid, spec));
+    endLeftovers(target(term.pid, spec), spec);
     // The library reports a signal number; 0 means none.
     const sig = signal ? signalName(signal) : null;
     ev.onExit(sig ? null : exitCode, sig);
@@ -230,6 +230,8 @@ function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
  * sandbox does anyway, so no orphan outlives the command that nobody could kill any more. (A program that
  * started its own session — a daemon — is not a member and is left alone.)
  */
-function endLeftovers(t: TreeTarget): void {
+function endLeftovers(t: TreeTarget, spec: SpawnSpec): void {
+  // In bubblewrap the leader exits only after the PID namespace is gone: nothing can be left.
+  if (spec.sandboxed) return;
   if (treeAlive(t)) signalTree({ ...t, spareLeader: false }, 'SIGKILL');
 }
