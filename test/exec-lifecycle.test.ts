@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { BIN, startInProcess, startServer, type InProcessServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
-import { call, processesWith, waitFor } from './exec-support.js';
+import { call, needBwrap, processesWith, waitFor } from './exec-support.js';
 
 const SECRETS = {
   AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY',
@@ -112,6 +112,31 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
     if (code === 'timeout') proc.kill('SIGKILL');
     expect(code).toBe(0);
     expect(processesWith('52.41')).toEqual([]);
+  });
+
+  it('a crashed instance leaves commands behind; the next instance of the workspace ends them at start', async () => {
+    const first = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
+    const r = await call(first.url, 'exec_command', { cmd: 'sleep 54.11', yield_time_ms: 300 });
+    expect(r.sc.status).toBe('running');
+    expect(await waitFor(() => processesWith('54.11').length === 1, 3000)).toBe(true);
+    await first.stop('SIGKILL'); // no shutdown hooks run
+    expect(processesWith('54.11').length).toBe(1);
+    const second = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
+    try {
+      expect(await waitFor(() => processesWith('54.11').length === 0, 5000)).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('in bubblewrap, commands die with a crashed server at once (--die-with-parent)', async () => {
+    if (!needBwrap('the crash test inside bubblewrap')) return;
+    const first = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'bwrap' } });
+    const r = await call(first.url, 'exec_command', { cmd: 'sleep 54.12', yield_time_ms: 300 });
+    expect(r.sc.status).toBe('running');
+    expect(await waitFor(() => processesWith('54.12').length === 1, 3000)).toBe(true);
+    await first.stop('SIGKILL');
+    expect(await waitFor(() => processesWith('54.12').length === 0, 3000)).toBe(true);
   });
 
   it('SERVICE_SANDBOX=bwrap when bwrap cannot run: the server refuses to start (exit 2, one line)', async () => {
