@@ -3,6 +3,7 @@
 // into place, the replaced original kept as a hard-link backup until the whole patch is in. Any failure rolls
 // every committed file and created directory back; a failed rollback names the backups it leaves behind.
 import { mkdirSync, renameSync, rmdirSync, unlinkSync, lstatSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { isInside } from '../workspace/paths.js';
@@ -140,18 +141,26 @@ class Commit {
     const file = path.join(step.dir, step.name);
     const tmp = this.tmpOf.get(step);
     await this.hooks?.beforeStep?.({ index, rel: step.rel, file, tmp });
-    // The last step needs no backup: nothing after it can fail and ask for it back.
-    const last = index === this.steps.length - 1;
     if (step.kind === 'create') return this.create(step, file, tmp as string);
     this.recheck(step, file);
     assertRealDir(step.dir);
-    const backup = last ? undefined : path.join(step.dir, siblingName(step.name, 'bak'));
+    // The original stays reachable under a backup name until the whole patch is in: rollback is one rename,
+    // and freeing the old inode (slow on some file systems) happens later, off the event loop.
+    let backup: string | undefined = path.join(step.dir, siblingName(step.name, 'bak'));
     if (step.kind === 'replace') {
-      if (backup) linkOrCopyBackup(file, backup);
-      renameSync(tmp as string, file);
+      if (linkNoClobber(file, backup) === 'unsupported') {
+        // No hard links here: only the last step can do without a backup, since nothing after it can fail.
+        if (index !== this.steps.length - 1) throw Object.assign(new Error('no hard links'), { code: 'ENOTSUP', syscall: 'link' });
+        backup = undefined;
+      }
+      try {
+        renameSync(tmp as string, file);
+      } catch (e) {
+        if (backup) tryUnlink(backup, this.log);
+        throw e;
+      }
       this.forgetTemp(tmp as string);
-    } else if (backup) renameSync(file, backup);
-    else unlinkSync(file);
+    } else renameSync(file, backup);
     this.done.push({ step, file, backup, undo: () => renameSync(backup as string, file) });
   }
 
@@ -217,12 +226,15 @@ class Commit {
   }
 
   private async finish(): Promise<void> {
-    for (const d of this.done) if (d.backup) tryUnlink(d.backup, this.log);
+    const unlinkBackups = (kind: CommitStep['kind']) =>
+      this.done.filter((d) => d.backup && d.step.kind === kind).map((d) => unlinkQuietly(d.backup as string, this.log));
     const dirs = new Set(this.done.map((d) => d.step.dir));
     for (const dir of this.createdDirs) dirs.add(path.dirname(dir));
     // As `git apply` does: a directory left empty by a delete or move goes too (never the root itself).
+    await Promise.all(unlinkBackups('remove'));
     for (const d of this.done) if (d.step.kind === 'remove') this.removeEmptyParents(d.step.dir, dirs);
-    await Promise.all([...dirs].map((dir) => syncDir(dir)));
+    // Replaced originals are freed while the directories are fsynced: both wait on the disk, in parallel.
+    await Promise.all([...unlinkBackups('replace'), ...[...dirs].map((dir) => syncDir(dir))]);
   }
 
   private removeEmptyParents(dir: string, synced: Set<string>): void {
@@ -242,10 +254,11 @@ function relBackup(d: Done): string {
   return path.posix.join(path.posix.dirname(d.step.rel), path.basename(d.backup as string));
 }
 
-/** A hard link costs no space and no copy; it keeps the original inode reachable until the patch is in. */
-function linkOrCopyBackup(file: string, backup: string): void {
-  if (linkNoClobber(file, backup) === 'unsupported') {
-    throw Object.assign(new Error('hard links are not supported here'), { code: 'ENOTSUP', syscall: 'link' });
+async function unlinkQuietly(file: string, log: Logger | undefined): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn('apply_patch could not remove a backup', { file, error: String(e) });
   }
 }
 

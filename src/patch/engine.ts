@@ -1,6 +1,7 @@
 // apply_patch end to end, below the tool layer: parse → resolve paths → take the per-file locks → read and
 // match everything → commit (or stop, for a dry run) → release. Knows nothing of MCP; the tool file shapes
 // the result. Parse failures become INVALID_ARGUMENT with details.line (the patch text is the bad argument).
+import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { Logger } from '../core/log.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
@@ -16,6 +17,11 @@ export interface PatchEnv {
   root: WorkspaceRoot;
   locks: FileLocks;
   log?: Logger;
+  /**
+   * Called under the locks, after everything matched and before the first byte is written, with the real
+   * path of every file the commit will create, replace or remove (e.g. to remember originals for git_diff).
+   */
+  beforeWrite?: (files: string[]) => void;
 }
 
 export interface ApplyOptions {
@@ -58,7 +64,10 @@ export async function applyPatch(
   const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
   return env.locks.withLocks(keys, async () => {
     const plan = planOps(ops);
-    if (!opts.dryRun) await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
+    if (!opts.dryRun) {
+      env.beforeWrite?.(plan.steps.map((st) => path.join(st.dir, st.name)));
+      await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
+    }
     return {
       affected: plan.affected,
       additions: plan.additions,

@@ -118,10 +118,16 @@ export function assertRealDir(dir: string): void {
   if (real !== dir) throw new PathRaceError(dir, real);
 }
 
-/** A hidden sibling name for temp files and backups, short enough for any file-name limit. */
+let siblingCounter = 0;
+const SIBLING_PREFIX = `${process.pid.toString(36)}-${randomBytes(3).toString('hex')}`;
+
+/**
+ * A hidden sibling name for temp files and backups, short enough for any file-name limit, unique per process
+ * (pid, a per-process random part, a counter); O_EXCL and link() still refuse to reuse an existing name.
+ */
 export function siblingName(name: string, kind: 'tmp' | 'bak'): string {
   const base = Buffer.byteLength(name) > 120 ? name.slice(0, 40) : name;
-  return `.${base}.${randomBytes(4).toString('hex')}.wbpatch.${kind}`;
+  return `.${base}.${SIBLING_PREFIX}-${(++siblingCounter).toString(36)}.wbpatch.${kind}`;
 }
 
 /**
