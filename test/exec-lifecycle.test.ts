@@ -197,6 +197,32 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
     expect(gone.sc.error.code).toBe('COMMAND_NOT_FOUND');
   });
 
+  it('a command that cannot be started is status "failed" with the reason on stderr (decision 17)', async () => {
+    const spec = {
+      cmd: 'true',
+      cwd: `${ws.dir}/vanished`,
+      workdir: 'vanished',
+      timeoutMs: 5000,
+      maxOutputBytes: 65536,
+      stdin: '',
+      env: {},
+    };
+    for (const tty of [false, true]) {
+      const c = srv.runtime.commands.start({ ...spec, tty });
+      expect(await waitFor(() => !c.running, 5000)).toBe(true);
+      const r = await call(srv.url, 'write_stdin', { command_id: c.id });
+      if (tty && c.status !== 'failed') {
+        // The PTY library starts its child before chdir fails: it reports the child's own exit instead.
+        expect(r.sc.status).toBe('exited');
+        expect(r.sc.exit_code).not.toBe(0);
+        continue;
+      }
+      expect(r.sc).toMatchObject({ status: 'failed', exit_code: null, signal: null });
+      expect(r.sc.stderr).toMatch(/could not be started/);
+      expect(r.text).toMatch(/Failed to start/);
+    }
+  });
+
   it('at most SERVICE_EXEC_MAX_RETAINED finished commands are kept, oldest dropped first', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {

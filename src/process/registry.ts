@@ -197,7 +197,11 @@ export class CommandRegistry {
           },
         );
       }
-      throw e;
+      if (!(e instanceof SpawnError)) throw e;
+      // The terminal exists but the program could not start in it: a failed command, like a pipe spawn error.
+      this.commands.set(cmd.id, cmd);
+      cmd.exited(null, null, e.message);
+      return cmd;
     }
     cmd.onFinish = () => this.sweep();
     cmd.attach(handle);
