@@ -10,6 +10,7 @@ import {
   fstatSync,
   fsync,
   linkSync,
+  open,
   lstatSync,
   openSync,
   readFileSync,
@@ -83,6 +84,10 @@ function assertFdIs(fd: number, file: string): void {
   if (real !== undefined && real !== file) throw new PathRaceError(file, real);
 }
 
+function openAsync(file: string, flags: number, mode: number): Promise<number> {
+  return new Promise((resolve, reject) => open(file, flags, mode, (e, fd) => (e ? reject(e) : resolve(fd))));
+}
+
 /** fsync on the thread pool: the one call here that waits for the disk, so it must not block the event loop. */
 function fsyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
@@ -143,7 +148,8 @@ export async function writeTemp(
 ): Promise<string> {
   assertRealDir(dir);
   const tmp = path.join(dir, siblingName(name, 'tmp'));
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
+  // Creating a file takes a journal handle, which can wait for another request's fsync: on the pool.
+  const fd = await openAsync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
   created.push(tmp);
   try {
     assertFdIs(fd, tmp);
