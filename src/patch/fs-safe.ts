@@ -149,7 +149,11 @@ export async function writeTemp(
   assertRealDir(dir);
   const tmp = path.join(dir, siblingName(name, 'tmp'));
   // Creating a file takes a journal handle, which can wait for another request's fsync: on the pool.
-  const fd = await openAsync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
+  const fd = await openAsync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+    0o600,
+  );
   created.push(tmp);
   try {
     assertFdIs(fd, tmp);
@@ -178,18 +182,5 @@ export function linkNoClobber(from: string, to: string): 'linked' | 'unsupported
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS')
       return 'unsupported';
     throw e;
-  }
-}
-
-/** fsync a directory so renames in it are durable; best effort (some file systems refuse). */
-export async function syncDir(dir: string): Promise<void> {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    await fsyncAsync(fd);
-  } catch {
-    // Durability of the directory entry is best effort; the data itself was fsynced before the rename.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

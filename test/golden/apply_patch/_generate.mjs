@@ -92,6 +92,11 @@ S('012_heredoc_wrapper_with_command', {
   patch: P('apply_patch <<"PATCH"', '*** Begin Patch', ...abcPatch, '*** End Patch', 'PATCH'),
   expected: { 'abc.txt': P('alpha', 'BETA', 'gamma') },
 });
+S('019_heredoc_wrapper_unquoted', {
+  input: { 'abc.txt': abc },
+  patch: P('<<EOF', '*** Begin Patch', ...abcPatch, '*** End Patch', 'EOF'),
+  expected: { 'abc.txt': P('alpha', 'BETA', 'gamma') },
+});
 S('013_empty_line_is_empty_context', {
   input: { 'gap.txt': P('first', '', 'second', 'third') },
   patch: env('*** Update File: gap.txt', '@@', ' first', '', '-second', '+SECOND', ' third'),
