@@ -4,7 +4,7 @@
 // EOF (stdio), refuses to start when a required sandbox cannot run; retention and eviction with an injected
 // clock; permission-mode refusals and environment rules.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { BIN, startInProcess, startServer, type InProcessServer } from './helpers/server.js';
@@ -221,6 +221,23 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
       expect(r.sc.stderr).toMatch(/could not be started/);
       expect(r.text).toMatch(/Failed to start/);
     }
+  });
+
+  it('if the spawner helper dies, its commands are stopped and reported, and the next command starts a new one', async () => {
+    const r = await call(srv.url, 'exec_command', { cmd: 'sleep 55.13', yield_time_ms: 200 });
+    expect(r.sc.status).toBe('running');
+    expect(await waitFor(() => processesWith('55.13').length === 1, 3000)).toBe(true);
+    const sleeper = processesWith('55.13')[0] as number;
+    const stat = readFileSync(`/proc/${sleeper}/stat`, 'latin1');
+    const helper = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    expect(readFileSync(`/proc/${helper}/cmdline`, 'latin1')).toContain('spawner-main');
+    process.kill(helper, 'SIGKILL');
+    const p = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id, yield_time_ms: 3000 });
+    expect(p.sc).toMatchObject({ status: 'terminated', signal: 'SIGKILL' });
+    expect(p.sc.stderr).toMatch(/helper .* ended unexpectedly/);
+    expect(await waitFor(() => processesWith('55.13').length === 0, 3000)).toBe(true);
+    const again = await call(srv.url, 'exec_command', { cmd: 'echo again' });
+    expect(again.sc).toMatchObject({ status: 'exited', stdout: 'again\n' });
   });
 
   it('at most SERVICE_EXEC_MAX_RETAINED finished commands are kept, oldest dropped first', async () => {

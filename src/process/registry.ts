@@ -18,7 +18,8 @@ import {
   type SandboxPlan,
   type SandboxStatus,
 } from './sandbox.js';
-import { findShell, spawnProcess, SpawnError } from './spawn.js';
+import { findShell, spawnPty, SpawnError, type ProcessEvents, type SpawnSpec } from './spawn.js';
+import { Spawner } from './spawner.js';
 
 export interface StartSpec {
   cmd: string;
@@ -47,11 +48,13 @@ export class CommandRegistry {
   private plan: SandboxPlan | undefined;
   private readonly shell: { path: string; name: 'bash' | 'sh' };
   private closing = false;
+  private readonly spawner: Spawner;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly host: Host) {
     const c = host.config;
     this.shell = findShell(c.env.PATH);
+    this.spawner = new Spawner(host.log);
     // SERVICE_SANDBOX=bwrap must fail at start when bwrap cannot run; auto is probed on first use.
     if (c.sandbox === 'bwrap') this.sandbox();
     host.sandboxProbe = () => this.sandboxStatus();
@@ -177,14 +180,13 @@ export class CommandRegistry {
     });
     let handle;
     try {
-      handle = spawnProcess(
-        { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed },
-        {
-          onStdout: (b) => cmd.output('stdout', b),
-          onStderr: (b) => cmd.output('stderr', b),
-          onExit: (code, sig, err) => cmd.exited(code, sig, err),
-        },
-      );
+      const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed };
+      const ev: ProcessEvents = {
+        onStdout: (b) => cmd.output('stdout', b),
+        onStderr: (b) => cmd.output('stderr', b),
+        onExit: (code, sig, err) => cmd.exited(code, sig, err),
+      };
+      handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
     } catch (e) {
       if (e instanceof SpawnError && e.kind === 'tty') {
         throw new ToolError(
@@ -274,12 +276,12 @@ export class CommandRegistry {
     this.closing = true;
     clearInterval(this.sweeper);
     const live = this.running();
-    if (!live.length) return;
     for (const c of live) c.send('SIGTERM');
     await Promise.all(live.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_GRACE_MS)));
     const stubborn = live.filter((c) => c.running);
     for (const c of stubborn) c.escalate();
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
+    this.spawner.close();
   }
 }
 

@@ -1,12 +1,13 @@
-// Starting a shell command (decision 19): the only importer of child_process for commands and of the PTY
-// library. A command runs in its own session and process group (pipes: detached → setsid; PTY: the PTY
-// library makes the child a session leader), so the whole tree can be signalled at once. The argv it gets
-// is already complete (shell + sandbox wrapper); nothing here decides policy.
-import { spawn as spawnChild } from 'node:child_process';
+// Starting a shell command (decision 19): the types every starter shares, the shell and executable lookup,
+// and commands in a real terminal — the only importer of the PTY library. A command runs in its own session
+// and process group (pipes: detached → setsid, in pipes.ts; PTY: the library makes the child a session
+// leader), so the whole tree can be signalled at once. The argv it gets is already complete (shell + sandbox
+// wrapper); nothing here decides policy.
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { signalName, signalTree, treeAlive, type TreeTarget } from './tree.js';
+import { endLeftovers, treeTarget } from './pipes.js';
+import { signalName, signalTree } from './tree.js';
 
 export interface SpawnSpec {
   argv: readonly string[];
@@ -48,9 +49,6 @@ export class SpawnError extends Error {
     super(message);
   }
 }
-
-/** After the leader exits, how long its streams may stay open (a leftover child holding them) before we stop waiting. */
-const DRAIN_AFTER_EXIT_MS = 500;
 
 export const PTY_COLS = 200;
 export const PTY_ROWS = 50;
@@ -95,90 +93,8 @@ export function loadPty(): PtyModule | string {
   }
 }
 
-function target(leader: number, spec: SpawnSpec): TreeTarget {
-  return { leader, bySession: spec.tty || spec.sandboxed, spareLeader: spec.sandboxed };
-}
-
-export function spawnProcess(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
-  return spec.tty ? spawnPty(spec, ev) : spawnPipes(spec, ev);
-}
-
-function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
-  const [file, ...args] = spec.argv as [string, ...string[]];
-  const child = spawnChild(file, args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let stdinOpen = true;
-  let done = false;
-  let exited: { code: number | null; signal: string | null } | undefined;
-  let openStreams = 2;
-  let drainTimer: NodeJS.Timeout | undefined;
-
-  let startError: string | undefined;
-  const finish = () => {
-    if (done || !exited) return;
-    done = true;
-    stdinOpen = false;
-    if (drainTimer) clearTimeout(drainTimer);
-    ev.onExit(exited.code, exited.signal, startError);
-  };
-  child.stdout.on('data', ev.onStdout);
-  child.stderr.on('data', ev.onStderr);
-  for (const s of [child.stdout, child.stderr]) {
-    s.once('close', () => {
-      openStreams--;
-      if (openStreams === 0) finish();
-    });
-  }
-  child.stdin.on('error', () => {
-    stdinOpen = false; // EPIPE: the command stopped reading; what it did not read is lost, as in a shell
-  });
-  child.on('error', (e: NodeJS.ErrnoException) => {
-    // Spawn failure (ENOENT, EACCES, EAGAIN): no 'exit' follows.
-    if (exited) return;
-    exited = { code: null, signal: null };
-    startError = e.code ?? e.message;
-    openStreams = 0;
-    finish();
-  });
-  child.on('exit', (code, signal) => {
-    exited = { code, signal };
-    endLeftovers(target(child.pid ?? 0, spec), spec);
-    if (openStreams === 0) return finish();
-    // Killed leftovers close the pipes at once; a process that left the group may hold them: stop waiting soon.
-    drainTimer = setTimeout(() => {
-      child.stdout.destroy();
-      child.stderr.destroy();
-      finish();
-    }, DRAIN_AFTER_EXIT_MS);
-  });
-  return {
-    // A spawn that fails has no pid; 'error' then reports the failure.
-    get pid() {
-      return child.pid ?? 0;
-    },
-    tty: false,
-    get stdinOpen() {
-      return stdinOpen && !done;
-    },
-    write(data: string) {
-      if (!stdinOpen || done) return false;
-      child.stdin.write(data);
-      return true;
-    },
-    closeStdin() {
-      if (!stdinOpen) return;
-      stdinOpen = false;
-      child.stdin.end();
-    },
-    signal: (sig) => signalTree(target(child.pid ?? 0, spec), sig),
-  };
-}
-
-function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
+/** A command in a real terminal (stdout and stderr merged, input stays open), started in this process. */
+export function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   const mod = loadPty();
   if (typeof mod === 'string') throw new SpawnError(mod, 'tty');
   const [file, ...args] = spec.argv as [string, ...string[]];
@@ -202,7 +118,7 @@ function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   term.onExit(({ exitCode, signal }) => {
     if (done) return;
     done = true;
-    endLeftovers(target(term.pid, spec), spec);
+    endLeftovers(treeTarget(term.pid, spec), spec);
     // The library reports a signal number; 0 means none.
     const sig = signal ? signalName(signal) : null;
     ev.onExit(sig ? null : exitCode, sig);
@@ -221,17 +137,6 @@ function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
     closeStdin() {
       /* a terminal's input stays open; EOF is written as ^D by the caller */
     },
-    signal: (sig) => signalTree(target(term.pid, spec), sig),
+    signal: (sig) => signalTree(treeTarget(term.pid, spec), sig),
   };
-}
-
-/**
- * A command ends with its leader: background jobs it left behind are killed, as the PID namespace of the
- * sandbox does anyway, so no orphan outlives the command that nobody could kill any more. (A program that
- * started its own session — a daemon — is not a member and is left alone.)
- */
-function endLeftovers(t: TreeTarget, spec: SpawnSpec): void {
-  // In bubblewrap the leader exits only after the PID namespace is gone: nothing can be left.
-  if (spec.sandboxed) return;
-  if (treeAlive(t)) signalTree({ ...t, spareLeader: false }, 'SIGKILL');
 }

@@ -1,0 +1,115 @@
+// Commands on pipes (decision 19; tool-contract "Commands"): the only importer of child_process for
+// commands. The child gets its own session and process group (detached → setsid); stdout and stderr are
+// read as they come; when the leader exits, background jobs it left in its group are killed and the streams
+// get a moment to drain. Runs in the spawner helper (spawner-main.ts) and, as a fallback, in the server.
+// Imports stay light: the helper loads this file and nothing else of the server.
+import { spawn as spawnChild } from 'node:child_process';
+import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
+import { signalTree, treeAlive, type TreeTarget } from './tree.js';
+
+/** After the leader exits, how long its streams may stay open (a process that left the group holding them). */
+const DRAIN_AFTER_EXIT_MS = 500;
+
+export function treeTarget(leader: number, spec: Pick<SpawnSpec, 'tty' | 'sandboxed'>): TreeTarget {
+  return { leader, bySession: spec.tty || spec.sandboxed, spareLeader: spec.sandboxed };
+}
+
+/**
+ * A command ends with its leader: background jobs it left behind are killed, as the PID namespace of the
+ * sandbox does anyway, so no orphan outlives the command that nobody could kill any more. (A program that
+ * started its own session — a daemon — is not a member and is left alone.)
+ */
+export function endLeftovers(t: TreeTarget, spec: Pick<SpawnSpec, 'sandboxed'>): void {
+  // In bubblewrap the leader exits only after the PID namespace is gone: nothing can be left.
+  if (spec.sandboxed) return;
+  if (treeAlive(t)) signalTree({ ...t, spareLeader: false }, 'SIGKILL');
+}
+
+export interface PipeHandle extends ProcessHandle {
+  /** Stop / restart reading the command's output (flow control of the spawner helper). */
+  pause(): void;
+  resume(): void;
+}
+
+export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
+  const [file, ...args] = spec.argv as [string, ...string[]];
+  const child = spawnChild(file, args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stdinOpen = true;
+  let done = false;
+  let exited: { code: number | null; signal: string | null } | undefined;
+  let openStreams = 2;
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  let startError: string | undefined;
+  const finish = () => {
+    if (done || !exited) return;
+    done = true;
+    stdinOpen = false;
+    if (drainTimer) clearTimeout(drainTimer);
+    ev.onExit(exited.code, exited.signal, startError);
+  };
+  child.stdout.on('data', ev.onStdout);
+  child.stderr.on('data', ev.onStderr);
+  for (const s of [child.stdout, child.stderr]) {
+    s.once('close', () => {
+      openStreams--;
+      if (openStreams === 0) finish();
+    });
+  }
+  child.stdin.on('error', () => {
+    stdinOpen = false; // EPIPE: the command stopped reading; what it did not read is lost, as in a shell
+  });
+  child.on('error', (e: NodeJS.ErrnoException) => {
+    // Spawn failure (ENOENT, EACCES, EAGAIN): no 'exit' follows.
+    if (exited) return;
+    exited = { code: null, signal: null };
+    startError = e.code ?? e.message;
+    openStreams = 0;
+    finish();
+  });
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    endLeftovers(treeTarget(child.pid ?? 0, spec), spec);
+    if (openStreams === 0) return finish();
+    // Killed leftovers close the pipes at once; a process that left the group may hold them: stop waiting soon.
+    drainTimer = setTimeout(() => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish();
+    }, DRAIN_AFTER_EXIT_MS);
+  });
+  return {
+    // A spawn that fails has no pid; 'error' then reports the failure.
+    get pid() {
+      return child.pid ?? 0;
+    },
+    tty: false,
+    get stdinOpen() {
+      return stdinOpen && !done;
+    },
+    write(data: string) {
+      if (!stdinOpen || done) return false;
+      child.stdin.write(data);
+      return true;
+    },
+    closeStdin() {
+      if (!stdinOpen) return;
+      stdinOpen = false;
+      child.stdin.end();
+    },
+    signal: (sig) => signalTree(treeTarget(child.pid ?? 0, spec), sig),
+    pause() {
+      child.stdout.pause();
+      child.stderr.pause();
+    },
+    resume() {
+      child.stdout.resume();
+      child.stderr.resume();
+    },
+  };
+}
