@@ -44,6 +44,8 @@ describe('destructive commands are refused in safe and trusted', () => {
     'dd if=/dev/zero of=/dev/sda',
     'shutdown -h now',
     'kill -9 -1',
+    'kill -- -1',
+    'kill -s KILL -1',
     'if true; then rm -rf x; fi',
   ])('%j', (cmd) => {
     expect(kind(cmd)).toBe('destructive');
@@ -99,6 +101,8 @@ describe('writes aimed outside the workspace are refused; reads anywhere are fin
     'git status && git diff',
     'command -v rm',
     'sed s/a/b/ /etc/hosts',
+    'kill -1 1234',
+    'kill -TERM 42',
   ])('%j is allowed', (cmd) => {
     expect(kind(cmd)).toBe('ok');
   });

@@ -128,7 +128,7 @@ function classifySimple(sc: SimpleCommand, ctx: PolicyContext, cwd: string | nul
   ) {
     return refuse('destructive', 'dangerous', `\`${name}\` stops or restarts the machine`);
   }
-  if (name === 'kill' && args.some((a) => a.text === '-1'))
+  if (name === 'kill' && killsEveryProcess(args.map((a) => a.text)))
     return refuse('destructive', 'dangerous', '`kill -1` signals every process the user owns');
   if (name === 'git') {
     const g = gitVerdict(args.map((a) => a.text));
@@ -161,6 +161,14 @@ function classifySimple(sc: SimpleCommand, ctx: PolicyContext, cwd: string | nul
     if (n) return refuse('network', 'trusted', `${n} needs the network, which safe mode denies`);
   }
   return { ok: true };
+}
+
+/** `kill -9 -1`, `kill -- -1`: pid -1 is every process the user may signal (the first option is the signal). */
+function killsEveryProcess(args: readonly string[]): boolean {
+  let i = 0;
+  if (args[0] === '-s' || args[0] === '-n') i = 2;
+  else if (args[0]?.startsWith('-') && args[0] !== '--') i = 1;
+  return args.slice(i).includes('-1');
 }
 
 function refuse(kind: Refusal['kind'], needs: Refusal['needs'], reason: string): Refusal {
