@@ -2,6 +2,7 @@
 // patch engine against the runtime's workspace and per-file locks, and writes the result for a model: one
 // line of totals, the A/M/D/R summary, and a note when fuzzy matching was needed.
 import { z } from 'zod';
+import { recordBeforeWrite } from '../../git/baseline.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';
 import { FUZZ_NAMES } from '../../patch/line-index.js';
 import { defineTool } from '../define.js';
@@ -72,9 +73,15 @@ export const applyPatchTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async handler(args, ctx) {
     const rt = ctx.runtime;
-    const outcome = await applyPatch({ root: rt.root, locks: rt.patchLocks, log: rt.log }, args.patch, {
-      dryRun: args.dry_run,
-    });
+    // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
+    const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
+    const outcome = await applyPatch(
+      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite },
+      args.patch,
+      {
+        dryRun: args.dry_run,
+      },
+    );
     const summary = summaryLines(outcome);
     const structured: Record<string, unknown> = {
       affected_files: outcome.affected,
