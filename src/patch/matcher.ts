@@ -90,8 +90,13 @@ function placeOne(idx: LineIndex, h: Hunk, n: number, cursor: number): Placement
 
 function candidates(idx: LineIndex, h: Hunk, old: readonly string[], tier: Fuzz, lo: number): number[] {
   if (!h.eof) return idx.findAll(tier, old, lo);
-  const start = idx.length - old.length;
-  return start >= lo && idx.matchesAt(tier, old, start) ? [start] : [];
+  // At the end of the file, or followed only by blank lines (models rarely copy trailing blank lines).
+  for (let end = idx.length; end >= old.length; end--) {
+    const start = end - old.length;
+    if (start >= lo && idx.matchesAt(tier, old, start)) return [start];
+    if ((idx.lines[end - 1] as string).trim() !== '') break;
+  }
+  return [];
 }
 
 /** The anchor line: first at/after the previous hunk, else the first anywhere, else a line containing it. */

@@ -172,6 +172,11 @@ S('032_end_of_file_anchor', {
   patch: env('*** Update File: end.txt', '@@', '-}', '+} // end', '*** End of File'),
   expected: { 'end.txt': P('}', 'middle', '} // end') },
 });
+S('036_end_of_file_before_trailing_blank_lines', {
+  input: { 'end.txt': P('}', 'middle', '}', '', '') },
+  patch: env('*** Update File: end.txt', '@@', '-}', '+} // end', '*** End of File'),
+  expected: { 'end.txt': P('}', 'middle', '} // end', '', '') },
+});
 S('033_pure_insertion_after_anchor', {
   input: { 'list.txt': P('[fruits]', 'apple', '[vegetables]', 'carrot') },
   patch: env('*** Update File: list.txt', '@@ [vegetables]', '+beet'),
