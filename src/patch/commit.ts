@@ -109,16 +109,18 @@ class Commit {
       (s): s is Exclude<CommitStep, { kind: 'remove' }> => s.kind !== 'remove',
     );
     for (let i = 0; i < writes.length; i += STAGE_PARALLELISM) {
-      await Promise.all(
-        writes.slice(i, i + STAGE_PARALLELISM).map(async (step) => {
-          try {
-            this.tmpOf.set(step, await writeTemp(step.dir, step.name, step.content, step.mode, this.temps));
-          } catch (e) {
-            this.current = step;
-            throw e;
-          }
-        }),
+      const batch = writes.slice(i, i + STAGE_PARALLELISM);
+      // allSettled: a failure must not start the rollback while other temp files are still being written.
+      const results = await Promise.allSettled(
+        batch.map(async (step) =>
+          this.tmpOf.set(step, await writeTemp(step.dir, step.name, step.content, step.mode, this.temps)),
+        ),
       );
+      const failed = results.findIndex((r) => r.status === 'rejected');
+      if (failed >= 0) {
+        this.current = batch[failed];
+        throw (results[failed] as PromiseRejectedResult).reason;
+      }
     }
   }
 
