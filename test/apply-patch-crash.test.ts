@@ -15,18 +15,29 @@ const CHANGED = [3, 200, 420, 777, 1001, 1300, 1499];
 const ITERATIONS = 16;
 const LEFTOVER = /^\..*\.wbpatch\.(tmp|bak)$/;
 
-const oldText = (k: number) => Array.from({ length: LINES }, (_, i) => `file ${k} line ${i} ${'.'.repeat(30)}`).join('\n') + '\n';
+const oldText = (k: number) =>
+  Array.from({ length: LINES }, (_, i) => `file ${k} line ${i} ${'.'.repeat(30)}`).join('\n') + '\n';
 const newText = (k: number) =>
-  Array.from({ length: LINES }, (_, i) => (CHANGED.includes(i) ? `file ${k} CHANGED ${i}` : `file ${k} line ${i} ${'.'.repeat(30)}`)).join('\n') + '\n';
+  Array.from({ length: LINES }, (_, i) =>
+    CHANGED.includes(i) ? `file ${k} CHANGED ${i}` : `file ${k} line ${i} ${'.'.repeat(30)}`,
+  ).join('\n') + '\n';
 const ADDED = 'added by the patch\n'.repeat(2000);
 
 function forwardPatch(): string {
   const out = ['*** Begin Patch'];
   for (let k = 0; k < FILES; k++) {
     out.push(`*** Update File: f${k}.txt`);
-    for (const i of CHANGED) out.push('@@', `-file ${k} line ${i} ${'.'.repeat(30)}`, `+file ${k} CHANGED ${i}`);
+    for (const i of CHANGED)
+      out.push('@@', `-file ${k} line ${i} ${'.'.repeat(30)}`, `+file ${k} CHANGED ${i}`);
   }
-  out.push('*** Delete File: doomed.txt', '*** Add File: born.txt', ...ADDED.trimEnd().split('\n').map((l) => '+' + l), '*** End Patch');
+  out.push(
+    '*** Delete File: doomed.txt',
+    '*** Add File: born.txt',
+    ...ADDED.trimEnd()
+      .split('\n')
+      .map((l) => '+' + l),
+    '*** End Patch',
+  );
   return out.join('\n');
 }
 
@@ -34,9 +45,17 @@ function backwardPatch(): string {
   const out = ['*** Begin Patch'];
   for (let k = 0; k < FILES; k++) {
     out.push(`*** Update File: f${k}.txt`);
-    for (const i of CHANGED) out.push('@@', `-file ${k} CHANGED ${i}`, `+file ${k} line ${i} ${'.'.repeat(30)}`);
+    for (const i of CHANGED)
+      out.push('@@', `-file ${k} CHANGED ${i}`, `+file ${k} line ${i} ${'.'.repeat(30)}`);
   }
-  out.push('*** Delete File: born.txt', '*** Add File: doomed.txt', ...ADDED.trimEnd().split('\n').map((l) => '+' + l), '*** End Patch');
+  out.push(
+    '*** Delete File: born.txt',
+    '*** Add File: doomed.txt',
+    ...ADDED.trimEnd()
+      .split('\n')
+      .map((l) => '+' + l),
+    '*** End Patch',
+  );
   return out.join('\n');
 }
 
@@ -62,9 +81,13 @@ function reset(): void {
 }
 
 async function runAndKill(delayMs: number, fwd: string, bwd: string): Promise<void> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, path.join(REPO_ROOT, 'dist'), ws.dir, fwd, bwd], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', CHILD, path.join(REPO_ROOT, 'dist'), ws.dir, fwd, bwd],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -91,14 +114,19 @@ describe('crash safety (tool-contract "apply_patch": fsynced temp file renamed i
         await runAndKill(20 + Math.floor(Math.random() * 250), fwd, bwd);
         const names = readdirSync(ws.dir);
         const leftovers = names.filter((n) => LEFTOVER.test(n));
-        expect(names.filter((n) => !LEFTOVER.test(n) && !/^f\d+\.txt$/.test(n) && n !== 'doomed.txt' && n !== 'born.txt')).toEqual([]);
+        expect(
+          names.filter(
+            (n) => !LEFTOVER.test(n) && !/^f\d+\.txt$/.test(n) && n !== 'doomed.txt' && n !== 'born.txt',
+          ),
+        ).toEqual([]);
         let olds = 0;
         let news = 0;
         for (let k = 0; k < FILES; k++) {
           const text = readFileSync(path.join(ws.dir, `f${k}.txt`), 'utf8');
           if (text === oldText(k)) olds++;
           else if (text === newText(k)) news++;
-          else throw new Error(`iteration ${it}: f${k}.txt is neither the old nor the new version (torn write)`);
+          else
+            throw new Error(`iteration ${it}: f${k}.txt is neither the old nor the new version (torn write)`);
         }
         for (const name of ['doomed.txt', 'born.txt']) {
           const file = path.join(ws.dir, name);
