@@ -169,6 +169,21 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     },
   );
 
+  t('1000 children all die with kill_command and the server keeps answering (decision 33)', async () => {
+    const r = await call(url, 'exec_command', {
+      cmd: 'for i in $(seq 1000); do sleep 56.71 & done; echo spawned; wait',
+      yield_time_ms: 0,
+    });
+    expect(await waitFor(() => processesWith('56.71').length === 1000, 15_000, 100)).toBe(true);
+    const info = await call(url, 'server_info');
+    expect(info.isError).toBe(false);
+    const k = await call(url, 'kill_command', { command_id: r.sc.command_id });
+    expect(['terminated', 'killed']).toContain(k.sc.status);
+    expect(await waitFor(() => processesWith('56.71').length === 0, 10_000, 100)).toBe(true);
+    const after = await call(url, 'exec_command', { cmd: 'echo alive' });
+    expect(after.sc.stdout).toBe('alive\n');
+  });
+
   t('background jobs end with their command (no orphans)', async () => {
     const r = await call(url, 'exec_command', { cmd: 'sleep 44.37 & echo spawned' });
     expect(r.sc).toMatchObject({ status: 'exited', exit_code: 0, stdout: 'spawned\n' });
