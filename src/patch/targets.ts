@@ -90,6 +90,7 @@ export function resolveTarget(root: WorkspaceRoot, input: string, line: number):
       },
     );
   }
+  refuseGitInternals(r.rel, line);
   // realpath of the parent, plus the name as written: a symlink in the last component stays visible.
   const dir = r.exists ? realpathSync.native(path.dirname(r.abs)) : path.dirname(r.real);
   const name = r.exists ? path.basename(r.abs) : path.basename(r.real);
@@ -100,7 +101,22 @@ export function resolveTarget(root: WorkspaceRoot, input: string, line: number):
       { line, path: input },
     );
   }
+  refuseGitInternals(path.relative(root.real, path.join(dir, name)).split(path.sep).join('/'), line);
   return { rel: r.rel, dir, name, file: path.join(dir, name), line };
+}
+
+/**
+ * Nothing inside a `.git` directory is written: a hook or config written there would run code the next time the
+ * user (or git_* with another client) runs git, which would turn apply_patch into code execution.
+ */
+function refuseGitInternals(rel: string, line: number): void {
+  if (!rel.split('/').some((c) => c.toLowerCase() === '.git')) return;
+  throw new ToolError(
+    'PATCH_FAILED',
+    `patch line ${line}: ${rel} is inside a .git directory; apply_patch does not write git's own files`,
+    { line, path: rel, reason: 'git_internal' },
+    { suggestion: 'Change the work tree only; to change git state run git through exec_command, where the command policy applies.' },
+  );
 }
 
 /** Directories to create (outermost first) so that `dir` exists; refuses when a file is in the way. */
