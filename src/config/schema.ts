@@ -54,7 +54,7 @@ export const ENTRIES: readonly Entry[] = [
   { key: 'execMaxRetained', env: 'EXEC_MAX_RETAINED', flag: '--exec-max-retained', kind: int(0, 4096), default: 32, doc: 'Finished commands kept for polling.' },
   { key: 'execRetentionS', env: 'EXEC_RETENTION_S', flag: '--exec-retention-s', kind: int(1, 86400 * 7), default: 900, doc: 'Seconds a finished command stays readable.' },
   { key: 'execStreamBufferBytes', env: 'EXEC_STREAM_BUFFER_BYTES', flag: '--exec-stream-buffer-bytes', kind: int(65536 * 2, 1 << 30), default: 524_288, doc: 'Output retained per stream (first 64 KiB + most recent rest).' },
-  { key: 'execTotalBufferBytes', env: 'EXEC_TOTAL_BUFFER_BYTES', flag: '--exec-total-buffer-bytes', kind: int(1 << 20, 1 << 31), default: 16_777_216, doc: 'Output retained over all commands.' },
+  { key: 'execTotalBufferBytes', env: 'EXEC_TOTAL_BUFFER_BYTES', flag: '--exec-total-buffer-bytes', kind: int(1 << 20, 2 ** 31), default: 16_777_216, doc: 'Output retained over all commands.' },
   { key: 'sandbox', env: 'SANDBOX', flag: '--sandbox', kind: { type: 'enum', values: ['auto', 'bwrap', 'off'] }, default: 'auto', doc: '`auto`: bubblewrap when usable; `bwrap`: required; `off`.' },
   { key: 'runtimeRoot', env: 'RUNTIME_ROOT', flag: '--runtime-root', kind: { type: 'path' }, default: undefined, defaultDoc: 'system temp dir', doc: 'Parent of the per-instance HOME/TMPDIR/cache directory (outside the workspace).' },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', kind: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'stderr log level.' },
