@@ -87,6 +87,15 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
     expect(processesWith('51.38')).toEqual([]); // it ignored TERM: shutdown escalated
   });
 
+  it('SIGINT shuts down like SIGTERM: exit 0, command trees ended', async () => {
+    const srv = await startServer({ workspace: ws.dir });
+    const r = await call(srv.url, 'exec_command', { cmd: 'sleep 51.41', yield_time_ms: 300 });
+    expect(r.sc.status).toBe('running');
+    expect(await waitFor(() => processesWith('51.41').length === 1, 3000)).toBe(true);
+    expect(await srv.stop('SIGINT')).toBe(0);
+    expect(await waitFor(() => processesWith('51.41').length === 0, 3000)).toBe(true);
+  });
+
   it('stdio: stdin EOF shuts the server down and ends its commands', async () => {
     const proc = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' },
@@ -250,6 +259,46 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
     expect(first.sc.error.code).toBe('COMMAND_NOT_FOUND');
     for (const id of ids.slice(1))
       expect((await call(srv.url, 'write_stdin', { command_id: id })).sc.status).toBe('exited');
+  });
+});
+
+describe('total retained output (spec §8: SERVICE_EXEC_TOTAL_BUFFER_BYTES)', () => {
+  let ws: TempWorkspace;
+  let srv: InProcessServer;
+  beforeAll(async () => {
+    ws = makeWorkspace({});
+    srv = await startInProcess({
+      workspace: ws.dir,
+      env: { SERVICE_SANDBOX: 'off', SERVICE_EXEC_TOTAL_BUFFER_BYTES: String(1 << 20) },
+    });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    ws?.cleanup();
+  });
+
+  it('finished commands beyond the byte budget are dropped oldest first; each stream keeps at most its buffer', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await call(srv.url, 'exec_command', { cmd: 'seq 1 200000', yield_time_ms: 20_000 });
+      expect(r.sc).toMatchObject({ status: 'exited', stdout_truncated: true });
+      ids.push(r.sc.command_id);
+    }
+    expect(srv.runtime.commands.retainedBytes()).toBeLessThanOrEqual(1 << 20);
+    expect((await call(srv.url, 'write_stdin', { command_id: ids[0] as string })).sc.error.code).toBe(
+      'COMMAND_NOT_FOUND',
+    );
+    for (const id of ids.slice(1)) {
+      const r = await call(srv.url, 'read_output', {
+        output_ref: `command:${id}:stdout`,
+        offset: 0,
+        limit: 6,
+      });
+      expect(r.sc.content).toBe('1\n2\n3\n');
+    }
+    const env = await call(srv.url, 'check_exec_environment');
+    expect(env.sc.limits.total_buffer_bytes).toBe(1 << 20);
+    expect(env.sc.usage).toMatchObject({ finished_kept: 2, retained_output_bytes: 2 * 524_288 });
   });
 });
 
