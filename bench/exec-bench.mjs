@@ -43,17 +43,31 @@ function client(url, token) {
   let id = 0;
   const callTool = (name, args) =>
     new Promise((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
       const req = http.request(
         url,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } },
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${token}`,
+            'content-length': Buffer.byteLength(body),
+          },
+        },
         (res) => {
           const chunks = [];
           res.on('data', (c) => chunks.push(c));
           res.on('end', () => {
             try {
               const j = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-              if (!j.result) return reject(new Error(`JSON-RPC error ${res.statusCode}: ${JSON.stringify(j.error)}`));
+              if (!j.result)
+                return reject(new Error(`JSON-RPC error ${res.statusCode}: ${JSON.stringify(j.error)}`));
               resolve(j.result);
             } catch (e) {
               reject(new Error(`HTTP ${res.statusCode}: ${e}`));
@@ -84,7 +98,18 @@ function procStats(pid) {
 }
 
 function bwrapUsable() {
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', 'true']);
+  const r = spawnSync('bwrap', [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--unshare-pid',
+    '--unshare-net',
+    'true',
+  ]);
   return !r.error && r.status === 0;
 }
 
@@ -92,11 +117,22 @@ function bwrapUsable() {
 async function bwrapFloorArgv(ws) {
   const { bwrapArgs } = await import(pathToFileURL(path.join(REPO, 'dist/process/sandbox.js')).href);
   const root = mkdtempSync(path.join(tmpdir(), 'wb-bench-rt-'));
-  const dirs = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), cache: path.join(root, 'cache') };
+  const dirs = {
+    root,
+    home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
+    cache: path.join(root, 'cache'),
+  };
   for (const d of [dirs.home, dirs.tmp, dirs.cache]) mkdirSync(d);
-  const args = bwrapArgs({ mode: 'safe', requested: 'auto', pathVar: process.env.PATH, workspaceReal: ws, dirs }, ws);
+  const args = bwrapArgs(
+    { mode: 'safe', requested: 'auto', pathVar: process.env.PATH, workspaceReal: ws, dirs },
+    ws,
+  );
   const bash = spawnSync('sh', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim() || '/bin/sh';
-  return { argv: [...args, bash, '-c', 'true'], cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    argv: [...args, bash, '-c', 'true'],
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 async function latency(srv, ws, sandboxed) {
@@ -112,7 +148,8 @@ async function latency(srv, ws, sandboxed) {
     const t0 = performance.now();
     const r = await c.callTool('exec_command', { cmd: 'true' });
     const dt = performance.now() - t0;
-    if (r.isError || r.structuredContent.status !== 'exited') throw new Error(`exec true failed: ${JSON.stringify(r.structuredContent)}`);
+    if (r.isError || r.structuredContent.status !== 'exited')
+      throw new Error(`exec true failed: ${JSON.stringify(r.structuredContent)}`);
     return dt;
   };
   for (let i = 0; i < 30; i++) {
@@ -147,15 +184,23 @@ async function loops(srv) {
         const t0 = performance.now();
         try {
           const want = `c${k}-${i}-start\nc${k}-${i}-end\n`;
-          let r = await c.callTool('exec_command', { cmd: `echo c${k}-${i}-start; sleep 0.05; echo c${k}-${i}-end`, yield_time_ms: 10 });
+          let r = await c.callTool('exec_command', {
+            cmd: `echo c${k}-${i}-start; sleep 0.05; echo c${k}-${i}-end`,
+            yield_time_ms: 10,
+          });
           let out = r.structuredContent.stdout ?? '';
           for (let n = 0; n < 200 && !r.isError && r.structuredContent.status === 'running'; n++) {
             polls++;
-            r = await c.callTool('write_stdin', { command_id: r.structuredContent.command_id, chars: '', yield_time_ms: 2000 });
+            r = await c.callTool('write_stdin', {
+              command_id: r.structuredContent.command_id,
+              chars: '',
+              yield_time_ms: 2000,
+            });
             out += r.structuredContent.stdout ?? '';
           }
           if (r.isError) throw new Error(r.structuredContent.error.code);
-          if (r.structuredContent.status !== 'exited' || r.structuredContent.exit_code !== 0) throw new Error(`status ${r.structuredContent.status}`);
+          if (r.structuredContent.status !== 'exited' || r.structuredContent.exit_code !== 0)
+            throw new Error(`status ${r.structuredContent.status}`);
           if (out !== want) throw new Error(`output ${JSON.stringify(out)} != ${JSON.stringify(want)}`);
           ok++;
           times.push(performance.now() - t0);
@@ -236,18 +281,79 @@ for (const r of runs) {
   const label = r.mode === 'off' ? 'no sandbox' : 'bubblewrap';
   const e50 = p(r.lat.exec, 0.5);
   const s50 = p(r.lat.sh, 0.5);
-  targets.push({ target: `exec_command \`true\` p50 over HTTP (${label})`, measured: round(e50, 2), limit: 8, unit: 'ms', pass: e50 <= 8, note: `p90 ${round(p(r.lat.exec, 0.9), 2)} ms, ${SAMPLES} samples` });
+  targets.push({
+    target: `exec_command \`true\` p50 over HTTP (${label})`,
+    measured: round(e50, 2),
+    limit: 8,
+    unit: 'ms',
+    pass: e50 <= 8,
+    note: `p90 ${round(p(r.lat.exec, 0.9), 2)} ms, ${SAMPLES} samples`,
+  });
   const floorNote = `sh -c true p50 ${round(s50, 2)} ms; for scale: bash -c true ${round(p(r.lat.bash, 0.5), 2)} ms (commands run in bash, decision 19), a tool call that spawns nothing ${round(p(r.lat.rpc, 0.5), 2)} ms`;
-  targets.push({ target: `… above spawning \`sh -c true\` directly (${label})`, measured: round(e50 - s50, 2), limit: 2, unit: 'ms', pass: e50 - s50 <= 2, note: floorNote });
+  targets.push({
+    target: `… above spawning \`sh -c true\` directly (${label})`,
+    measured: round(e50 - s50, 2),
+    limit: 2,
+    unit: 'ms',
+    pass: e50 - s50 <= 2,
+    note: floorNote,
+  });
   if (r.lat.bw.length) {
     const b50 = p(r.lat.bw, 0.5);
-    targets.push({ target: `… above spawning the same bwrap wrapper directly (${label})`, measured: round(e50 - b50, 2), limit: 2, unit: 'ms', pass: e50 - b50 <= 2, note: `bwrap … bash -c true p50 ${round(b50, 2)} ms` });
+    targets.push({
+      target: `… above spawning the same bwrap wrapper directly (${label})`,
+      measured: round(e50 - b50, 2),
+      limit: 2,
+      unit: 'ms',
+      pass: e50 - b50 <= 2,
+      note: `bwrap … bash -c true p50 ${round(b50, 2)} ms`,
+    });
   }
-  targets.push({ target: `${CLIENTS} clients × exec + poll loops for ${DURATION_S} s: errors (${label})`, measured: r.load.errors, limit: 0, unit: '', pass: r.load.errors === 0, note: `${r.load.loops} loops, ${r.load.polls} polls, loop p50 ${round(r.load.p50, 1)} ms, p99 ${round(r.load.p99, 1)} ms${r.load.errorSamples.length ? `; e.g. ${r.load.errorSamples.join(' / ')}` : ''}` });
+  targets.push({
+    target: `${CLIENTS} clients × exec + poll loops for ${DURATION_S} s: errors (${label})`,
+    measured: r.load.errors,
+    limit: 0,
+    unit: '',
+    pass: r.load.errors === 0,
+    note: `${r.load.loops} loops, ${r.load.polls} polls, loop p50 ${round(r.load.p50, 1)} ms, p99 ${round(r.load.p99, 1)} ms${r.load.errorSamples.length ? `; e.g. ${r.load.errorSamples.join(' / ')}` : ''}`,
+  });
   const rssTol = Math.max(r.res.idle.rssMb * 0.15, 10);
-  targets.push({ target: `RSS after ${COMMANDS} commands vs idle (${label})`, measured: round(r.res.after.rssMb - r.res.idle.rssMb, 1), limit: round(rssTol, 1), unit: 'MB', pass: r.res.after.rssMb - r.res.idle.rssMb <= rssTol, note: `idle ${round(r.res.idle.rssMb, 1)} MB (after ${WARMUP} warm-up commands; ${round(r.res.cold.rssMb, 1)} MB before them), peak ${round(r.res.peak.rssMb, 1)} MB, after ${round(r.res.after.rssMb, 1)} MB (tolerance: 15 % of idle or 10 MB)` });
-  targets.push({ target: `open fds after ${COMMANDS} commands vs idle (${label})`, measured: r.res.after.fds - r.res.idle.fds, limit: 0, unit: '', pass: r.res.after.fds <= r.res.idle.fds, note: `idle ${r.res.idle.fds}, peak ${r.res.peak.fds}, after ${r.res.after.fds}` });
-  detail.push({ mode: r.mode, exec_p50_ms: round(e50, 3), exec_p90_ms: round(p(r.lat.exec, 0.9), 3), sh_p50_ms: round(s50, 3), bash_p50_ms: round(p(r.lat.bash, 0.5), 3), tool_call_p50_ms: round(p(r.lat.rpc, 0.5), 3), bwrap_p50_ms: r.lat.bw.length ? round(p(r.lat.bw, 0.5), 3) : null, loops: r.load, resources: r.res });
+  targets.push({
+    target: `RSS after ${COMMANDS} commands vs idle (${label})`,
+    measured: round(r.res.after.rssMb - r.res.idle.rssMb, 1),
+    limit: round(rssTol, 1),
+    unit: 'MB',
+    pass: r.res.after.rssMb - r.res.idle.rssMb <= rssTol,
+    note: `idle ${round(r.res.idle.rssMb, 1)} MB (after ${WARMUP} warm-up commands; ${round(r.res.cold.rssMb, 1)} MB before them), peak ${round(r.res.peak.rssMb, 1)} MB, after ${round(r.res.after.rssMb, 1)} MB (tolerance: 15 % of idle or 10 MB)`,
+  });
+  targets.push({
+    target: `open fds after ${COMMANDS} commands vs idle (${label})`,
+    measured: r.res.after.fds - r.res.idle.fds,
+    limit: 0,
+    unit: '',
+    pass: r.res.after.fds <= r.res.idle.fds,
+    note: `idle ${r.res.idle.fds}, peak ${r.res.peak.fds}, after ${r.res.after.fds}`,
+  });
+  detail.push({
+    mode: r.mode,
+    exec_p50_ms: round(e50, 3),
+    exec_p90_ms: round(p(r.lat.exec, 0.9), 3),
+    sh_p50_ms: round(s50, 3),
+    bash_p50_ms: round(p(r.lat.bash, 0.5), 3),
+    tool_call_p50_ms: round(p(r.lat.rpc, 0.5), 3),
+    bwrap_p50_ms: r.lat.bw.length ? round(p(r.lat.bw, 0.5), 3) : null,
+    loops: r.load,
+    resources: r.res,
+  });
 }
-if (!modes.includes('bwrap') && values.modes.includes('bwrap')) detail.push({ mode: 'bwrap', skipped: 'bwrap is not usable on this machine' });
-writeResults('exec', 'Commands benchmark (issue 4)', targets, { cpus: cpus().length, duration_s: DURATION_S, samples: SAMPLES, commands: COMMANDS, warmup: WARMUP, clients: CLIENTS, runs: detail });
+if (!modes.includes('bwrap') && values.modes.includes('bwrap'))
+  detail.push({ mode: 'bwrap', skipped: 'bwrap is not usable on this machine' });
+writeResults('exec', 'Commands benchmark (issue 4)', targets, {
+  cpus: cpus().length,
+  duration_s: DURATION_S,
+  samples: SAMPLES,
+  commands: COMMANDS,
+  warmup: WARMUP,
+  clients: CLIENTS,
+  runs: detail,
+});

@@ -24,10 +24,20 @@ export function benchWorkspace() {
 /** Start `node dist/cli/main.js` on a free port; resolves {url, base, pid, token, stop}. */
 export function startServer(workspace, env = {}) {
   const token = randomBytes(24).toString('base64url');
-  const child = spawn(process.execPath, [path.join(REPO, 'dist/cli/main.js'), '--workspace', workspace, '--port', '0'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_AUTH_TOKEN: token, SERVICE_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO, 'dist/cli/main.js'), '--workspace', workspace, '--port', '0'],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        SERVICE_AUTH_TOKEN: token,
+        SERVICE_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let err = '';
     const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 20000);
@@ -36,7 +46,17 @@ export function startServer(workspace, env = {}) {
       const m = /listening on (http:\/\/[^\s]+)\/mcp/.exec(err);
       if (m) {
         clearTimeout(t);
-        resolve({ base: m[1], url: `${m[1]}/mcp`, pid: child.pid, token, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) });
+        resolve({
+          base: m[1],
+          url: `${m[1]}/mcp`,
+          pid: child.pid,
+          token,
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', r);
+              child.kill('SIGTERM');
+            }),
+        });
       }
     });
     child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
@@ -55,8 +75,15 @@ export const round = (x, d = 3) => (x == null || Number.isNaN(x) ? null : Math.r
 /** rows: [{target, measured, limit, unit, pass, note}] */
 export function writeResults(name, title, rows, extra = {}) {
   mkdirSync(RESULTS, { recursive: true });
-  const env = { node: process.version, cpus: (globalThis.navigator?.hardwareConcurrency ?? null), date: new Date().toISOString() };
-  writeFileSync(path.join(RESULTS, `${name}.json`), JSON.stringify({ title, environment: env, targets: rows, ...extra }, null, 2) + '\n');
+  const env = {
+    node: process.version,
+    cpus: globalThis.navigator?.hardwareConcurrency ?? null,
+    date: new Date().toISOString(),
+  };
+  writeFileSync(
+    path.join(RESULTS, `${name}.json`),
+    JSON.stringify({ title, environment: env, targets: rows, ...extra }, null, 2) + '\n',
+  );
   const md = [
     `# ${title}`,
     '',
@@ -64,7 +91,10 @@ export function writeResults(name, title, rows, extra = {}) {
     '',
     '| target | measured | limit | result | note |',
     '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.target} | ${r.measured ?? 'n/a'} ${r.unit ?? ''} | ${r.op ?? '≤'} ${r.limit} ${r.unit ?? ''} | ${r.pass ? 'pass' : 'MISS'} | ${r.note ?? ''} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.target} | ${r.measured ?? 'n/a'} ${r.unit ?? ''} | ${r.op ?? '≤'} ${r.limit} ${r.unit ?? ''} | ${r.pass ? 'pass' : 'MISS'} | ${r.note ?? ''} |`,
+    ),
     '',
   ].join('\n');
   writeFileSync(path.join(RESULTS, `${name}.md`), md);

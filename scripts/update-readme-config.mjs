@@ -6,7 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const table = execFileSync(process.execPath, [path.join(repo, 'dist/cli/main.js'), '--print-config-table'], { encoding: 'utf8' }).trim();
+const table = execFileSync(process.execPath, [path.join(repo, 'dist/cli/main.js'), '--print-config-table'], {
+  encoding: 'utf8',
+}).trim();
 const readmePath = path.join(repo, 'README.md');
 const readme = readFileSync(readmePath, 'utf8');
 const re = /(<!-- config-table:start -->)[\s\S]*?(<!-- config-table:end -->)/;

@@ -2,7 +2,9 @@
 import { ENTRIES, PREFIX } from '../config/schema.js';
 
 export function helpText(version: string): string {
-  const flags = ENTRIES.filter((e) => e.flag).map((e) => `  ${(e.flag as string).padEnd(42)} ${PREFIX}${e.env}`);
+  const flags = ENTRIES.filter((e) => e.flag).map(
+    (e) => `  ${(e.flag as string).padEnd(42)} ${PREFIX}${e.env}`,
+  );
   return `workbench-mcp ${version} — an MCP server for one local code workspace
 
 Usage:

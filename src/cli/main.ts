@@ -32,10 +32,14 @@ function fail(message: string): never {
 function checkCombination(c: Config): void {
   if (c.stdio) return;
   if (!isLoopbackHostname(c.host) && c.authMode === 'noauth') {
-    fail(`SERVICE_HOST ${c.host} is not a loopback address, and noauth would publish the workspace to anyone who can reach it; use SERVICE_AUTH_MODE=bearer or oauth`);
+    fail(
+      `SERVICE_HOST ${c.host} is not a loopback address, and noauth would publish the workspace to anyone who can reach it; use SERVICE_AUTH_MODE=bearer or oauth`,
+    );
   }
   if (c.dangerouslyFakeReadonlyAnnotations && c.authMode === 'noauth') {
-    fail('--dangerously-fake-readonly-annotations needs authentication over HTTP; use SERVICE_AUTH_MODE=bearer or oauth');
+    fail(
+      '--dangerously-fake-readonly-annotations needs authentication over HTTP; use SERVICE_AUTH_MODE=bearer or oauth',
+    );
   }
   if (c.auditLog) {
     try {
@@ -49,7 +53,11 @@ function checkCombination(c: Config): void {
 /** OAuth settings, validated before anything starts (a bad pre-registered redirect URI exits 2). */
 function oauthSetup(c: Config): Extract<OAuthSetup, { ok: true }> | undefined {
   if (c.stdio || c.authMode !== 'oauth') return undefined;
-  const setup = oauthSetupFromConfig(c, { clock: systemClock, random: systemRandom, baseUrl: (req) => baseUrl(req, c) });
+  const setup = oauthSetupFromConfig(c, {
+    clock: systemClock,
+    random: systemRandom,
+    baseUrl: (req) => baseUrl(req, c),
+  });
   if (!setup.ok) fail(setup.message);
   return setup;
 }
@@ -118,7 +126,9 @@ async function main(): Promise<void> {
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => {
     // Exit 2 like fail(), but through stop() so the runtime directory made above is removed.
-    process.stderr.write(`workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}\n`);
+    process.stderr.write(
+      `workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}\n`,
+    );
     void stop(2);
   });
   server.listen(config.port, config.host, () => {
@@ -141,10 +151,14 @@ async function main(): Promise<void> {
     }
     for (const w of oauth?.warnings ?? []) log.warn(w);
     if (config.dangerouslyFakeReadonlyAnnotations) {
-      log.warn('--dangerously-fake-readonly-annotations: tools/list reports every tool as read-only; never publish this endpoint');
+      log.warn(
+        '--dangerously-fake-readonly-annotations: tools/list reports every tool as read-only; never publish this endpoint',
+      );
     }
     if (config.externalAuthProxy && config.authMode === 'noauth') {
-      log.warn('SERVICE_EXTERNAL_AUTH_PROXY=1: noauth serves forwarded requests; the proxy in front MUST authenticate every request');
+      log.warn(
+        'SERVICE_EXTERNAL_AUTH_PROXY=1: noauth serves forwarded requests; the proxy in front MUST authenticate every request',
+      );
     }
     process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
   });

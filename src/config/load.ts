@@ -43,10 +43,7 @@ export interface Config {
 }
 
 export type CliAction =
-  | { kind: 'serve'; config: Config }
-  | { kind: 'help' }
-  | { kind: 'version' }
-  | { kind: 'print-config-table' };
+  { kind: 'serve'; config: Config } | { kind: 'help' } | { kind: 'version' } | { kind: 'print-config-table' };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -85,7 +82,7 @@ function parseValue(e: Entry, raw: string, source: string): unknown {
     case 'hex': {
       const v = raw.trim();
       if (!/^(?:[0-9a-fA-F]{2})+$/.test(v) || v.length / 2 < k.minBytes) {
-        throw new ConfigError(`${source} must be ${describeKind(k)} (got ${v.length / 2 | 0} bytes)`);
+        throw new ConfigError(`${source} must be ${describeKind(k)} (got ${(v.length / 2) | 0} bytes)`);
       }
       return v.toLowerCase();
     }
@@ -131,12 +128,20 @@ function parseArgv(argv: readonly string[]): { flags: Map<string, string>; stdio
     if (!entry) {
       const secret = ENTRIES.find((e) => e.secret && name === '--' + e.env.toLowerCase().replace(/_/g, '-'));
       if (secret) {
-        throw new ConfigError(`${name} is not accepted on the command line (argv is visible to other users); set ${PREFIX}${secret.env} in the environment instead`);
+        throw new ConfigError(
+          `${name} is not accepted on the command line (argv is visible to other users); set ${PREFIX}${secret.env} in the environment instead`,
+        );
       }
       throw new ConfigError(`unknown option ${name} (see --help)`);
     }
     if (eq >= 0) flags.set(name, a.slice(eq + 1));
-    else if (entry.kind.type === 'bool' && (argv[i + 1] === undefined || (argv[i + 1] as string).startsWith('--') || !/^(1|0|true|false)$/i.test(argv[i + 1] as string))) flags.set(name, '1');
+    else if (
+      entry.kind.type === 'bool' &&
+      (argv[i + 1] === undefined ||
+        (argv[i + 1] as string).startsWith('--') ||
+        !/^(1|0|true|false)$/i.test(argv[i + 1] as string))
+    )
+      flags.set(name, '1');
     else {
       const v = argv[i + 1];
       if (v === undefined) throw new ConfigError(`${name} needs a value (${describeKind(entry.kind)})`);
@@ -147,7 +152,11 @@ function parseArgv(argv: readonly string[]): { flags: Map<string, string>; stdio
   return { flags, stdio, words };
 }
 
-export function load(argv: readonly string[], env: Record<string, string | undefined>, cwd: string): CliAction {
+export function load(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+): CliAction {
   const { flags, stdio, words } = parseArgv(argv);
   if (flags.has('--help')) return { kind: 'help' };
   if (flags.has('--version')) return { kind: 'version' };
@@ -171,17 +180,26 @@ export function load(argv: readonly string[], env: Record<string, string | undef
     try {
       text = readFileSync(out.authTokenFile, 'utf8');
     } catch (err) {
-      throw new ConfigError(`${PREFIX}AUTH_TOKEN_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): ${out.authTokenFile}`);
+      throw new ConfigError(
+        `${PREFIX}AUTH_TOKEN_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): ${out.authTokenFile}`,
+      );
     }
-    const fileTokens = text.split(/[,\n\r]/).map((s) => s.trim()).filter(Boolean);
-    if (fileTokens.length === 0) throw new ConfigError(`${PREFIX}AUTH_TOKEN_FILE holds no token: ${out.authTokenFile}`);
+    const fileTokens = text
+      .split(/[,\n\r]/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (fileTokens.length === 0)
+      throw new ConfigError(`${PREFIX}AUTH_TOKEN_FILE holds no token: ${out.authTokenFile}`);
     out.authTokens = [...(out.authTokens as string[]), ...fileTokens];
   }
   for (const t of out.authTokens as string[]) {
-    if (t.length < 16) throw new ConfigError(`${PREFIX}AUTH_TOKEN: every token must be at least 16 characters`);
+    if (t.length < 16)
+      throw new ConfigError(`${PREFIX}AUTH_TOKEN: every token must be at least 16 characters`);
     // RFC 6750 b64token: anything else could never arrive in an Authorization header intact.
     if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(t)) {
-      throw new ConfigError(`${PREFIX}AUTH_TOKEN: tokens may contain only letters, digits and - . _ ~ + / (then = padding)`);
+      throw new ConfigError(
+        `${PREFIX}AUTH_TOKEN: tokens may contain only letters, digits and - . _ ~ + / (then = padding)`,
+      );
     }
   }
   const snapshot: Record<string, string> = {};

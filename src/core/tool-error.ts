@@ -32,13 +32,7 @@ export type ToolErrorCode =
   | 'UNSUPPORTED_ENCODING';
 
 export type ErrorCategory =
-  | 'validation'
-  | 'security'
-  | 'permission'
-  | 'runtime'
-  | 'not_found'
-  | 'conflict'
-  | 'internal';
+  'validation' | 'security' | 'permission' | 'runtime' | 'not_found' | 'conflict' | 'internal';
 
 const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   ABSOLUTE_PATH_DENIED: 'security',

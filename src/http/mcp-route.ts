@@ -61,15 +61,26 @@ function headerView(req: IncomingMessage): HeaderView {
   return (name) => distinct[name];
 }
 
-export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpRouteDeps): Promise<void> {
+export async function handleMcpPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: McpRouteDeps,
+): Promise<void> {
   const { config } = deps.runtime;
   const cors = corsHeaders(req, config.allowedOrigins);
-  const reject = (status: number, body: string, extra: Record<string, string> = {}) => sendJson(res, status, body, { ...cors, ...extra });
+  const reject = (status: number, body: string, extra: Record<string, string> = {}) =>
+    sendJson(res, status, body, { ...cors, ...extra });
 
   // 1. Origin (DNS rebinding, browsers): present and not allowed → 403.
   const origin = req.headers.origin;
   if (origin !== undefined && !isAllowedOrigin(origin, config.allowedOrigins)) {
-    return reject(403, rpcError(INVALID_REQUEST, `Forbidden: Origin ${origin} is not allowed; add it to SERVICE_ALLOWED_ORIGINS to let that page call this server`));
+    return reject(
+      403,
+      rpcError(
+        INVALID_REQUEST,
+        `Forbidden: Origin ${origin} is not allowed; add it to SERVICE_ALLOWED_ORIGINS to let that page call this server`,
+      ),
+    );
   }
   // 2. Authentication.
   const auth = await deps.authenticator.authenticate(req, baseUrl(req, config));
@@ -80,16 +91,27 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
   // 3. Media type, size, JSON, batch.
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json') {
-    return reject(415, rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'));
+    return reject(
+      415,
+      rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'),
+    );
   }
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > config.maxRequestBytes) {
-    return reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`), { Connection: 'close' });
+    return reject(
+      413,
+      rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`),
+      { Connection: 'close' },
+    );
   }
   const body = await readBody(req, config.maxRequestBytes);
   if (!body.ok) {
     if (body.reason === 'too_large') {
-      reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`), { Connection: 'close' });
+      reject(
+        413,
+        rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`),
+        { Connection: 'close' },
+      );
       // Stop reading the rest: the connection closes after the response.
       res.on('finish', () => req.destroy());
     }

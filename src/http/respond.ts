@@ -2,15 +2,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAllowedOrigin } from './hosts.js';
 
-export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID';
+export const CORS_ALLOW_HEADERS =
+  'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID';
 
 export function corsHeaders(req: IncomingMessage, allowed: readonly string[]): Record<string, string> {
   const origin = req.headers.origin;
   if (!origin || !isAllowedOrigin(origin, allowed)) return {};
-  return { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': 'WWW-Authenticate' };
+  return {
+    'Access-Control-Allow-Origin': origin,
+    Vary: 'Origin',
+    'Access-Control-Expose-Headers': 'WWW-Authenticate',
+  };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: string | Buffer | null, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer | null,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const h: Record<string, string | number> = { 'Cache-Control': 'no-store', ...headers };
   if (body === null) {

@@ -11,7 +11,12 @@ export function serverCard(runtime: Runtime, base: string): Record<string, unkno
   const ro = names.filter((n) => catalog.realAnnotations.get(n)?.readOnlyHint);
   const auth: Record<string, unknown> =
     config.authMode === 'oauth'
-      ? { type: 'oauth2', resource: `${base}/mcp`, protected_resource_metadata: `${base}/.well-known/oauth-protected-resource/mcp`, authorization_server: base }
+      ? {
+          type: 'oauth2',
+          resource: `${base}/mcp`,
+          protected_resource_metadata: `${base}/.well-known/oauth-protected-resource/mcp`,
+          authorization_server: base,
+        }
       : config.authMode === 'bearer'
         ? { type: 'bearer', header: 'Authorization', scheme: 'Bearer' }
         : { type: 'none' };

@@ -27,7 +27,12 @@ export interface HttpDeps {
   runtime: Runtime;
   authenticator: Authenticator;
   extraRoutes?: ExtraRoute[];
-  limits?: { maxConcurrent?: number; maxConnections?: number; headersTimeoutMs?: number; requestTimeoutMs?: number };
+  limits?: {
+    maxConcurrent?: number;
+    maxConnections?: number;
+    headersTimeoutMs?: number;
+    requestTimeoutMs?: number;
+  };
 }
 
 const BUSY = rpcError(-32000, 'Server busy: too many requests in flight; retry after a second');
@@ -66,7 +71,9 @@ export function createHttpServer(deps: HttpDeps): http.Server {
 
   server.on('connection', (socket: Socket) => {
     if (sockets.size >= maxConnections) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      socket.end(
+        'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      );
       socket.destroy();
       return;
     }
@@ -80,30 +87,51 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     const path = q === -1 ? raw : raw.slice(0, q);
     const method = req.method ?? 'GET';
     if (path === '/mcp') {
-      if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator: deps.authenticator });
+      if (method === 'POST')
+        return handleMcpPost(req, res, { runtime, dispatcher, authenticator: deps.authenticator });
       if (method === 'OPTIONS') return preflight(req, res);
       // No SSE stream (spec §6): GET and DELETE are 405, DELETE with Allow: POST (spec §7).
-      return sendJson(res, 405, rpcError(-32000, `Method Not Allowed: ${method} /mcp; this server answers POST only (no SSE stream, no sessions)`), {
-        Allow: 'POST, OPTIONS',
-        ...corsHeaders(req, runtime.config.allowedOrigins),
-      });
+      return sendJson(
+        res,
+        405,
+        rpcError(
+          -32000,
+          `Method Not Allowed: ${method} /mcp; this server answers POST only (no SSE stream, no sessions)`,
+        ),
+        {
+          Allow: 'POST, OPTIONS',
+          ...corsHeaders(req, runtime.config.allowedOrigins),
+        },
+      );
     }
     const url = new URL(raw, 'http://localhost');
     for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
     if (CARD_PATHS.includes(path)) {
       if (method === 'OPTIONS') return preflight(req, res);
-      if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, JSON.stringify({ error: 'method_not_allowed' }), { Allow: 'GET' });
+      if (method !== 'GET' && method !== 'HEAD')
+        return sendJson(res, 405, JSON.stringify({ error: 'method_not_allowed' }), { Allow: 'GET' });
       return sendJson(res, 200, JSON.stringify(serverCard(runtime, baseUrl(req, runtime.config))), {
         'Access-Control-Allow-Origin': '*',
       });
     }
-    sendJson(res, 404, JSON.stringify({ error: 'not_found', error_description: `No route ${method} ${path}; the MCP endpoint is POST /mcp` }));
+    sendJson(
+      res,
+      404,
+      JSON.stringify({
+        error: 'not_found',
+        error_description: `No route ${method} ${path}; the MCP endpoint is POST /mcp`,
+      }),
+    );
   }
 
   function preflight(req: IncomingMessage, res: ServerResponse): void {
     const origin = req.headers.origin;
     if (origin !== undefined && !isAllowedOrigin(origin, runtime.config.allowedOrigins)) {
-      return sendJson(res, 403, JSON.stringify({ error: 'forbidden', error_description: `Origin ${origin} is not allowed` }));
+      return sendJson(
+        res,
+        403,
+        JSON.stringify({ error: 'forbidden', error_description: `Origin ${origin} is not allowed` }),
+      );
     }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     sendJson(res, 204, null, {
@@ -116,4 +144,3 @@ export function createHttpServer(deps: HttpDeps): http.Server {
 
   return server;
 }
-

@@ -115,7 +115,10 @@ function refuseGitInternals(rel: string, line: number): void {
     'PATCH_FAILED',
     `patch line ${line}: ${rel} is inside a .git directory; apply_patch does not write git's own files`,
     { line, path: rel, reason: 'git_internal' },
-    { suggestion: 'Change the work tree only; to change git state run git through exec_command, where the command policy applies.' },
+    {
+      suggestion:
+        'Change the work tree only; to change git state run git through exec_command, where the command policy applies.',
+    },
   );
 }
 

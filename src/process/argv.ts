@@ -30,7 +30,12 @@ export interface ArgvResult {
 
 export function runArgv(file: string, args: readonly string[], opts: ArgvOptions): Promise<ArgvResult> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: false,
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';

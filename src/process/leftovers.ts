@@ -60,7 +60,7 @@ function instanceOf(environ: string, base: string): number | null {
     const value = entry.slice(eq + 1);
     if (!value.startsWith(base)) continue;
     const seg = value.slice(base.length).split('/')[0] as string;
-    if (/^\d+$/.test(seg)) return Number(seg);
+    if (/^\d+(-\d+)?$/.test(seg)) return Number.parseInt(seg, 10);
   }
   return null;
 }

@@ -14,17 +14,27 @@ export async function callTool(
   signal: AbortSignal,
 ): Promise<CallToolResult> {
   const name = params?.name;
-  if (typeof name !== 'string') throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (string)', 200);
+  if (typeof name !== 'string')
+    throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (string)', 200);
   const entry = runtime.catalog.byName.get(name);
   if (!entry) {
-    throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}. tools/list names the available tools.`, 200);
+    throw new ProtocolError(
+      INVALID_PARAMS,
+      `Unknown tool: ${name}. tools/list names the available tools.`,
+      200,
+    );
   }
   const rawArgs = params?.arguments ?? {};
   const started = runtime.clock.monotonic();
   let result: CallToolResult;
   try {
     if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
-      throw new ToolError('INVALID_ARGUMENT', 'arguments must be a JSON object', {}, { suggestion: `Call ${name} with an object of named arguments.` });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        'arguments must be a JSON object',
+        {},
+        { suggestion: `Call ${name} with an object of named arguments.` },
+      );
     }
     const args = parseArgs({ ...entry.def, input: entry.input }, rawArgs);
     result = successResult(await entry.def.handler(args, { runtime, principal, signal }));

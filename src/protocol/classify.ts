@@ -1,7 +1,13 @@
 // Era classification and the 2026-07-28 envelope and mirror-header checks (http-and-auth-contract "POST /mcp"
 // steps 4–6). Pure: takes the parsed message and a header view (null on stdio, which has no headers) and
 // returns the era or the rejection, never throws.
-import { HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, ProtocolError, UNSUPPORTED_PROTOCOL_VERSION } from './errors.js';
+import {
+  HEADER_MISMATCH,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  ProtocolError,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from './errors.js';
 import type { Notification, Request } from './jsonrpc.js';
 import {
   HANDSHAKE_VERSIONS,
@@ -15,10 +21,16 @@ import {
 export type HeaderView = (name: string) => readonly string[] | undefined;
 
 export type Era = 'handshake' | 'modern';
-export type Classified = { ok: true; era: Era; version?: string; clientCapabilities?: Record<string, unknown> } | { ok: false; error: ProtocolError };
+export type Classified =
+  | { ok: true; era: Era; version?: string; clientCapabilities?: Record<string, unknown> }
+  | { ok: false; error: ProtocolError };
 
 /** Methods whose Mcp-Name header mirrors a body field. */
-const NAME_SOURCE: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAME_SOURCE: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
 
 const bad = (code: number, message: string, status = 400, data?: unknown): Classified => ({
   ok: false,
@@ -36,19 +48,29 @@ export function decodeHeaderValue(v: string): string | undefined {
 
 function mirror(headers: HeaderView, name: string, expected: string, required: boolean): string | undefined {
   const vals = headers(name);
-  if (!vals || vals.length === 0) return required ? `missing ${name} header (must be ${JSON.stringify(expected)})` : undefined;
+  if (!vals || vals.length === 0)
+    return required ? `missing ${name} header (must be ${JSON.stringify(expected)})` : undefined;
   if (vals.length > 1) return `${name} header sent more than once`;
   const decoded = decodeHeaderValue(vals[0] as string);
-  if (decoded !== expected) return `${name} header ${JSON.stringify(vals[0])} does not match the body (${JSON.stringify(expected)})`;
+  if (decoded !== expected)
+    return `${name} header ${JSON.stringify(vals[0])} does not match the body (${JSON.stringify(expected)})`;
   return undefined;
 }
 
-function classifyModern(msg: Request | Notification, meta: Record<string, unknown>, headers: HeaderView | null): Classified {
+function classifyModern(
+  msg: Request | Notification,
+  meta: Record<string, unknown>,
+  headers: HeaderView | null,
+): Classified {
   const version = meta[META_PROTOCOL_VERSION];
-  if (typeof version !== 'string') return bad(INVALID_PARAMS, `Invalid params: _meta["${META_PROTOCOL_VERSION}"] must be a string`);
+  if (typeof version !== 'string')
+    return bad(INVALID_PARAMS, `Invalid params: _meta["${META_PROTOCOL_VERSION}"] must be a string`);
   const caps = meta[META_CLIENT_CAPABILITIES];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
-    return bad(INVALID_PARAMS, `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] must be an object (it may be empty)`);
+    return bad(
+      INVALID_PARAMS,
+      `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] must be an object (it may be empty)`,
+    );
   }
   if (!MODERN_VERSIONS.includes(version)) {
     return bad(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version ${JSON.stringify(version)}`, 400, {
@@ -62,7 +84,12 @@ function classifyModern(msg: Request | Notification, meta: Record<string, unknow
       mirror(headers, 'mcp-protocol-version', version, isRequest) ??
       mirror(headers, 'mcp-method', msg.method, isRequest) ??
       (NAME_SOURCE[msg.method] !== undefined
-        ? mirror(headers, 'mcp-name', String(msg.params?.[NAME_SOURCE[msg.method] as string] ?? ''), isRequest)
+        ? mirror(
+            headers,
+            'mcp-name',
+            String(msg.params?.[NAME_SOURCE[msg.method] as string] ?? ''),
+            isRequest,
+          )
         : undefined);
     if (problem) return bad(HEADER_MISMATCH, `Header mismatch: ${problem}`);
   }
@@ -77,16 +104,25 @@ export function classify(msg: Request | Notification, headers: HeaderView | null
   if (headers) {
     const vals = headers('mcp-protocol-version');
     if (vals && vals.length > 0) {
-      if (vals.length > 1) return bad(INVALID_REQUEST, 'Invalid Request: MCP-Protocol-Version header sent more than once');
+      if (vals.length > 1)
+        return bad(INVALID_REQUEST, 'Invalid Request: MCP-Protocol-Version header sent more than once');
       const v = vals[0] as string;
       if (MODERN_VERSIONS.includes(v)) {
-        return bad(HEADER_MISMATCH, `Header mismatch: MCP-Protocol-Version ${v} needs params._meta["${META_PROTOCOL_VERSION}"] in the body`);
+        return bad(
+          HEADER_MISMATCH,
+          `Header mismatch: MCP-Protocol-Version ${v} needs params._meta["${META_PROTOCOL_VERSION}"] in the body`,
+        );
       }
       if (!HANDSHAKE_VERSIONS.includes(v)) {
-        return bad(INVALID_REQUEST, `Invalid Request: unsupported MCP-Protocol-Version ${JSON.stringify(v)}; supported: ${SUPPORTED_VERSIONS.join(', ')}`, 400, {
-          supported: SUPPORTED_VERSIONS,
-          requested: v,
-        });
+        return bad(
+          INVALID_REQUEST,
+          `Invalid Request: unsupported MCP-Protocol-Version ${JSON.stringify(v)}; supported: ${SUPPORTED_VERSIONS.join(', ')}`,
+          400,
+          {
+            supported: SUPPORTED_VERSIONS,
+            requested: v,
+          },
+        );
       }
     }
   }

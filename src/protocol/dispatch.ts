@@ -37,7 +37,12 @@ export class Dispatcher {
 
   constructor(private readonly runtime: Runtime) {}
 
-  async handle(msg: Message, cls: Classified & { ok: true }, principal: Principal, signal: AbortSignal): Promise<Reply> {
+  async handle(
+    msg: Message,
+    cls: Classified & { ok: true },
+    principal: Principal,
+    signal: AbortSignal,
+  ): Promise<Reply> {
     if (msg.kind !== 'request') return ACCEPTED; // notifications (incl. cancelled, which stops nothing) and responses
     const { era } = cls;
     const known = era === 'modern' ? MODERN_METHODS : HANDSHAKE_METHODS;
@@ -67,8 +72,14 @@ export class Dispatcher {
       }
     } catch (e) {
       if (e instanceof ProtocolError) return this.error(msg, e);
-      this.runtime.log.error('request failed', { method: msg.method, error: String((e as Error)?.stack ?? e) });
-      return this.error(msg, new ProtocolError(-32603, 'Internal error; the failure was logged on the server'));
+      this.runtime.log.error('request failed', {
+        method: msg.method,
+        error: String((e as Error)?.stack ?? e),
+      });
+      return this.error(
+        msg,
+        new ProtocolError(-32603, 'Internal error; the failure was logged on the server'),
+      );
     }
     return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method}`, 200));
   }
@@ -76,8 +87,14 @@ export class Dispatcher {
   private initialize(msg: Request): Record<string, unknown> {
     const requested = msg.params?.protocolVersion;
     const protocolVersion =
-      typeof requested === 'string' && HANDSHAKE_VERSIONS.includes(requested) ? requested : DEFAULT_HANDSHAKE_VERSION;
-    const result: Record<string, unknown> = { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO };
+      typeof requested === 'string' && HANDSHAKE_VERSIONS.includes(requested)
+        ? requested
+        : DEFAULT_HANDSHAKE_VERSION;
+    const result: Record<string, unknown> = {
+      protocolVersion,
+      capabilities: CAPABILITIES,
+      serverInfo: SERVER_INFO,
+    };
     const instructions = this.runtime.instructions.text();
     if (instructions) result.instructions = instructions;
     return result;
@@ -100,7 +117,8 @@ export class Dispatcher {
     let bytes = this.toolsListBytes[era];
     if (bytes === undefined) {
       const result: Record<string, unknown> = { tools: this.runtime.catalog.listPayload };
-      if (era === 'modern') Object.assign(result, modernFields(), { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' });
+      if (era === 'modern')
+        Object.assign(result, modernFields(), { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' });
       bytes = [Buffer.from('{"jsonrpc":"2.0","id":'), Buffer.from(`,"result":${JSON.stringify(result)}}`)];
       this.toolsListBytes[era] = bytes;
     }

@@ -29,23 +29,44 @@ export function parseMessage(text: string): ParseResult {
   try {
     v = JSON.parse(text);
   } catch {
-    return { ok: false, id: null, error: new ProtocolError(PARSE_ERROR, 'Parse error: the body is not valid JSON', 400) };
+    return {
+      ok: false,
+      id: null,
+      error: new ProtocolError(PARSE_ERROR, 'Parse error: the body is not valid JSON', 400),
+    };
   }
   return classifyValue(v);
 }
 
 export function classifyValue(v: unknown): ParseResult {
   if (Array.isArray(v)) {
-    return { ok: false, id: null, error: new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST', 400) };
+    return {
+      ok: false,
+      id: null,
+      error: new ProtocolError(
+        INVALID_REQUEST,
+        'Invalid Request: JSON-RPC batches are not supported; send one message per POST',
+        400,
+      ),
+    };
   }
   if (!isObject(v)) {
-    return { ok: false, id: null, error: new ProtocolError(INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC object', 400) };
+    return {
+      ok: false,
+      id: null,
+      error: new ProtocolError(INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC object', 400),
+    };
   }
   const rawId = v.id;
   const id: JsonRpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
-  const invalid = (why: string) => ({ ok: false as const, id, error: new ProtocolError(INVALID_REQUEST, `Invalid Request: ${why}`, 400) });
+  const invalid = (why: string) => ({
+    ok: false as const,
+    id,
+    error: new ProtocolError(INVALID_REQUEST, `Invalid Request: ${why}`, 400),
+  });
   if (v.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
-  if (v.method === undefined && ('result' in v || 'error' in v)) return { ok: true, msg: { kind: 'response' } };
+  if (v.method === undefined && ('result' in v || 'error' in v))
+    return { ok: true, msg: { kind: 'response' } };
   if (typeof v.method !== 'string' || v.method === '') return invalid('"method" must be a non-empty string');
   if (v.params !== undefined && !isObject(v.params)) return invalid('"params" must be an object');
   const params = v.params as Record<string, unknown> | undefined;

@@ -21,8 +21,19 @@ export class AuditLog {
   ) {}
 
   record(e: AuditEvent): void {
-    const args = typeof e.arguments === 'object' && e.arguments !== null ? redact(e.arguments as Record<string, unknown>) : e.arguments;
-    const line = JSON.stringify({ time: new Date(this.clock.now()).toISOString(), who: `${e.principal.kind}:${e.principal.id}`, tool: e.tool, arguments: args, ok: e.ok, error: e.error, elapsed_ms: e.elapsed_ms });
+    const args =
+      typeof e.arguments === 'object' && e.arguments !== null
+        ? redact(e.arguments as Record<string, unknown>)
+        : e.arguments;
+    const line = JSON.stringify({
+      time: new Date(this.clock.now()).toISOString(),
+      who: `${e.principal.kind}:${e.principal.id}`,
+      tool: e.tool,
+      arguments: args,
+      ok: e.ok,
+      error: e.error,
+      elapsed_ms: e.elapsed_ms,
+    });
     try {
       appendFileSync(this.file, line + '\n', { mode: 0o600 });
     } catch {

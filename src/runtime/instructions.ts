@@ -52,7 +52,9 @@ export class Instructions {
       const cut = buf.length > limit;
       const body = buf.subarray(0, utf8Boundary(buf, limit)).toString('utf8');
       budget -= Buffer.byteLength(body);
-      parts.push(`--- ${f} ---\n${body}${cut ? `\n[${f} cut at ${limit} bytes; read_file {"path":"${f}"} shows the rest]` : ''}`);
+      parts.push(
+        `--- ${f} ---\n${body}${cut ? `\n[${f} cut at ${limit} bytes; read_file {"path":"${f}"} shows the rest]` : ''}`,
+      );
       if (budget <= 0) break;
     }
     const text = parts.length ? `${PREAMBLE}\n\nProject instructions:\n${parts.join('\n\n')}` : PREAMBLE;

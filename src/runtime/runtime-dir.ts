@@ -17,6 +17,9 @@ export interface RuntimeDirs {
 
 export class RuntimeDirError extends Error {}
 
+/** Runtimes created by this process so far: the first gets `<pid>/`, later ones `<pid>-<n>/`. */
+let instances = 0;
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -26,32 +29,49 @@ function alive(pid: number): boolean {
   }
 }
 
-export function createRuntimeDirs(runtimeRoot: string | undefined, workspaceReal: string, pid = process.pid): RuntimeDirs {
+export function createRuntimeDirs(
+  runtimeRoot: string | undefined,
+  workspaceReal: string,
+  pid = process.pid,
+): RuntimeDirs {
   const parent = path.resolve(runtimeRoot ?? tmpdir());
   let parentReal: string;
   try {
     mkdirSync(parent, { recursive: true });
     parentReal = realpathSync(parent);
   } catch (e) {
-    throw new RuntimeDirError(`SERVICE_RUNTIME_ROOT ${parent} cannot be created (${(e as NodeJS.ErrnoException).code})`);
+    throw new RuntimeDirError(
+      `SERVICE_RUNTIME_ROOT ${parent} cannot be created (${(e as NodeJS.ErrnoException).code})`,
+    );
   }
   if (isInside(workspaceReal, parentReal)) {
-    throw new RuntimeDirError(`SERVICE_RUNTIME_ROOT ${parent} is inside the workspace; choose a directory outside it`);
+    throw new RuntimeDirError(
+      `SERVICE_RUNTIME_ROOT ${parent} is inside the workspace; choose a directory outside it`,
+    );
   }
   const hash = createHash('sha256').update(workspaceReal).digest('hex').slice(0, 16);
   const base = path.join(parentReal, 'workbench-mcp', hash);
   try {
     mkdirSync(base, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(base)) {
-      const other = Number(name);
-      if (Number.isInteger(other) && other !== pid && !alive(other)) rmSync(path.join(base, name), { recursive: true, force: true });
+      const other = Number.parseInt(name, 10);
+      if (Number.isInteger(other) && other !== pid && !alive(other))
+        rmSync(path.join(base, name), { recursive: true, force: true });
     }
-    const root = path.join(base, String(pid));
-    const dirs = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), cache: path.join(root, 'cache') };
+    instances++;
+    const root = path.join(base, instances === 1 ? String(pid) : `${pid}-${instances}`);
+    const dirs = {
+      root,
+      home: path.join(root, 'home'),
+      tmp: path.join(root, 'tmp'),
+      cache: path.join(root, 'cache'),
+    };
     for (const d of [dirs.home, dirs.tmp, dirs.cache]) mkdirSync(d, { recursive: true, mode: 0o700 });
     return dirs;
   } catch (e) {
-    throw new RuntimeDirError(`runtime directory under ${base} cannot be written (${(e as NodeJS.ErrnoException).code ?? e})`);
+    throw new RuntimeDirError(
+      `runtime directory under ${base} cannot be written (${(e as NodeJS.ErrnoException).code ?? e})`,
+    );
   }
 }
 

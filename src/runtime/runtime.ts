@@ -61,7 +61,13 @@ export class Runtime {
 
   /** What confines commands; the process layer replaces this when it starts. */
   sandboxStatus(): { requested: string; in_use: string | null; reason: string } {
-    return this.sandboxProbe?.() ?? { requested: this.config.sandbox, in_use: null, reason: 'no command tools in this build' };
+    return (
+      this.sandboxProbe?.() ?? {
+        requested: this.config.sandbox,
+        in_use: null,
+        reason: 'no command tools in this build',
+      }
+    );
   }
 
   sandboxProbe: (() => { requested: string; in_use: string | null; reason: string }) | undefined;

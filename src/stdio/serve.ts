@@ -21,7 +21,8 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
   };
   // The byte limit, for one whole line or a line still being received.
   const tooBig = (s: string) => s.length > limit || (s.length * 3 > limit && Buffer.byteLength(s) > limit);
-  const tooBigError = () => errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: message over ${limit} bytes`));
+  const tooBigError = () =>
+    errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: message over ${limit} bytes`));
 
   const handleLine = async (line: string): Promise<void> => {
     if (line.trim() === '') return;
@@ -49,13 +50,16 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
       resolve();
     };
     output.on('error', (e: NodeJS.ErrnoException) => {
-      if (!outputGone) runtime.log.info('stdout closed by the client; shutting down', { code: e.code ?? String(e) });
+      if (!outputGone)
+        runtime.log.info('stdout closed by the client; shutting down', { code: e.code ?? String(e) });
       outputGone = true;
       input.pause();
       void finish();
     });
     const run = (line: string) => {
-      const p = handleLine(line).catch((e) => runtime.log.error('stdio request failed', { error: String(e) }));
+      const p = handleLine(line).catch((e) =>
+        runtime.log.error('stdio request failed', { error: String(e) }),
+      );
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
     };

@@ -7,12 +7,19 @@ import { notFound, resolvePath, type ResolvedPath } from '../workspace/paths.js'
 import type { ToolContext } from './define.js';
 
 export const pathArg = (what: string) =>
-  z.string().describe(`${what}, relative to the workspace root (an absolute path inside the workspace is accepted).`);
-export const includeHiddenArg = z.boolean().default(false).describe('Include entries whose name starts with a dot.');
+  z
+    .string()
+    .describe(`${what}, relative to the workspace root (an absolute path inside the workspace is accepted).`);
+export const includeHiddenArg = z
+  .boolean()
+  .default(false)
+  .describe('Include entries whose name starts with a dot.');
 export const includeIgnoredArg = z
   .boolean()
   .default(false)
-  .describe('Include git-ignored paths and the default excludes (.git, node_modules, dist, build, target, .venv, …).');
+  .describe(
+    'Include git-ignored paths and the default excludes (.git, node_modules, dist, build, target, .venv, …).',
+  );
 export const globList = (what: string) => z.array(z.string()).max(100).optional().describe(what);
 
 export interface Existing extends ResolvedPath {
@@ -33,10 +40,15 @@ export function resolveExisting(ctx: ToolContext, input: string, argName = 'path
 
 export function requireDirectory(e: Existing, tool: string): void {
   if (!e.stat.isDirectory()) {
-    throw new ToolError('NOT_A_DIRECTORY', `${e.rel} is a file, not a directory`, { path: e.rel }, {
-      retry: `read_file ${JSON.stringify({ path: e.rel })}`,
-      suggestion: `${tool} takes a directory; read the file with read_file instead.`,
-    });
+    throw new ToolError(
+      'NOT_A_DIRECTORY',
+      `${e.rel} is a file, not a directory`,
+      { path: e.rel },
+      {
+        retry: `read_file ${JSON.stringify({ path: e.rel })}`,
+        suggestion: `${tool} takes a directory; read the file with read_file instead.`,
+      },
+    );
   }
 }
 
@@ -49,4 +61,3 @@ export function humanBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
-

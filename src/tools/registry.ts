@@ -76,7 +76,9 @@ export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL
     outputSchema: outputJsonSchema(t),
     annotations: {
       title: t.title,
-      ...(opts.fakeReadonly ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint } : t.annotations),
+      ...(opts.fakeReadonly
+        ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
+        : t.annotations),
     },
   }));
   return { tools, byName, listPayload, realAnnotations: new Map(tools.map((t) => [t.name, t.annotations])) };

@@ -31,7 +31,13 @@ export function successResult(o: ToolOutcome): CallToolResult {
 export function errorStructured(e: ToolError): Record<string, unknown> {
   return {
     ok: false,
-    error: { code: e.code, message: e.message, category: e.category, retryable: e.retryable, details: e.details },
+    error: {
+      code: e.code,
+      message: e.message,
+      category: e.category,
+      retryable: e.retryable,
+      details: e.details,
+    },
   };
 }
 
@@ -47,13 +53,22 @@ export function errorText(e: ToolError): string {
 }
 
 export function errorResult(e: ToolError): CallToolResult {
-  return { content: [{ type: 'text', text: errorText(e) }], structuredContent: errorStructured(e), isError: true };
+  return {
+    content: [{ type: 'text', text: errorText(e) }],
+    structuredContent: errorStructured(e),
+    isError: true,
+  };
 }
 
 export function internalError(): ToolError {
-  return new ToolError('INTERNAL_ERROR', 'the server failed while running this tool; the failure was logged', {}, {
-    suggestion: 'Try once more; if it fails again, report it with server_info output.',
-  });
+  return new ToolError(
+    'INTERNAL_ERROR',
+    'the server failed while running this tool; the failure was logged',
+    {},
+    {
+      suggestion: 'Try once more; if it fails again, report it with server_info output.',
+    },
+  );
 }
 
 /** `tool {"a":1}` — how a next call is spelled in model-facing text. */

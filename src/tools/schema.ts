@@ -10,7 +10,15 @@ export const ERROR_SHAPE = z.object({
   error: z.object({
     code: z.string(),
     message: z.string(),
-    category: z.enum(['validation', 'security', 'permission', 'runtime', 'not_found', 'conflict', 'internal']),
+    category: z.enum([
+      'validation',
+      'security',
+      'permission',
+      'runtime',
+      'not_found',
+      'conflict',
+      'internal',
+    ]),
     retryable: z.boolean(),
     details: z.record(z.string(), z.unknown()),
   }),
@@ -35,7 +43,12 @@ function slim(node: unknown, io: 'input' | 'output'): void {
   if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum;
   if (o.minimum === Number.MIN_SAFE_INTEGER) delete o.minimum;
   if (io === 'output' && o.additionalProperties === false) delete o.additionalProperties;
-  if (o.additionalProperties && typeof o.additionalProperties === 'object' && Object.keys(o.additionalProperties).length === 0) delete o.additionalProperties;
+  if (
+    o.additionalProperties &&
+    typeof o.additionalProperties === 'object' &&
+    Object.keys(o.additionalProperties).length === 0
+  )
+    delete o.additionalProperties;
   for (const v of Object.values(o)) slim(v, io);
 }
 
@@ -60,7 +73,8 @@ export function outputJsonSchema(def: ToolDef): Json {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const where = issue.path.length ? issue.path.join('.') : 'arguments';
-  if (issue.code === 'unrecognized_keys') return `unknown argument(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown argument(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
   return `${where}: ${issue.message}`;
 }
 

@@ -39,7 +39,10 @@ export function checkRoot(dir: string, home: string = homedir()): RootCheck {
   if (real === '/') return { ok: false, reason: 'workspace must not be the filesystem root /' };
   const realHome = safeReal(home);
   if (realHome && real === realHome) {
-    return { ok: false, reason: `workspace must not be the home directory ${home}; serve a project directory` };
+    return {
+      ok: false,
+      reason: `workspace must not be the home directory ${home}; serve a project directory`,
+    };
   }
   return { ok: true, root: { lexical, real } };
 }
@@ -90,14 +93,24 @@ function realOrNearest(abs: string): { real: string; exists: boolean } {
 
 export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path'): ResolvedPath {
   if (typeof input !== 'string' || input.length === 0) {
-    throw new ToolError('INVALID_ARGUMENT', `${argName} must be a non-empty string`, { argument: argName }, {
-      suggestion: `Pass a path relative to the workspace root, e.g. "src/index.ts", or "." for the root.`,
-    });
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `${argName} must be a non-empty string`,
+      { argument: argName },
+      {
+        suggestion: `Pass a path relative to the workspace root, e.g. "src/index.ts", or "." for the root.`,
+      },
+    );
   }
   if (input.includes('\0')) {
-    throw new ToolError('INVALID_ARGUMENT', `${argName} contains a NUL byte`, { argument: argName }, {
-      suggestion: 'Remove the NUL character from the path.',
-    });
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `${argName} contains a NUL byte`,
+      { argument: argName },
+      {
+        suggestion: 'Remove the NUL character from the path.',
+      },
+    );
   }
   let abs: string;
   if (path.isAbsolute(input)) {
@@ -130,7 +143,13 @@ export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path
 }
 
 export function notFound(rel: string, what = 'file or directory'): ToolError {
-  return new ToolError('NOT_FOUND', `${what} not found: ${rel}`, { path: rel }, {
-    suggestion: 'Check the spelling; list_files {"patterns": ["**/NAME*"]} or list_dir {"path": "."} shows what exists.',
-  });
+  return new ToolError(
+    'NOT_FOUND',
+    `${what} not found: ${rel}`,
+    { path: rel },
+    {
+      suggestion:
+        'Check the spelling; list_files {"patterns": ["**/NAME*"]} or list_dir {"path": "."} shows what exists.',
+    },
+  );
 }

@@ -47,7 +47,11 @@ async function describeLink(root: WorkspaceRoot, abs: string): Promise<WalkEntry
   try {
     const real = await realpath(abs);
     const st = await stat(real);
-    return { type: st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'other', inside: isInside(root.real, real), real };
+    return {
+      type: st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'other',
+      inside: isInside(root.real, real),
+      real,
+    };
   } catch {
     return { type: 'other', inside: false, real: '' };
   }
@@ -63,7 +67,12 @@ export async function walk(
 ): Promise<void> {
   const maxDepth = opts.maxDepth ?? Infinity;
   const stop = opts.signal ?? { stopped: false };
-  const recurse = async (dirAbs: string, dirRel: string, chain: IgnoreChain, depth: number): Promise<void> => {
+  const recurse = async (
+    dirAbs: string,
+    dirRel: string,
+    chain: IgnoreChain,
+    depth: number,
+  ): Promise<void> => {
     let dirents;
     try {
       dirents = await readdir(dirAbs, { withFileTypes: true });
@@ -84,7 +93,13 @@ export async function walk(
       }
       if (opts.exclude && excludedByAncestor(opts.exclude, relBase)) continue;
       const abs = path.join(dirAbs, name);
-      const type: EntryType = isDir ? 'directory' : d.isFile() ? 'file' : d.isSymbolicLink() ? 'symlink' : 'other';
+      const type: EntryType = isDir
+        ? 'directory'
+        : d.isFile()
+          ? 'file'
+          : d.isSymbolicLink()
+            ? 'symlink'
+            : 'other';
       const entry: WalkEntry = { name, abs, rel, relBase, type, depth };
       if (type === 'symlink') entry.target = await describeLink(root, abs);
       if (visit(entry) === false) {

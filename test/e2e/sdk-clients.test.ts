@@ -50,9 +50,9 @@ type AnyClient = {
 };
 type Result = {
   content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
-  structuredContent?: Record<string, any>;
+  structuredContent?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   isError?: boolean;
-}; // eslint-disable-line @typescript-eslint/no-explicit-any
+};
 
 /** What every real client must be able to do with the workspace (issue 2: list tools, read a file, search). */
 async function exercise(client: AnyClient) {

@@ -27,9 +27,23 @@ export interface SpawnedServer {
 }
 
 /** Spawn `node dist/cli/main.js --port 0 …` and wait for `workbench-mcp listening on http://HOST:PORT/mcp`. */
-export function startServer(opts: { workspace: string; env?: Record<string, string>; args?: string[]; timeoutMs?: number }): Promise<SpawnedServer> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
-  const proc = spawn(process.execPath, [BIN, '--workspace', opts.workspace, '--port', '0', ...(opts.args ?? [])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+export function startServer(opts: {
+  workspace: string;
+  env?: Record<string, string>;
+  args?: string[];
+  timeoutMs?: number;
+}): Promise<SpawnedServer> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    SERVICE_AUTH_TOKEN: TEST_TOKEN,
+    ...opts.env,
+  };
+  const proc = spawn(
+    process.execPath,
+    [BIN, '--workspace', opts.workspace, '--port', '0', ...(opts.args ?? [])],
+    { env, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let err = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -87,10 +101,23 @@ export async function startInProcess(opts: {
   const config: Config = action.config;
   const rc = checkRoot(config.workspace, '/nonexistent-home');
   if (!rc.ok) throw new Error(rc.reason);
-  const runtime = new Runtime({ config, root: rc.root, log: opts.verbose ? createLogger('debug') : silentLogger, clock: opts.clock });
+  const runtime = new Runtime({
+    config,
+    root: rc.root,
+    log: opts.verbose ? createLogger('debug') : silentLogger,
+    clock: opts.clock,
+  });
   const authenticator =
-    opts.authenticator ?? (config.authMode === 'noauth' ? new NoAuthAuthenticator(config.externalAuthProxy) : new BearerAuthenticator(config.authTokens));
-  const server = createHttpServer({ runtime, authenticator, extraRoutes: opts.extraRoutes, limits: opts.limits });
+    opts.authenticator ??
+    (config.authMode === 'noauth'
+      ? new NoAuthAuthenticator(config.externalAuthProxy)
+      : new BearerAuthenticator(config.authTokens));
+  const server = createHttpServer({
+    runtime,
+    authenticator,
+    extraRoutes: opts.extraRoutes,
+    limits: opts.limits,
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -11,7 +11,10 @@ export interface TempWorkspace {
   cleanup(): void;
 }
 
-export function makeWorkspace(files: Record<string, string | Buffer> = {}, opts: { git?: boolean } = {}): TempWorkspace {
+export function makeWorkspace(
+  files: Record<string, string | Buffer> = {},
+  opts: { git?: boolean } = {},
+): TempWorkspace {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'wb-test-')));
   const write = (rel: string, content: string | Buffer) => {
     const abs = path.join(dir, rel);
@@ -25,9 +28,13 @@ export function makeWorkspace(files: Record<string, string | Buffer> = {}, opts:
 }
 
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@localhost', '-c', 'commit.gpgsign=false', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
-  });
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=test', '-c', 'user.email=test@localhost', '-c', 'commit.gpgsign=false', ...args],
+    {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+    },
+  );
 }

@@ -53,22 +53,48 @@ const files = async (args: Record<string, unknown>) => {
 
 describe('list_files: one glob meaning, ignore rules, default excludes', () => {
   it('"**/*" includes root-level files; ignored, hidden and default-excluded paths are skipped', async () => {
-    expect(await files({ patterns: ['**/*'] })).toEqual(['README.md', 'root.ts', 'src/a.ts', 'src/b.js', 'src/deep/c.ts', 'src/deep/keep.log', 'src/in-link.ts']);
+    expect(await files({ patterns: ['**/*'] })).toEqual([
+      'README.md',
+      'root.ts',
+      'src/a.ts',
+      'src/b.js',
+      'src/deep/c.ts',
+      'src/deep/keep.log',
+      'src/in-link.ts',
+    ]);
   });
   it('no pattern lists the same set', async () => {
     expect(await files({})).toEqual(await files({ patterns: ['**/*'] }));
   });
   it('a pattern without a slash matches the basename at any depth; with a slash, the whole path', async () => {
-    expect(await files({ patterns: ['*.ts'] })).toEqual(['root.ts', 'src/a.ts', 'src/deep/c.ts', 'src/in-link.ts']);
+    expect(await files({ patterns: ['*.ts'] })).toEqual([
+      'root.ts',
+      'src/a.ts',
+      'src/deep/c.ts',
+      'src/in-link.ts',
+    ]);
     expect(await files({ patterns: ['src/*.ts'] })).toEqual(['src/a.ts', 'src/in-link.ts']);
-    expect(await files({ patterns: ['src/**/*.ts'] })).toEqual(['src/a.ts', 'src/deep/c.ts', 'src/in-link.ts']);
+    expect(await files({ patterns: ['src/**/*.ts'] })).toEqual([
+      'src/a.ts',
+      'src/deep/c.ts',
+      'src/in-link.ts',
+    ]);
   });
   it('glob is one more include pattern; exclude_patterns drop whole directories', async () => {
     expect(await files({ patterns: ['*.md'], glob: '*.js' })).toEqual(['README.md', 'src/b.js']);
-    expect(await files({ exclude_patterns: ['deep'] })).toEqual(['README.md', 'root.ts', 'src/a.ts', 'src/b.js', 'src/in-link.ts']);
+    expect(await files({ exclude_patterns: ['deep'] })).toEqual([
+      'README.md',
+      'root.ts',
+      'src/a.ts',
+      'src/b.js',
+      'src/in-link.ts',
+    ]);
   });
   it('patterns are relative to path', async () => {
-    expect(await files({ path: 'src', patterns: ['deep/*'] })).toEqual(['src/deep/c.ts', 'src/deep/keep.log']);
+    expect(await files({ path: 'src', patterns: ['deep/*'] })).toEqual([
+      'src/deep/c.ts',
+      'src/deep/keep.log',
+    ]);
   });
   it('include_hidden and include_ignored lift their filters', async () => {
     const hidden = await files({ include_hidden: true });
@@ -77,7 +103,14 @@ describe('list_files: one glob meaning, ignore rules, default excludes', () => {
     expect(hidden).toContain('.gitignore');
     expect(hidden).not.toContain('.git/HEAD');
     const ignored = await files({ include_ignored: true });
-    expect(ignored).toEqual(expect.arrayContaining(['src/deep/drop.log', 'generated/out.ts', 'node_modules/pkg/index.js', 'dist/bundle.js']));
+    expect(ignored).toEqual(
+      expect.arrayContaining([
+        'src/deep/drop.log',
+        'generated/out.ts',
+        'node_modules/pkg/index.js',
+        'dist/bundle.js',
+      ]),
+    );
   });
   it('default excludes apply below path only: naming dist lists it', async () => {
     expect(await files({ path: 'dist' })).toEqual(['dist/bundle.js', 'dist/nested/more.js']);
@@ -91,7 +124,10 @@ describe('list_files: one glob meaning, ignore rules, default excludes', () => {
   it('truncation is deterministic and says so', async () => {
     const r = await callTool(srv.url, 'list_files', { max_results: 2 });
     expect(r.structuredContent).toMatchObject({ total_files: 7, truncated: true });
-    expect((r.structuredContent.files as Array<{ path: string }>).map((f) => f.path)).toEqual(['README.md', 'root.ts']);
+    expect((r.structuredContent.files as Array<{ path: string }>).map((f) => f.path)).toEqual([
+      'README.md',
+      'root.ts',
+    ]);
     expect(r.content[0]?.text).toContain('[2 of 7 files shown');
   });
   it('sort=modified puts the newest first', async () => {
@@ -107,7 +143,12 @@ describe('list_files: one glob meaning, ignore rules, default excludes', () => {
 describe('list_dir', () => {
   it('lists one level with types, sizes and times', async () => {
     const r = await callTool(srv.url, 'list_dir', {});
-    const entries = r.structuredContent.entries as Array<{ name: string; type: string; size_bytes: number; modified: string }>;
+    const entries = r.structuredContent.entries as Array<{
+      name: string;
+      type: string;
+      size_bytes: number;
+      modified: string;
+    }>;
     expect(entries.map((e) => e.name)).toEqual(['README.md', 'docs', 'root.ts', 'src']);
     expect(entries[0]).toMatchObject({ type: 'file', size_bytes: 12 });
     expect(entries[1]).toMatchObject({ type: 'directory' });
@@ -115,21 +156,44 @@ describe('list_dir', () => {
   });
   it('recursive with max_depth, sorted by type, shows symlink targets', async () => {
     const r = await callTool(srv.url, 'list_dir', { path: 'src', recursive: true, sort: 'type' });
-    const entries = r.structuredContent.entries as Array<{ path: string; type: string; symlink_target?: string }>;
+    const entries = r.structuredContent.entries as Array<{
+      path: string;
+      type: string;
+      symlink_target?: string;
+    }>;
     expect(entries[0]).toMatchObject({ path: 'src/deep', type: 'directory' });
-    expect(entries.find((e) => e.path === 'src/in-link.ts')).toMatchObject({ type: 'symlink', symlink_target: 'src/a.ts' });
-    expect(entries.find((e) => e.path === 'src/out-link.txt')).toMatchObject({ symlink_target: '(outside the workspace)' });
+    expect(entries.find((e) => e.path === 'src/in-link.ts')).toMatchObject({
+      type: 'symlink',
+      symlink_target: 'src/a.ts',
+    });
+    expect(entries.find((e) => e.path === 'src/out-link.txt')).toMatchObject({
+      symlink_target: '(outside the workspace)',
+    });
     const shallow = await callTool(srv.url, 'list_dir', { path: 'src', max_depth: 1 });
-    expect((shallow.structuredContent.entries as Array<{ path: string }>).some((e) => e.path.startsWith('src/deep/'))).toBe(false);
+    expect(
+      (shallow.structuredContent.entries as Array<{ path: string }>).some((e) =>
+        e.path.startsWith('src/deep/'),
+      ),
+    ).toBe(false);
   });
   it('sorting happens before truncation', async () => {
     const r = await callTool(srv.url, 'list_dir', { recursive: true, max_entries: 3 });
-    expect((r.structuredContent.entries as Array<{ path: string }>).map((e) => e.path)).toEqual(['README.md', 'docs', 'root.ts']);
+    expect((r.structuredContent.entries as Array<{ path: string }>).map((e) => e.path)).toEqual([
+      'README.md',
+      'docs',
+      'root.ts',
+    ]);
     expect(r.structuredContent.truncated).toBe(true);
   });
   it('refuses paths outside and files', async () => {
-    expect((await callTool(srv.url, 'list_dir', { path: '..' })).structuredContent.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
-    expect((await callTool(srv.url, 'list_dir', { path: 'README.md' })).structuredContent.error.code).toBe('NOT_A_DIRECTORY');
-    expect((await callTool(srv.url, 'list_dir', { path: 'nope' })).structuredContent.error.code).toBe('NOT_FOUND');
+    expect((await callTool(srv.url, 'list_dir', { path: '..' })).structuredContent.error.code).toBe(
+      'PATH_OUTSIDE_WORKSPACE',
+    );
+    expect((await callTool(srv.url, 'list_dir', { path: 'README.md' })).structuredContent.error.code).toBe(
+      'NOT_A_DIRECTORY',
+    );
+    expect((await callTool(srv.url, 'list_dir', { path: 'nope' })).structuredContent.error.code).toBe(
+      'NOT_FOUND',
+    );
   });
 });

@@ -13,7 +13,8 @@ const rg = findRipgrep({ PATH: process.env.PATH ?? '' });
 beforeAll(async () => {
   ws = makeWorkspace(
     {
-      'src/app.ts': 'import x from "y";\nfunction isValid(a) {\n  return a && isValid(a.next);\n}\nconst ISVALID = 1;\n',
+      'src/app.ts':
+        'import x from "y";\nfunction isValid(a) {\n  return a && isValid(a.next);\n}\nconst ISVALID = 1;\n',
       'src/util.py': 'def is_valid(x):\n    return True  # isValid mirror\n',
       'src/ünï.txt': 'café isValid — naïve\n',
       'src/crlf.txt': 'first\r\nisValid here\r\nlast\r\n',
@@ -77,8 +78,16 @@ describe('search_text behaviour', () => {
   const search = (args: Record<string, unknown>) => callTool(srv.url, 'search_text', args);
   it('reports path, 1-based line and character column, sorted', async () => {
     const r = await search({ query: 'isValid', path: 'src' });
-    const m = r.structuredContent.matches as Array<{ path: string; line: number; column: number; preview: string }>;
-    expect(m.find((x) => x.path === 'src/app.ts' && x.line === 2)).toMatchObject({ column: 10, preview: 'function isValid(a) {' });
+    const m = r.structuredContent.matches as Array<{
+      path: string;
+      line: number;
+      column: number;
+      preview: string;
+    }>;
+    expect(m.find((x) => x.path === 'src/app.ts' && x.line === 2)).toMatchObject({
+      column: 10,
+      preview: 'function isValid(a) {',
+    });
     expect(m.find((x) => x.path === 'src/ünï.txt')).toMatchObject({ column: 6 });
     expect(m.find((x) => x.path === 'src/crlf.txt')).toMatchObject({ line: 2, preview: 'isValid here' });
     const order = m.map((x) => `${x.path}:${String(x.line).padStart(4, '0')}`);
@@ -86,19 +95,29 @@ describe('search_text behaviour', () => {
   });
   it('context lines come before and after; text shows them like grep', async () => {
     const r = await search({ query: 'ISVALID', path: 'src/app.ts', context_lines: 1 });
-    expect(r.structuredContent.matches).toEqual([{ path: 'src/app.ts', line: 5, column: 7, preview: 'const ISVALID = 1;', before: ['}'], after: [] }]);
+    expect(r.structuredContent.matches).toEqual([
+      { path: 'src/app.ts', line: 5, column: 7, preview: 'const ISVALID = 1;', before: ['}'], after: [] },
+    ]);
     expect(r.content[0]?.text).toContain('src/app.ts-4- }\nsrc/app.ts:5:7: const ISVALID = 1;');
   });
   it('skips binary, hidden, ignored and node_modules files by default', async () => {
-    const paths = new Set(((await search({ query: 'isValid' })).structuredContent.matches as Array<{ path: string }>).map((m) => m.path));
-    for (const p of ['bin.dat', '.hidden/h.ts', 'ignored.log', 'node_modules/m/index.js']) expect(paths.has(p)).toBe(false);
+    const paths = new Set(
+      ((await search({ query: 'isValid' })).structuredContent.matches as Array<{ path: string }>).map(
+        (m) => m.path,
+      ),
+    );
+    for (const p of ['bin.dat', '.hidden/h.ts', 'ignored.log', 'node_modules/m/index.js'])
+      expect(paths.has(p)).toBe(false);
   });
   it('truncation says how many, and next_action raises max_results', async () => {
     const r = await search({ query: 'isValid', max_results: 3 });
     expect(r.structuredContent).toMatchObject({ truncated: true, total_is_lower_bound: false });
     expect(r.structuredContent.matches).toHaveLength(3);
     expect(r.structuredContent.total_matches).toBeGreaterThan(30);
-    expect(r.structuredContent.next_action).toMatchObject({ tool: 'search_text', arguments: { query: 'isValid', max_results: 12 } });
+    expect(r.structuredContent.next_action).toMatchObject({
+      tool: 'search_text',
+      arguments: { query: 'isValid', max_results: 12 },
+    });
     expect(r.content[0]?.text).toMatch(/\[3 of \d+ matching lines shown/);
   });
   it('previews are cut at max_preview_bytes', async () => {
@@ -117,7 +136,9 @@ describe('search_text behaviour', () => {
     srv.runtime.search.use(rg);
   });
   it('confines the search path', async () => {
-    expect((await search({ query: 'x', path: '../' })).structuredContent.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect((await search({ query: 'x', path: '../' })).structuredContent.error.code).toBe(
+      'PATH_OUTSIDE_WORKSPACE',
+    );
     expect((await search({ query: 'x', path: 'missing' })).structuredContent.error.code).toBe('NOT_FOUND');
     expect((await search({ query: '' })).structuredContent.error.code).toBe('INVALID_ARGUMENT');
   });

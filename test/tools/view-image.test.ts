@@ -30,14 +30,24 @@ export function png(w: number, h: number): Buffer {
   ihdr[9] = 2;
   const raw = Buffer.alloc((w * 3 + 1) * h, 0x7f);
   for (let y = 0; y < h; y++) raw[y * (w * 3 + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 let ws: TempWorkspace;
 let srv: InProcessServer;
 beforeAll(async () => {
   const gif = Buffer.from('GIF89a\x03\x00\x02\x00\x00\x00\x00;', 'latin1');
-  ws = makeWorkspace({ 'img/a.png': png(4, 3), 'img/big.png': png(3000, 10), 'img/b.gif': gif, 'img/fake.png': 'not an image\n' });
+  ws = makeWorkspace({
+    'img/a.png': png(4, 3),
+    'img/big.png': png(3000, 10),
+    'img/b.gif': gif,
+    'img/fake.png': 'not an image\n',
+  });
   srv = await startInProcess({ workspace: ws.dir });
 });
 afterAll(async () => {
@@ -56,23 +66,44 @@ describe('view_image', () => {
     expect(r.structuredContent).toMatchObject({ ok: true, mime_type: 'image/png', width: 4, height: 3 });
   });
   it('detects GIF by magic bytes', async () => {
-    expect((await callTool(srv.url, 'view_image', { path: 'img/b.gif' })).structuredContent).toMatchObject({ mime_type: 'image/gif', width: 3, height: 2 });
+    expect((await callTool(srv.url, 'view_image', { path: 'img/b.gif' })).structuredContent).toMatchObject({
+      mime_type: 'image/gif',
+      width: 3,
+      height: 2,
+    });
   });
   it('refuses non-images, oversize files and oversize dimensions with a next step', async () => {
-    expect((await callTool(srv.url, 'view_image', { path: 'img/fake.png' })).structuredContent.error.code).toBe('INVALID_ARGUMENT');
+    expect(
+      (await callTool(srv.url, 'view_image', { path: 'img/fake.png' })).structuredContent.error.code,
+    ).toBe('INVALID_ARGUMENT');
     const small = await callTool(srv.url, 'view_image', { path: 'img/a.png', max_bytes: 10 });
     expect(small.structuredContent.error.code).toBe('OUTPUT_TOO_LARGE');
     expect(small.content[0]?.text).toContain('Suggested action:');
-    expect((await callTool(srv.url, 'view_image', { path: 'img/big.png' })).structuredContent.error).toMatchObject({ code: 'OUTPUT_TOO_LARGE', details: { width: 3000, height: 10 } });
-    expect((await callTool(srv.url, 'view_image', { path: 'img' })).structuredContent.error.code).toBe('IS_DIRECTORY');
-    expect((await callTool(srv.url, 'view_image', { path: '/etc/hostname' })).structuredContent.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(
+      (await callTool(srv.url, 'view_image', { path: 'img/big.png' })).structuredContent.error,
+    ).toMatchObject({ code: 'OUTPUT_TOO_LARGE', details: { width: 3000, height: 10 } });
+    expect((await callTool(srv.url, 'view_image', { path: 'img' })).structuredContent.error.code).toBe(
+      'IS_DIRECTORY',
+    );
+    expect(
+      (await callTool(srv.url, 'view_image', { path: '/etc/hostname' })).structuredContent.error.code,
+    ).toBe('PATH_OUTSIDE_WORKSPACE');
   });
   it('SERVICE_ENABLE_VIEW_IMAGE=0 removes it from the catalog', async () => {
     const off = await startInProcess({ workspace: ws.dir, env: { SERVICE_ENABLE_VIEW_IMAGE: '0' } });
     try {
       expect(off.runtime.catalog.tools.map((t) => t.name)).not.toContain('view_image');
-      const r = await fetch(off.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'view_image', arguments: { path: 'img/a.png' } } }) });
-      expect((await r.json()).error.code).toBe(-32602);
+      const r = await fetch(off.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'view_image', arguments: { path: 'img/a.png' } },
+        }),
+      });
+      expect(((await r.json()) as { error: { code: number } }).error.code).toBe(-32602);
     } finally {
       await off.close();
     }

@@ -26,17 +26,22 @@ function jpegSize(b: Buffer): { width: number; height: number } | null {
 
 function webpSize(b: Buffer): { width: number; height: number } | null {
   const kind = b.toString('ascii', 12, 16);
-  if (kind === 'VP8X' && b.length >= 30) return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };
+  if (kind === 'VP8X' && b.length >= 30)
+    return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };
   if (kind === 'VP8L' && b.length >= 25) {
     const bits = b.readUInt32LE(21);
     return { width: 1 + (bits & 0x3fff), height: 1 + ((bits >> 14) & 0x3fff) };
   }
-  if (kind === 'VP8 ' && b.length >= 30) return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
+  if (kind === 'VP8 ' && b.length >= 30)
+    return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
   return null;
 }
 
 export function imageInfo(b: Buffer): ImageInfo | null {
-  if (b.length >= 24 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+  if (
+    b.length >= 24 &&
+    b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+  ) {
     return { mime: 'image/png', width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
   }
   if (b.length >= 10 && (b.toString('ascii', 0, 6) === 'GIF87a' || b.toString('ascii', 0, 6) === 'GIF89a')) {

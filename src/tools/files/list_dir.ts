@@ -4,19 +4,39 @@ import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { walk, type WalkEntry } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { humanBytes, includeHiddenArg, includeIgnoredArg, isoTime, pathArg, requireDirectory, resolveExisting } from '../common.js';
+import {
+  humanBytes,
+  includeHiddenArg,
+  includeIgnoredArg,
+  isoTime,
+  pathArg,
+  requireDirectory,
+  resolveExisting,
+} from '../common.js';
 import { mapLimit } from './concurrency.js';
 
 const COLLECT_CAP = 200_000;
 
 const input = z.object({
   path: pathArg('Directory to list').default('.'),
-  recursive: z.boolean().default(false).describe('Descend into subdirectories (up to max_depth, 20 when max_depth is not given).'),
-  max_depth: z.number().int().min(1).max(20).optional().describe('How many levels to list (1 = this directory only; default 1, or 20 with recursive).'),
+  recursive: z
+    .boolean()
+    .default(false)
+    .describe('Descend into subdirectories (up to max_depth, 20 when max_depth is not given).'),
+  max_depth: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe('How many levels to list (1 = this directory only; default 1, or 20 with recursive).'),
   max_entries: z.number().int().min(1).max(100_000).default(1000).describe('Most entries to return.'),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
-  sort: z.enum(['name', 'type', 'modified']).default('name').describe('name: by path; type: directories first; modified: newest first.'),
+  sort: z
+    .enum(['name', 'type', 'modified'])
+    .default('name')
+    .describe('name: by path; type: directories first; modified: newest first.'),
 });
 
 const entryShape = z.object({
@@ -55,32 +75,59 @@ export const listDirTool = defineTool({
     const depth = args.max_depth ?? (args.recursive ? 20 : 1);
     const found: WalkEntry[] = [];
     let capped = false;
-    await walk(ctx.runtime.root, dir.abs, dir.rel, { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, maxDepth: depth }, (e) => {
-      if (found.length >= COLLECT_CAP) {
-        capped = true;
-        return false;
-      }
-      found.push(e);
-    });
+    await walk(
+      ctx.runtime.root,
+      dir.abs,
+      dir.rel,
+      { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, maxDepth: depth },
+      (e) => {
+        if (found.length >= COLLECT_CAP) {
+          capped = true;
+          return false;
+        }
+        found.push(e);
+      },
+    );
     const entries: Entry[] = await mapLimit(found, 64, async (e) => {
       const st = await lstat(e.abs).catch(() => undefined);
-      const out: Entry = { name: e.name, path: e.rel, type: e.type, size_bytes: st && !st.isDirectory() ? st.size : 0, modified: st ? isoTime(st.mtimeMs) : '' };
-      if (e.target) out.symlink_target = e.target.inside ? e.target.real.slice(ctx.runtime.root.real.length + 1) || '.' : '(outside the workspace)';
+      const out: Entry = {
+        name: e.name,
+        path: e.rel,
+        type: e.type,
+        size_bytes: st && !st.isDirectory() ? st.size : 0,
+        modified: st ? isoTime(st.mtimeMs) : '',
+      };
+      if (e.target)
+        out.symlink_target = e.target.inside
+          ? e.target.real.slice(ctx.runtime.root.real.length + 1) || '.'
+          : '(outside the workspace)';
       return out;
     });
     const mtimes = new Map(entries.map((e) => [e.path, e.modified]));
     entries.sort((a, b) => {
-      if (args.sort === 'type' && a.type !== b.type) return (TYPE_ORDER[a.type] as number) - (TYPE_ORDER[b.type] as number);
-      if (args.sort === 'modified' && a.modified !== b.modified) return (mtimes.get(b.path) as string) < (mtimes.get(a.path) as string) ? -1 : 1;
+      if (args.sort === 'type' && a.type !== b.type)
+        return (TYPE_ORDER[a.type] as number) - (TYPE_ORDER[b.type] as number);
+      if (args.sort === 'modified' && a.modified !== b.modified)
+        return (mtimes.get(b.path) as string) < (mtimes.get(a.path) as string) ? -1 : 1;
       return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
     });
     const shown = entries.slice(0, args.max_entries);
     const truncated = capped || entries.length > shown.length;
     const lines = shown.map((e) =>
-      e.type === 'directory' ? `${e.path}/` : e.type === 'symlink' ? `${e.path} -> ${e.symlink_target}` : `${e.path} (${humanBytes(e.size_bytes)})`,
+      e.type === 'directory'
+        ? `${e.path}/`
+        : e.type === 'symlink'
+          ? `${e.path} -> ${e.symlink_target}`
+          : `${e.path} (${humanBytes(e.size_bytes)})`,
     );
-    if (shown.length === 0) lines.push(`(${dir.rel} has no entries to show${args.include_hidden ? '' : '; hidden entries need include_hidden'})`);
-    if (truncated) lines.push(`[${shown.length} of ${capped ? 'more than ' : ''}${entries.length} entries shown; raise max_entries or list a subdirectory]`);
+    if (shown.length === 0)
+      lines.push(
+        `(${dir.rel} has no entries to show${args.include_hidden ? '' : '; hidden entries need include_hidden'})`,
+      );
+    if (truncated)
+      lines.push(
+        `[${shown.length} of ${capped ? 'more than ' : ''}${entries.length} entries shown; raise max_entries or list a subdirectory]`,
+      );
     return {
       structured: { path: dir.rel, entries: shown, total_entries: entries.length, truncated },
       text: lines.join('\n'),

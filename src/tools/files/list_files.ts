@@ -5,24 +5,46 @@ import { z } from 'zod';
 import { compileGlobs } from '../../workspace/glob.js';
 import { walk } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { globList, includeHiddenArg, includeIgnoredArg, isoTime, pathArg, requireDirectory, resolveExisting } from '../common.js';
+import {
+  globList,
+  includeHiddenArg,
+  includeIgnoredArg,
+  isoTime,
+  pathArg,
+  requireDirectory,
+  resolveExisting,
+} from '../common.js';
 import { mapLimit } from './concurrency.js';
 
 const COLLECT_CAP = 500_000;
 
 const input = z.object({
   path: pathArg('Directory to list below').default('.'),
-  patterns: globList('Glob patterns to include (relative to path; "*.ts" matches at any depth, "src/**/*.ts" from path, "**/*" everything).'),
+  patterns: globList(
+    'Glob patterns to include (relative to path; "*.ts" matches at any depth, "src/**/*.ts" from path, "**/*" everything).',
+  ),
   glob: z.string().optional().describe('One more include pattern, added to patterns.'),
-  exclude_patterns: globList('Glob patterns to leave out (a matching directory leaves out everything below it).'),
+  exclude_patterns: globList(
+    'Glob patterns to leave out (a matching directory leaves out everything below it).',
+  ),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
   max_results: z.number().int().min(1).max(100_000).default(5000).describe('Most files to return.'),
   sort: z.enum(['path', 'modified']).default('path').describe('path, or modified (newest first).'),
 });
 
-const fileShape = z.object({ path: z.string(), type: z.enum(['file', 'symlink']), size_bytes: z.number(), modified: z.string() });
-const output = z.object({ path: z.string(), files: z.array(fileShape), total_files: z.number(), truncated: z.boolean() });
+const fileShape = z.object({
+  path: z.string(),
+  type: z.enum(['file', 'symlink']),
+  size_bytes: z.number(),
+  modified: z.string(),
+});
+const output = z.object({
+  path: z.string(),
+  files: z.array(fileShape),
+  total_files: z.number(),
+  truncated: z.boolean(),
+});
 type FileEntry = z.infer<typeof fileShape>;
 
 export const listFilesTool = defineTool({
@@ -41,28 +63,50 @@ export const listFilesTool = defineTool({
     const exclude = compileGlobs(args.exclude_patterns);
     const found: Array<{ abs: string; rel: string; type: 'file' | 'symlink' }> = [];
     let capped = false;
-    await walk(ctx.runtime.root, dir.abs, dir.rel, { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, exclude }, (e) => {
-      const isFile = e.type === 'file' || (e.type === 'symlink' && e.target?.inside === true && e.target.type === 'file');
-      if (!isFile || (include && !include(e.relBase))) return;
-      if (found.length >= COLLECT_CAP) {
-        capped = true;
-        return false;
-      }
-      found.push({ abs: e.abs, rel: e.rel, type: e.type === 'symlink' ? 'symlink' : 'file' });
-    });
+    await walk(
+      ctx.runtime.root,
+      dir.abs,
+      dir.rel,
+      { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, exclude },
+      (e) => {
+        const isFile =
+          e.type === 'file' ||
+          (e.type === 'symlink' && e.target?.inside === true && e.target.type === 'file');
+        if (!isFile || (include && !include(e.relBase))) return;
+        if (found.length >= COLLECT_CAP) {
+          capped = true;
+          return false;
+        }
+        found.push({ abs: e.abs, rel: e.rel, type: e.type === 'symlink' ? 'symlink' : 'file' });
+      },
+    );
     found.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
     // Sorting by path needs no stat of what is not shown; sorting by time needs all of them.
     const toStat = args.sort === 'modified' ? found : found.slice(0, args.max_results);
     const files: FileEntry[] = await mapLimit(toStat, 64, async (f) => {
       const st = await lstat(f.abs).catch(() => undefined);
-      return { path: f.rel, type: f.type, size_bytes: st?.size ?? 0, modified: st ? isoTime(st.mtimeMs) : '' };
+      return {
+        path: f.rel,
+        type: f.type,
+        size_bytes: st?.size ?? 0,
+        modified: st ? isoTime(st.mtimeMs) : '',
+      };
     });
-    if (args.sort === 'modified') files.sort((a, b) => (a.modified === b.modified ? (a.path < b.path ? -1 : 1) : a.modified < b.modified ? 1 : -1));
+    if (args.sort === 'modified')
+      files.sort((a, b) =>
+        a.modified === b.modified ? (a.path < b.path ? -1 : 1) : a.modified < b.modified ? 1 : -1,
+      );
     const shown = files.slice(0, args.max_results);
     const truncated = capped || found.length > shown.length;
     const lines = shown.map((f) => f.path);
     if (shown.length === 0) lines.push('(no files match)');
-    if (truncated) lines.push(`[${shown.length} of ${capped ? 'more than ' : ''}${found.length} files shown; narrow with patterns or path, or raise max_results]`);
-    return { structured: { path: dir.rel, files: shown, total_files: found.length, truncated }, text: lines.join('\n') };
+    if (truncated)
+      lines.push(
+        `[${shown.length} of ${capped ? 'more than ' : ''}${found.length} files shown; narrow with patterns or path, or raise max_results]`,
+      );
+    return {
+      structured: { path: dir.rel, files: shown, total_files: found.length, truncated },
+      text: lines.join('\n'),
+    };
   },
 });

@@ -109,11 +109,21 @@ class Scan {
 
 function notRegular(rel: string, isDir: boolean): ToolError {
   if (isDir) {
-    return new ToolError('IS_DIRECTORY', `${rel} is a directory`, { path: rel }, { retry: `list_dir ${JSON.stringify({ path: rel })}` });
+    return new ToolError(
+      'IS_DIRECTORY',
+      `${rel} is a directory`,
+      { path: rel },
+      { retry: `list_dir ${JSON.stringify({ path: rel })}` },
+    );
   }
-  return new ToolError('INVALID_ARGUMENT', `${rel} is not a regular file (device, socket or pipe)`, { path: rel }, {
-    suggestion: 'Only regular files can be read.',
-  });
+  return new ToolError(
+    'INVALID_ARGUMENT',
+    `${rel} is not a regular file (device, socket or pipe)`,
+    { path: rel },
+    {
+      suggestion: 'Only regular files can be read.',
+    },
+  );
 }
 
 export async function readRange(real: string, rel: string, req: RangeRequest): Promise<RangeResult> {
@@ -124,9 +134,13 @@ export async function readRange(real: string, rel: string, req: RangeRequest): P
     fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new ToolError('SYMLINK_ESCAPE', `${rel} changed into a symlink while being opened`, { path: rel });
+    if (code === 'ELOOP')
+      throw new ToolError('SYMLINK_ESCAPE', `${rel} changed into a symlink while being opened`, {
+        path: rel,
+      });
     if (code === 'EISDIR') throw notRegular(rel, true);
-    if (code === 'EACCES' || code === 'EPERM') throw new ToolError('INVALID_ARGUMENT', `${rel} is not readable (permission denied)`, { path: rel });
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new ToolError('INVALID_ARGUMENT', `${rel} is not readable (permission denied)`, { path: rel });
     throw e;
   }
   try {
@@ -145,11 +159,26 @@ export async function readRange(real: string, rel: string, req: RangeRequest): P
     } else {
       const r = await scanFile(fd, Number(st.size), scan);
       if (r === 'binary') {
-        return { buf: Buffer.alloc(0), firstLine: req.startLine, lastLine: 0, totalLines: 0, totalBytes: Number(st.size), truncatedBy: null, lineCut: false, binary: true };
+        return {
+          buf: Buffer.alloc(0),
+          firstLine: req.startLine,
+          lastLine: 0,
+          totalLines: 0,
+          totalBytes: Number(st.size),
+          truncatedBy: null,
+          lineCut: false,
+          binary: true,
+        };
       }
       total = r.total;
       totalLines = scan.line - 1;
-      if (r.starts) remember(real, { stamp, starts: r.starts.arr.subarray(0, totalLines), lines: totalLines, size: total });
+      if (r.starts)
+        remember(real, {
+          stamp,
+          starts: r.starts.arr.subarray(0, totalLines),
+          lines: totalLines,
+          size: total,
+        });
     }
     const startOff = scan.startOff ?? total;
     const stopOff = scan.stopOff ?? (scan.lastIncluded >= req.startLine ? scan.tentativeEnd : startOff);
@@ -184,7 +213,11 @@ function walkIndex(scan: Scan, idx: LineIndex, startLine: number): void {
 }
 
 /** One pass over the file: line ends into the scan, and (for mid-sized files) the line starts for the cache. */
-async function scanFile(fd: number, size: number, scan: Scan): Promise<'binary' | { total: number; starts?: Starts }> {
+async function scanFile(
+  fd: number,
+  size: number,
+  scan: Scan,
+): Promise<'binary' | { total: number; starts?: Starts }> {
   const starts = size >= INDEX_MIN_BYTES && size <= INDEX_MAX_BYTES ? new Starts() : undefined;
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
   let pos = 0;

@@ -18,8 +18,20 @@ const input = z.object({
   path: pathArg('File to read'),
   start_line: z.number().int().min(1).default(1).describe('First line to return (1-based).'),
   end_line: z.number().int().min(1).optional().describe('Last line to return (inclusive).'),
-  max_lines: z.number().int().min(1).max(MAX_LINES_PER_CALL).optional().describe(`Most lines to return (≤ ${MAX_LINES_PER_CALL}).`),
-  max_bytes: z.number().int().min(1).max(MAX_BYTES_LIMIT).default(DEFAULT_MAX_BYTES).describe('Most bytes of content to return (≤ 1 MiB).'),
+  max_lines: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LINES_PER_CALL)
+    .optional()
+    .describe(`Most lines to return (≤ ${MAX_LINES_PER_CALL}).`),
+  max_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_BYTES_LIMIT)
+    .default(DEFAULT_MAX_BYTES)
+    .describe('Most bytes of content to return (≤ 1 MiB).'),
   line_numbers: z.boolean().default(false).describe('Prefix each line with "N: ".'),
 });
 
@@ -48,9 +60,14 @@ export const readFileTool = defineTool({
   annotations: READ_ONLY,
   async handler(args, ctx) {
     if (args.end_line !== undefined && args.end_line < args.start_line) {
-      throw new ToolError('INVALID_ARGUMENT', `end_line (${args.end_line}) is before start_line (${args.start_line})`, {}, {
-        suggestion: 'Pass end_line ≥ start_line, or leave end_line out to read to the end.',
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `end_line (${args.end_line}) is before start_line (${args.start_line})`,
+        {},
+        {
+          suggestion: 'Pass end_line ≥ start_line, or leave end_line out to read to the end.',
+        },
+      );
     }
     const r = resolvePath(ctx.runtime.root, args.path);
     if (!r.exists) throw notFound(r.rel, 'file');
@@ -61,21 +78,38 @@ export const readFileTool = defineTool({
       maxBytes: args.max_bytes,
     });
     if (range.binary) {
-      throw new ToolError('BINARY_FILE', `${r.rel} is a binary file (it contains NUL bytes)`, { path: r.rel, size_bytes: range.totalBytes }, {
-        suggestion: 'Binary files cannot be read as text; view_image shows images, exec_command with xxd or file inspects others.',
-      });
+      throw new ToolError(
+        'BINARY_FILE',
+        `${r.rel} is a binary file (it contains NUL bytes)`,
+        { path: r.rel, size_bytes: range.totalBytes },
+        {
+          suggestion:
+            'Binary files cannot be read as text; view_image shows images, exec_command with xxd or file inspects others.',
+        },
+      );
     }
     if (args.start_line > Math.max(range.totalLines, 1)) {
-      throw new ToolError('INVALID_ARGUMENT', `start_line ${args.start_line} is past the end of ${r.rel} (${range.totalLines} lines)`, { total_lines: range.totalLines }, {
-        retry: callText('read_file', { path: r.rel, start_line: Math.max(1, range.totalLines - 99) }),
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `start_line ${args.start_line} is past the end of ${r.rel} (${range.totalLines} lines)`,
+        { total_lines: range.totalLines },
+        {
+          retry: callText('read_file', { path: r.rel, start_line: Math.max(1, range.totalLines - 99) }),
+        },
+      );
     }
     let buf = range.buf;
     if (range.lineCut) buf = buf.subarray(0, utf8Boundary(buf, buf.length));
     if (!validUtf8(buf)) {
-      throw new ToolError('UNSUPPORTED_ENCODING', `${r.rel} is not valid UTF-8 text`, { path: r.rel }, {
-        suggestion: 'Convert it for reading with exec_command, e.g. iconv -f latin1 -t utf-8 FILE, or inspect it with xxd.',
-      });
+      throw new ToolError(
+        'UNSUPPORTED_ENCODING',
+        `${r.rel} is not valid UTF-8 text`,
+        { path: r.rel },
+        {
+          suggestion:
+            'Convert it for reading with exec_command, e.g. iconv -f latin1 -t utf-8 FILE, or inspect it with xxd.',
+        },
+      );
     }
     let content = buf.toString('utf8');
     if (args.start_line === 1 && content.charCodeAt(0) === 0xfeff) content = content.slice(1);

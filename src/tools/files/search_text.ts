@@ -14,13 +14,34 @@ const input = z.object({
   query: z.string().min(1).describe('Text to find (a regular expression when regex is true).'),
   path: pathArg('File or directory to search').default('.'),
   regex: z.boolean().default(false).describe('Treat query as a regular expression (Rust/ripgrep syntax).'),
-  case_sensitive: z.boolean().optional().describe('Omit for smart case: sensitive only when the query has an upper-case letter.'),
+  case_sensitive: z
+    .boolean()
+    .optional()
+    .describe('Omit for smart case: sensitive only when the query has an upper-case letter.'),
   include_globs: globList('Only search files matching these globs ("*.ts", "src/**/*.py").'),
   glob: z.string().optional().describe('One more include glob, added to include_globs.'),
   exclude_globs: globList('Skip files (or whole directories) matching these globs.'),
-  context_lines: z.number().int().min(0).max(5).default(0).describe('Lines of context before and after each match (≤ 5).'),
-  max_results: z.number().int().min(1).max(MAX_RESULTS_LIMIT).default(1000).describe('Most matching lines to return.'),
-  max_preview_bytes: z.number().int().min(16).max(4096).default(512).describe('Longest preview per line, in bytes.'),
+  context_lines: z
+    .number()
+    .int()
+    .min(0)
+    .max(5)
+    .default(0)
+    .describe('Lines of context before and after each match (≤ 5).'),
+  max_results: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_RESULTS_LIMIT)
+    .default(1000)
+    .describe('Most matching lines to return.'),
+  max_preview_bytes: z
+    .number()
+    .int()
+    .min(16)
+    .max(4096)
+    .default(512)
+    .describe('Longest preview per line, in bytes.'),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
 });
@@ -58,7 +79,9 @@ export const searchTextTool = defineTool({
   async handler(args, ctx) {
     const base = resolveExisting(ctx, args.path);
     if (!base.stat.isDirectory() && !base.stat.isFile()) {
-      throw new ToolError('INVALID_ARGUMENT', `${base.rel} is neither a file nor a directory`, { path: base.rel });
+      throw new ToolError('INVALID_ARGUMENT', `${base.rel} is neither a file nor a directory`, {
+        path: base.rel,
+      });
     }
     const includeGlobs = [...(args.include_globs ?? []), ...(args.glob ? [args.glob] : [])];
     const excludeGlobs = args.exclude_globs ?? [];
@@ -96,7 +119,10 @@ export const searchTextTool = defineTool({
       m.after.forEach((t, i) => lines.push(`${m.path}-${m.line + 1 + i}- ${t}`));
       if (args.context_lines > 0) lines.push('--');
     }
-    if (r.matches.length === 0) lines.push(`No matches for ${JSON.stringify(args.query)} in ${base.rel}${args.include_ignored ? '' : ' (git-ignored and hidden files were skipped)'}.`);
+    if (r.matches.length === 0)
+      lines.push(
+        `No matches for ${JSON.stringify(args.query)} in ${base.rel}${args.include_ignored ? '' : ' (git-ignored and hidden files were skipped)'}.`,
+      );
     if (r.truncated) {
       const total = `${r.totalIsLowerBound ? 'more than ' : ''}${r.totalMatches}`;
       let hint = 'narrow it with path or include_globs';

@@ -9,9 +9,21 @@ import { imageInfo } from './image-header.js';
 
 const input = z.object({
   path: pathArg('Image file (PNG, JPEG, GIF or WEBP)'),
-  max_bytes: z.number().int().min(1).max(20 * 1024 * 1024).default(5 * 1024 * 1024).describe('Largest file accepted, in bytes.'),
+  max_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(20 * 1024 * 1024)
+    .default(5 * 1024 * 1024)
+    .describe('Largest file accepted, in bytes.'),
   max_width: z.number().int().min(1).max(20_000).default(2000).describe('Widest image accepted, in pixels.'),
-  max_height: z.number().int().min(1).max(20_000).default(2000).describe('Tallest image accepted, in pixels.'),
+  max_height: z
+    .number()
+    .int()
+    .min(1)
+    .max(20_000)
+    .default(2000)
+    .describe('Tallest image accepted, in pixels.'),
 });
 
 const output = z.object({
@@ -31,11 +43,23 @@ export const viewImageTool = defineTool({
   annotations: READ_ONLY,
   async handler(args, ctx) {
     const f = resolveExisting(ctx, args.path);
-    if (f.stat.isDirectory()) throw new ToolError('IS_DIRECTORY', `${f.rel} is a directory`, { path: f.rel }, { retry: `list_dir {"path":${JSON.stringify(f.rel)}}` });
+    if (f.stat.isDirectory())
+      throw new ToolError(
+        'IS_DIRECTORY',
+        `${f.rel} is a directory`,
+        { path: f.rel },
+        { retry: `list_dir {"path":${JSON.stringify(f.rel)}}` },
+      );
     if (f.stat.size > args.max_bytes) {
-      throw new ToolError('OUTPUT_TOO_LARGE', `${f.rel} is ${humanBytes(f.stat.size)}, over max_bytes (${humanBytes(args.max_bytes)})`, { size_bytes: f.stat.size, max_bytes: args.max_bytes }, {
-        suggestion: 'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
-      });
+      throw new ToolError(
+        'OUTPUT_TOO_LARGE',
+        `${f.rel} is ${humanBytes(f.stat.size)}, over max_bytes (${humanBytes(args.max_bytes)})`,
+        { size_bytes: f.stat.size, max_bytes: args.max_bytes },
+        {
+          suggestion:
+            'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
+        },
+      );
     }
     const fh = await open(f.real, 'r');
     let data: Buffer;
@@ -46,18 +70,34 @@ export const viewImageTool = defineTool({
     }
     const info = imageInfo(data);
     if (!info) {
-      throw new ToolError('INVALID_ARGUMENT', `${f.rel} is not a PNG, JPEG, GIF or WEBP image`, { path: f.rel }, {
-        suggestion: 'Only PNG, JPEG, GIF and WEBP are shown; read text files with read_file.',
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `${f.rel} is not a PNG, JPEG, GIF or WEBP image`,
+        { path: f.rel },
+        {
+          suggestion: 'Only PNG, JPEG, GIF and WEBP are shown; read text files with read_file.',
+        },
+      );
     }
     if ((info.width ?? 0) > args.max_width || (info.height ?? 0) > args.max_height) {
-      throw new ToolError('OUTPUT_TOO_LARGE', `${f.rel} is ${info.width}x${info.height}, larger than ${args.max_width}x${args.max_height}`, { width: info.width, height: info.height }, {
-        suggestion: 'Raise max_width/max_height, or make a scaled copy with exec_command and view that.',
-      });
+      throw new ToolError(
+        'OUTPUT_TOO_LARGE',
+        `${f.rel} is ${info.width}x${info.height}, larger than ${args.max_width}x${args.max_height}`,
+        { width: info.width, height: info.height },
+        {
+          suggestion: 'Raise max_width/max_height, or make a scaled copy with exec_command and view that.',
+        },
+      );
     }
     const dims = info.width && info.height ? `${info.width}x${info.height}, ` : '';
     return {
-      structured: { path: f.rel, mime_type: info.mime, size_bytes: data.length, width: info.width, height: info.height },
+      structured: {
+        path: f.rel,
+        mime_type: info.mime,
+        size_bytes: data.length,
+        width: info.width,
+        height: info.height,
+      },
       text: `${f.rel}: ${info.mime}, ${dims}${humanBytes(data.length)}`,
       extra: [{ type: 'image', data: data.toString('base64'), mimeType: info.mime }],
     };

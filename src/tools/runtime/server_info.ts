@@ -25,7 +25,8 @@ const output = z.object({
 export const serverInfoTool = defineTool({
   name: 'server_info',
   title: 'Server info',
-  description: 'Describe this server: version, protocol versions, workspace, permission mode, sandbox, auth mode, limits, project instruction files and tool names.',
+  description:
+    'Describe this server: version, protocol versions, workspace, permission mode, sandbox, auth mode, limits, project instruction files and tool names.',
   input,
   output,
   annotations: READ_ONLY,
@@ -61,7 +62,9 @@ export const serverInfoTool = defineTool({
       `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
       `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
       `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
-      structured.annotation_override ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).' : '',
+      structured.annotation_override
+        ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).'
+        : '',
       `project instructions: ${structured.project_context_files.join(', ') || 'none'}; search: ${structured.search_engine}`,
       `tools: ${structured.tools.join(', ')}`,
     ].filter(Boolean);

@@ -22,7 +22,9 @@ function executable(p: string): boolean {
 export function findRipgrep(env: Record<string, string>): EngineChoice {
   try {
     const req = createRequire(import.meta.url);
-    const bin = req.resolve(`@vscode/ripgrep-${process.platform}-${process.arch}/bin/${process.platform === 'win32' ? 'rg.exe' : 'rg'}`);
+    const bin = req.resolve(
+      `@vscode/ripgrep-${process.platform}-${process.arch}/bin/${process.platform === 'win32' ? 'rg.exe' : 'rg'}`,
+    );
     if (executable(bin)) return { kind: 'ripgrep', path: bin, source: 'bundled' };
   } catch {
     // the platform package is absent: fall through

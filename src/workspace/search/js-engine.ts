@@ -5,7 +5,14 @@ import { ToolError } from '../../core/tool-error.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
 import { walk } from '../walk.js';
-import { collectCap, finish, smartCaseSensitive, type SearchMatch, type SearchOutcome, type SearchRequest } from './types.js';
+import {
+  collectCap,
+  finish,
+  smartCaseSensitive,
+  type SearchMatch,
+  type SearchOutcome,
+  type SearchRequest,
+} from './types.js';
 
 export function compileQuery(req: SearchRequest): RegExp {
   const sensitive = req.caseSensitive ?? smartCaseSensitive(req.query, req.regex);
@@ -16,9 +23,14 @@ export function compileQuery(req: SearchRequest): RegExp {
     try {
       return new RegExp(source, sensitive ? '' : 'i');
     } catch {
-      throw new ToolError('INVALID_ARGUMENT', `invalid regular expression: ${(e as Error).message}`, {}, {
-        suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `invalid regular expression: ${(e as Error).message}`,
+        {},
+        {
+          suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
+        },
+      );
     }
   }
 }
@@ -54,9 +66,16 @@ export async function searchJs(root: WorkspaceRoot, req: SearchRequest): Promise
     return finish(all, req, false, 'js');
   }
   const files: Array<{ abs: string; rel: string }> = [];
-  await walk(root, req.baseAbs, req.baseRel, { includeHidden: req.includeHidden, includeIgnored: req.includeIgnored, exclude: req.exclude }, (e) => {
-    if (e.type === 'file' && (!req.include || req.include(e.relBase))) files.push({ abs: e.abs, rel: e.rel });
-  });
+  await walk(
+    root,
+    req.baseAbs,
+    req.baseRel,
+    { includeHidden: req.includeHidden, includeIgnored: req.includeIgnored, exclude: req.exclude },
+    (e) => {
+      if (e.type === 'file' && (!req.include || req.include(e.relBase)))
+        files.push({ abs: e.abs, rel: e.rel });
+    },
+  );
   let capped = false;
   for (const f of files) {
     let buf: Buffer;

@@ -8,15 +8,38 @@ import { ToolError } from '../../core/tool-error.js';
 import { excludedByAncestor } from '../glob.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
-import { collectCap, finish, smartCaseSensitive, type SearchMatch, type SearchOutcome, type SearchRequest } from './types.js';
+import {
+  collectCap,
+  finish,
+  smartCaseSensitive,
+  type SearchMatch,
+  type SearchOutcome,
+  type SearchRequest,
+} from './types.js';
 
 const RG_TIMEOUT_MS = 60_000;
 
 export function rgArgs(req: SearchRequest): string[] {
   // Plain output with NUL after the path (`path\0LINE:COL:text` for matches, `path\0LINE-text` for context):
   // --json would send every long minified line whole and escaped, several MB for a few hundred matches.
-  const a = ['--no-config', '--no-messages', '--no-heading', '--with-filename', '--null', '--line-number', '--column'];
-  a.push('--no-context-separator', '--color', 'never', '--no-require-git', '--no-ignore-parent', '--no-ignore-global', '--no-ignore-dot');
+  const a = [
+    '--no-config',
+    '--no-messages',
+    '--no-heading',
+    '--with-filename',
+    '--null',
+    '--line-number',
+    '--column',
+  ];
+  a.push(
+    '--no-context-separator',
+    '--color',
+    'never',
+    '--no-require-git',
+    '--no-ignore-parent',
+    '--no-ignore-global',
+    '--no-ignore-dot',
+  );
   if (!req.regex) a.push('--fixed-strings');
   a.push('--regexp', req.query);
   const sensitive = req.caseSensitive ?? smartCaseSensitive(req.query, req.regex);
@@ -34,7 +57,8 @@ export function rgArgs(req: SearchRequest): string[] {
 /** Reads a decimal number from `b` at `i`; returns [value, index after the digits]. */
 function readNumber(b: Buffer, i: number): [number, number] {
   let n = 0;
-  while (i < b.length && (b[i] as number) >= 48 && (b[i] as number) <= 57) n = n * 10 + ((b[i++] as number) - 48);
+  while (i < b.length && (b[i] as number) >= 48 && (b[i] as number) <= 57)
+    n = n * 10 + ((b[i++] as number) - 48);
   return [n, i];
 }
 
@@ -52,7 +76,11 @@ interface FileState {
   matches: Array<{ line: number; column: number; preview: string }>;
 }
 
-export async function searchRipgrep(rgPath: string, req: SearchRequest, env: Record<string, string>): Promise<SearchOutcome> {
+export async function searchRipgrep(
+  rgPath: string,
+  req: SearchRequest,
+  env: Record<string, string>,
+): Promise<SearchOutcome> {
   const cwd = req.baseIsFile ? path.dirname(req.baseAbs) : req.baseAbs;
   const prefix = req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel;
   const cap = collectCap(req.maxResults);
@@ -65,8 +93,10 @@ export async function searchRipgrep(rgPath: string, req: SearchRequest, env: Rec
     for (const m of file.matches) {
       const before: string[] = [];
       const after: string[] = [];
-      for (let l = m.line - n; l < m.line; l++) if (file.lines.has(l)) before.push(file.lines.get(l) as string);
-      for (let l = m.line + 1; l <= m.line + n; l++) if (file.lines.has(l)) after.push(file.lines.get(l) as string);
+      for (let l = m.line - n; l < m.line; l++)
+        if (file.lines.has(l)) before.push(file.lines.get(l) as string);
+      for (let l = m.line + 1; l <= m.line + n; l++)
+        if (file.lines.has(l)) after.push(file.lines.get(l) as string);
       all.push({ path: file.rel, line: m.line, column: m.column, preview: m.preview, before, after });
     }
   };
@@ -77,7 +107,8 @@ export async function searchRipgrep(rgPath: string, req: SearchRequest, env: Rec
     if (!file || file.rel !== (prefix === '.' ? local : `${prefix}/${local}`)) {
       flush();
       const rel = prefix === '.' ? local : `${prefix}/${local}`;
-      const keep = !(req.include && !req.include(local)) && !(req.exclude && excludedByAncestor(req.exclude, local));
+      const keep =
+        !(req.include && !req.include(local)) && !(req.exclude && excludedByAncestor(req.exclude, local));
       file = { rel, keep, lines: new Map(), matches: [] };
     }
     if (!file.keep) return;
@@ -128,10 +159,19 @@ export async function searchRipgrep(rgPath: string, req: SearchRequest, env: Rec
   if (r.spawnError) throw new Error(`ripgrep could not start: ${r.spawnError}`);
   if (pending.length && !capped) onLine(Buffer.concat(pending));
   flush();
-  if (r.code === 2 && all.length === 0 && /regex parse error|error parsing|unclosed|unrecognized/i.test(r.stderr)) {
-    throw new ToolError('INVALID_ARGUMENT', `invalid regular expression: ${r.stderr.trim().split('\n').slice(-1)[0]}`, { stderr: r.stderr.trim() }, {
-      suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
-    });
+  if (
+    r.code === 2 &&
+    all.length === 0 &&
+    /regex parse error|error parsing|unclosed|unrecognized/i.test(r.stderr)
+  ) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `invalid regular expression: ${r.stderr.trim().split('\n').slice(-1)[0]}`,
+      { stderr: r.stderr.trim() },
+      {
+        suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
+      },
+    );
   }
   if (r.timedOut) capped = true;
   return finish(all.slice(0, cap), req, capped, 'ripgrep');

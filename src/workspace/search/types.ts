@@ -56,7 +56,12 @@ export function compareMatches(a: SearchMatch, b: SearchMatch): number {
 }
 
 /** Sorted, truncated, previews cut — the same final step for both engines. */
-export function finish(all: SearchMatch[], req: SearchRequest, capped: boolean, engine: SearchOutcome['engine']): SearchOutcome {
+export function finish(
+  all: SearchMatch[],
+  req: SearchRequest,
+  capped: boolean,
+  engine: SearchOutcome['engine'],
+): SearchOutcome {
   all.sort(compareMatches);
   return {
     matches: all.slice(0, req.maxResults),
