@@ -5,7 +5,7 @@
 // medians and ratios to bench/results/git.json and git.md (no absolute machine paths).
 // Usage: npm run build && node bench/git-bench.mjs [--runs 60] [--warmup 5]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { startServer } from './lib.mjs';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -40,43 +40,6 @@ function workspace() {
     if (r.status !== 0) throw new Error('make-workspace.sh failed');
   }
   return dir;
-}
-
-function startServer(ws) {
-  const token = randomBytes(24).toString('base64url');
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO, 'dist/cli/main.js'), '--port', '0', '--workspace', ws],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        SERVICE_AUTH_TOKEN: token,
-        SERVICE_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20_000);
-    child.stderr.on('data', (c) => {
-      err += c;
-      const m = /workbench-mcp listening on (http:\/\/[^\s]+:\d+\/mcp)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          url: m[1],
-          token,
-          stop: () =>
-            new Promise((r) =>
-              child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')),
-            ),
-        });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
 }
 
 let id = 0;

@@ -21,23 +21,22 @@ export function benchWorkspace() {
   return dir;
 }
 
-/** Start `node dist/cli/main.js` on a free port; resolves {url, base, pid, token, stop}. */
+/**
+ * Start the built bin on a free port, launched as an installed bin is: the file itself through its shebang (and
+ * the V8 flags the shebang carries). Resolves {url, base, host, port, pid, token, stop}.
+ */
 export function startServer(workspace, env = {}) {
   const token = randomBytes(24).toString('base64url');
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO, 'dist/cli/main.js'), '--workspace', workspace, '--port', '0'],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        SERVICE_AUTH_TOKEN: token,
-        SERVICE_LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  const child = spawn(path.join(REPO, 'dist/cli/main.js'), ['--workspace', workspace, '--port', '0'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      SERVICE_AUTH_TOKEN: token,
+      SERVICE_LOG_LEVEL: 'warn',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let err = '';
     const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 20000);

@@ -9,8 +9,7 @@
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { startServer } from './lib.mjs';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -85,42 +84,6 @@ const manyPatch = (i, from, to) =>
   envelope(`*** Update File: many/f${i}.txt`, ` file ${i}`, `-state ${from}`, `+state ${to}`, ' end');
 
 // ---- HTTP ------------------------------------------------------------------------------------------------
-
-function startServer(workspace) {
-  const token = randomBytes(24).toString('base64url');
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO, 'dist/cli/main.js'), '--workspace', workspace, '--port', '0'],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        SERVICE_AUTH_TOKEN: token,
-        SERVICE_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20_000);
-    child.stderr.on('data', (c) => {
-      err += c;
-      const m = /workbench-mcp listening on http:\/\/([^\s:]+|\[[^\]]+\]):(\d+)\/mcp/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          host: m[1].replace(/^\[|\]$/g, ''),
-          port: Number(m[2]),
-          token,
-          pid: child.pid,
-          stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
-}
 
 function poster({ host, port, token, agent }) {
   let id = 0;

@@ -30,9 +30,11 @@ export function sendJson(
     return;
   }
   h['Content-Type'] = 'application/json';
-  h['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  // Encode once: Buffer.byteLength and a string write would each walk a large body.
+  const bytes = typeof body === 'string' && body.length > 4096 ? Buffer.from(body) : body;
+  h['Content-Length'] = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
   res.writeHead(status, h);
-  res.end(body);
+  res.end(bytes);
 }
 
 /** A JSON-RPC error body for transport-level rejections (id unknown = null). */

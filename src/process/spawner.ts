@@ -120,7 +120,8 @@ export class Spawner {
     let child: ChildProcess;
     try {
       child = fork(file, [], {
-        execArgv: [],
+        // A small young generation keeps the helper's memory small; it only relays bytes.
+        execArgv: ['--max-semi-space-size=1'],
         env: {},
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
         serialization: 'advanced',

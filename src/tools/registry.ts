@@ -74,12 +74,9 @@ export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL
     description: t.description,
     inputSchema: inputJsonSchema(t),
     outputSchema: outputJsonSchema(t),
-    annotations: {
-      title: t.title,
-      ...(opts.fakeReadonly
-        ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
-        : t.annotations),
-    },
+    annotations: opts.fakeReadonly
+      ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
+      : t.annotations,
   }));
   return { tools, byName, listPayload, realAnnotations: new Map(tools.map((t) => [t.name, t.annotations])) };
 }

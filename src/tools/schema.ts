@@ -66,9 +66,34 @@ export function inputJsonSchema(def: ToolDef): Json {
   return js;
 }
 
+/**
+ * Output schemas name every top-level result field with its type; nested objects and arrays are advertised by
+ * type only. Clients validate structuredContent against them (the v1 SDK even on errors) and models read the
+ * field names; the nested detail tripled tools/list, the call every client makes first and most often.
+ */
+function collapse(node: Json, depth: number): Json {
+  if (depth >= 2) {
+    if (Array.isArray(node.anyOf)) return { anyOf: (node.anyOf as Json[]).map((n) => collapse(n, depth)) };
+    return node.type !== undefined ? { type: node.type } : {};
+  }
+  const out: Json = { ...node };
+  delete out.description;
+  if (out.properties && typeof out.properties === 'object') {
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as Record<string, Json>).map(([k, v]) => [k, collapse(v, depth + 1)]),
+    );
+  }
+  if (out.items && typeof out.items === 'object') out.items = collapse(out.items as Json, depth + 1);
+  if (Array.isArray(out.anyOf)) out.anyOf = (out.anyOf as Json[]).map((n) => collapse(n, depth));
+  return out;
+}
+
 export function outputJsonSchema(def: ToolDef): Json {
   const success = def.output.extend({ ok: z.literal(true) });
-  return { type: 'object', anyOf: [toJson(success, 'output'), toJson(ERROR_SHAPE, 'output')] };
+  return {
+    type: 'object',
+    anyOf: [collapse(toJson(success, 'output'), 0), collapse(toJson(ERROR_SHAPE, 'output'), 0)],
+  };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

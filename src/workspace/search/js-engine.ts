@@ -1,13 +1,13 @@
 // The JS engine: the fallback when no ripgrep binary is usable, built to return what the ripgrep engine
 // returns (same walker rules, smart case, per-line matching, binary files skipped, sorted output).
 import { readFile } from 'node:fs/promises';
-import { ToolError } from '../../core/tool-error.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
 import { walk } from '../walk.js';
 import {
   collectCap,
   finish,
+  invalidRegex,
   smartCaseSensitive,
   type SearchMatch,
   type SearchOutcome,
@@ -23,14 +23,7 @@ export function compileQuery(req: SearchRequest): RegExp {
     try {
       return new RegExp(source, sensitive ? '' : 'i');
     } catch {
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `invalid regular expression: ${(e as Error).message}`,
-        {},
-        {
-          suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
-        },
-      );
+      throw invalidRegex((e as Error).message);
     }
   }
 }

@@ -4,13 +4,13 @@
 // without a git repository, no parent/global/.ignore files. Globs run relative to the search base in both.
 import path from 'node:path';
 import { runArgv } from '../../process/argv.js';
-import { ToolError } from '../../core/tool-error.js';
 import { excludedByAncestor } from '../glob.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
 import {
   collectCap,
   finish,
+  invalidRegex,
   smartCaseSensitive,
   type SearchMatch,
   type SearchOutcome,
@@ -164,14 +164,7 @@ export async function searchRipgrep(
     all.length === 0 &&
     /regex parse error|error parsing|unclosed|unrecognized/i.test(r.stderr)
   ) {
-    throw new ToolError(
-      'INVALID_ARGUMENT',
-      `invalid regular expression: ${r.stderr.trim().split('\n').slice(-1)[0]}`,
-      { stderr: r.stderr.trim() },
-      {
-        suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
-      },
-    );
+    throw invalidRegex(r.stderr.trim().split('\n').slice(-1)[0] ?? '', { stderr: r.stderr.trim() });
   }
   if (r.timedOut) capped = true;
   return finish(all.slice(0, cap), req, capped, 'ripgrep');

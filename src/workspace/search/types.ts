@@ -1,4 +1,5 @@
 // The search request and result shared by both engines (tool-contract "Files and search").
+import { ToolError } from '../../core/tool-error.js';
 import type { Matcher } from '../glob.js';
 
 export interface SearchRequest {
@@ -70,4 +71,11 @@ export function finish(
     truncated: capped || all.length > req.maxResults,
     engine,
   };
+}
+
+/** The one error both engines give for a pattern their regex engine refuses. */
+export function invalidRegex(problem: string, details: Record<string, unknown> = {}): ToolError {
+  return new ToolError('INVALID_ARGUMENT', `invalid regular expression: ${problem}`, details, {
+    suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
+  });
 }
