@@ -42,19 +42,21 @@ export function startServer(workspace, env = {}) {
     const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 20000);
     child.stderr.on('data', (c) => {
       err += c;
-      const m = /listening on (http:\/\/[^\s]+)\/mcp/.exec(err);
+      const m = /listening on (http:\/\/([^\s:]+|\[[^\]]+\]):(\d+))\/mcp/.exec(err);
       if (m) {
         clearTimeout(t);
+        const stop = () =>
+          new Promise((r) =>
+            child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')),
+          );
         resolve({
           base: m[1],
           url: `${m[1]}/mcp`,
+          host: m[2].replace(/^\[|\]$/g, ''),
+          port: Number(m[3]),
           pid: child.pid,
           token,
-          stop: () =>
-            new Promise((r) => {
-              child.once('exit', r);
-              child.kill('SIGTERM');
-            }),
+          stop,
         });
       }
     });
