@@ -6,15 +6,7 @@
 // not ours to judge), and only ones we may signal. Runs in the background; never blocks start-up.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { pidAlive as alive } from '../core/pid.js';
 
 /** Kills leftovers of dead instances whose runtime directories sat beside `instanceRoot`; returns how many. */
 export async function killLeftovers(instanceRoot: string, selfPid = process.pid): Promise<number> {

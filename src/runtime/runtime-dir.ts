@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pidAlive as alive } from '../core/pid.js';
 import { isInside } from '../workspace/paths.js';
 
 export interface RuntimeDirs {
@@ -19,15 +20,6 @@ export class RuntimeDirError extends Error {}
 
 /** Runtimes created by this process so far: the first gets `<pid>/`, later ones `<pid>-<n>/`. */
 let instances = 0;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function createRuntimeDirs(
   runtimeRoot: string | undefined,

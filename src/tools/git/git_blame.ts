@@ -13,7 +13,7 @@ import { NEXT_ACTION } from '../schema.js';
 import { callText } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { pathArg } from '../common.js';
-import { repoFor, repoRootRel } from './shared.js';
+import { repoFor, repoRootRel, REPO_FIELDS } from './shared.js';
 
 export const MAX_BLAME_LINES = 2000;
 export const DEFAULT_BLAME_LINES = 200;
@@ -52,10 +52,7 @@ const LINE = z.object({
 });
 
 const output = z.object({
-  is_repo: z.boolean(),
-  path: z.string(),
-  repo_root: z.string().nullable(),
-  reason: z.string().optional(),
+  ...REPO_FIELDS,
   rev: z.string().nullable(),
   start_line: z.number(),
   end_line: z.number().describe('Last line returned (start_line - 1 when none).'),

@@ -9,7 +9,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec } from './shared.js';
+import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec, REPO_FIELDS } from './shared.js';
 
 export const MAX_LOG_COUNT = 500;
 const LOG_MAX_BYTES = 8 * 1024 * 1024;
@@ -43,10 +43,7 @@ const COMMIT = z.object({
 });
 
 const output = z.object({
-  is_repo: z.boolean(),
-  path: z.string(),
-  repo_root: z.string().nullable(),
-  reason: z.string().optional(),
+  ...REPO_FIELDS,
   ref: z.string(),
   commits: z.array(COMMIT),
   skip: z.number(),

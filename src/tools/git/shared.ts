@@ -18,6 +18,14 @@ export const gitDirArg = z
     'A directory in the workspace; git finds the repository that contains it, and results are limited to it.',
   );
 
+/** The fields every git tool result starts with: whether there is a repository, and where. */
+export const REPO_FIELDS = {
+  is_repo: z.boolean(),
+  path: z.string(),
+  repo_root: z.string().nullable(),
+  reason: z.string().optional(),
+};
+
 export const DEFAULT_DIFF_MAX_BYTES = 262_144;
 export const MAX_DIFF_BYTES_LIMIT = 4 * 1024 * 1024;
 export const MAX_PATHS = 1000;
