@@ -32,10 +32,7 @@ function workspace() {
   if (existsSync(path.join(shared, '.git')) && existsSync(path.join(shared, 'mcp-bench', 'large.d.ts'))) {
     cpSync(shared, dir, { recursive: true });
   } else {
-    const kit = [path.join(BENCH, 'make-workspace.sh'), '/work/shared/bench/make-workspace.sh'].find((p) =>
-      existsSync(p),
-    );
-    if (!kit) throw new Error('make-workspace.sh not found (bench/ or ../shared/bench/)');
+    const kit = path.join(BENCH, 'make-workspace.sh');
     const r = spawnSync('bash', [kit, dir], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error('make-workspace.sh failed');
   }

@@ -10,9 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
+import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { authorizeUrl, PASSWORD, pkce, register, token, toolsList } from './oauth-helpers.js';
+import { authorizeUrl, PASSWORD, pkce, register, token, toolsList, startOAuthBin } from './oauth-helpers.js';
 
 const CHROMIUM = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
 const CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -50,15 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chrom
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     ws = makeWorkspace({ 'README.md': '# demo\n' });
-    server = await startServer({
-      workspace: ws.dir,
-      env: {
-        HOME: '/nonexistent-home',
-        SERVICE_AUTH_MODE: 'oauth',
-        SERVICE_OAUTH_PASSWORD: PASSWORD,
-        SERVICE_AUTH_TOKEN: '',
-      },
-    });
+    server = await startOAuthBin(ws.dir);
     // The client's local callback, and a page of another origin that tries to frame the authorization page.
     callback = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', callbackBase);

@@ -9,7 +9,7 @@ import { baseUrl } from '../../src/http/base-url.js';
 import { oauthSetupFromConfig } from '../../src/oauth/from-config.js';
 import { systemRandom, type RandomSource } from '../../src/oauth/secrets.js';
 import { createOAuthServer, type OAuthServer } from '../../src/oauth/server.js';
-import { startInProcess, type InProcessServer } from '../helpers/server.js';
+import { startInProcess, startServer, type InProcessServer, type SpawnedServer } from '../helpers/server.js';
 
 export const PASSWORD = 'correct horse battery staple';
 export const CALLBACK = 'http://127.0.0.1:9/callback';
@@ -276,5 +276,18 @@ export function rawRequest(
     req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(opts.body);
+  });
+}
+
+/** The built bin in oauth mode with the test password and no static token (real process, real HTTP). */
+export function startOAuthBin(workspace: string): Promise<SpawnedServer> {
+  return startServer({
+    workspace,
+    env: {
+      HOME: '/nonexistent-home',
+      SERVICE_AUTH_MODE: 'oauth',
+      SERVICE_OAUTH_PASSWORD: PASSWORD,
+      SERVICE_AUTH_TOKEN: '',
+    },
   });
 }

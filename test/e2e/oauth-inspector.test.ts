@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
+import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { fullFlow, PASSWORD } from './oauth-helpers.js';
+import { fullFlow, startOAuthBin } from './oauth-helpers.js';
 
 const INSPECTOR = path.join(
   REPO_ROOT,
@@ -68,15 +68,7 @@ describe.skipIf(!NODE22)('MCP Inspector CLI with an OAuth access token', () => {
     ws = makeWorkspace({ 'README.md': '# demo\n' });
     home = mkdtempSync(path.join(tmpdir(), 'wb-inspector-'));
     env = { PATH: process.env.PATH ?? '', HOME: home };
-    server = await startServer({
-      workspace: ws.dir,
-      env: {
-        HOME: '/nonexistent-home',
-        SERVICE_AUTH_MODE: 'oauth',
-        SERVICE_OAUTH_PASSWORD: PASSWORD,
-        SERVICE_AUTH_TOKEN: '',
-      },
-    });
+    server = await startOAuthBin(ws.dir);
   });
   afterAll(async () => {
     await server?.stop();

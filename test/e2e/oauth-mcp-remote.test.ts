@@ -9,9 +9,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
+import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { PASSWORD } from './oauth-helpers.js';
+import { PASSWORD, startOAuthBin } from './oauth-helpers.js';
 
 const BRIDGE = path.join(REPO_ROOT, 'node_modules/.bin/mcp-remote-client');
 
@@ -84,15 +84,7 @@ function runBridge(
 beforeAll(async () => {
   ws = makeWorkspace({ 'README.md': '# demo\n' });
   home = mkdtempSync(path.join(tmpdir(), 'wb-mcp-remote-'));
-  server = await startServer({
-    workspace: ws.dir,
-    env: {
-      HOME: '/nonexistent-home',
-      SERVICE_AUTH_MODE: 'oauth',
-      SERVICE_OAUTH_PASSWORD: PASSWORD,
-      SERVICE_AUTH_TOKEN: '',
-    },
-  });
+  server = await startOAuthBin(ws.dir);
 });
 afterAll(async () => {
   await server?.stop();

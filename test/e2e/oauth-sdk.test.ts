@@ -17,9 +17,9 @@ import {
   UnauthorizedError as UnauthorizedV2,
   type OAuthClientProvider as OAuthClientProviderV2,
 } from '@modelcontextprotocol/client';
-import { startServer, type SpawnedServer } from '../helpers/server.js';
+import { type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { PASSWORD } from './oauth-helpers.js';
+import { startOAuthBin } from './oauth-helpers.js';
 import { BrowserlessProvider } from './oauth-provider.js';
 
 let ws: TempWorkspace;
@@ -27,15 +27,7 @@ let server: SpawnedServer;
 
 beforeAll(async () => {
   ws = makeWorkspace({ 'README.md': '# demo\n' });
-  server = await startServer({
-    workspace: ws.dir,
-    env: {
-      HOME: '/nonexistent-home',
-      SERVICE_AUTH_MODE: 'oauth',
-      SERVICE_OAUTH_PASSWORD: PASSWORD,
-      SERVICE_AUTH_TOKEN: '',
-    },
-  });
+  server = await startOAuthBin(ws.dir);
 });
 afterAll(async () => {
   await server?.stop();
