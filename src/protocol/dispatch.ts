@@ -5,7 +5,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { callTool } from './call-tool.js';
-import { encodeResponse } from './encode.js';
 import { errorBody, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError } from './errors.js';
 import type { Classified, Era } from './classify.js';
 import type { Message, Request } from './jsonrpc.js';
@@ -128,7 +127,7 @@ export class Dispatcher {
 
   private ok(msg: Request, era: Era, result: Record<string, unknown>): Reply {
     const r = era === 'modern' ? { ...result, ...modernFields() } : result;
-    return { status: 200, body: encodeResponse({ jsonrpc: '2.0', id: msg.id, result: r }) };
+    return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
   }
 
   private error(msg: Request, e: ProtocolError): Reply {
