@@ -9,7 +9,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec, REPO_FIELDS } from './shared.js';
+import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec, REPO_FIELDS, COMMIT } from './shared.js';
 
 export const MAX_LOG_COUNT = 500;
 const LOG_MAX_BYTES = 8 * 1024 * 1024;
@@ -28,18 +28,6 @@ const input = z.object({
     .default(20)
     .describe(`Most commits to return (≤ ${MAX_LOG_COUNT}).`),
   skip: z.number().int().min(0).default(0).describe('Commits to skip first (paging).'),
-});
-
-const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
-const COMMIT = z.object({
-  sha: z.string(),
-  parents: z.array(z.string()),
-  author: PERSON,
-  committer: PERSON,
-  refs: z.array(z.string()),
-  subject: z.string(),
-  body: z.string(),
-  body_truncated: z.boolean(),
 });
 
 const output = z.object({

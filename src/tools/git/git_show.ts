@@ -16,6 +16,7 @@ import { callText } from '../result.js';
 import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import {
   assembleDiff,
+  COMMIT,
   DEFAULT_DIFF_MAX_BYTES,
   DIFF_FILE,
   fileLine,
@@ -41,26 +42,13 @@ const input = z.object({
   max_bytes: maxBytesArg,
 });
 
-const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
-
 const output = z.object({
   is_repo: z.boolean(),
   repo_root: z.string().nullable(),
   reason: z.string().optional(),
   rev: z.string(),
   type: z.enum(['commit', 'blob', 'tree', 'none']),
-  commit: z
-    .object({
-      sha: z.string(),
-      parents: z.array(z.string()),
-      author: PERSON,
-      committer: PERSON,
-      refs: z.array(z.string()),
-      subject: z.string(),
-      body: z.string(),
-      body_truncated: z.boolean(),
-    })
-    .nullable(),
+  commit: COMMIT.nullable(),
   files: z.array(DIFF_FILE),
   diff: z.string().nullable(),
   content: z.string().nullable().describe('Blob or tree contents (type blob/tree).'),

@@ -26,6 +26,20 @@ export const REPO_FIELDS = {
   reason: z.string().optional(),
 };
 
+const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
+
+/** One commit as git_log lists it and git_show shows it. */
+export const COMMIT = z.object({
+  sha: z.string(),
+  parents: z.array(z.string()),
+  author: PERSON,
+  committer: PERSON,
+  refs: z.array(z.string()),
+  subject: z.string(),
+  body: z.string(),
+  body_truncated: z.boolean(),
+});
+
 export const DEFAULT_DIFF_MAX_BYTES = 262_144;
 export const MAX_DIFF_BYTES_LIMIT = 4 * 1024 * 1024;
 export const MAX_PATHS = 1000;
