@@ -118,8 +118,8 @@ export interface Page {
   location?: string;
 }
 
-export async function getPage(url: string): Promise<Page> {
-  const res = await fetch(url, { redirect: 'manual' });
+/** The authorization page as a test reads it: status, headers, HTML and the form's request handle. */
+async function toPage(res: Response): Promise<Page> {
   const html = await res.text();
   const handle = /name="request" value="([^"]+)"/.exec(html)?.[1];
   return {
@@ -129,6 +129,10 @@ export async function getPage(url: string): Promise<Page> {
     handle,
     location: res.headers.get('location') ?? undefined,
   };
+}
+
+export async function getPage(url: string): Promise<Page> {
+  return toPage(await fetch(url, { redirect: 'manual' }));
 }
 
 export async function submitForm(
@@ -142,15 +146,7 @@ export async function submitForm(
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields).toString(),
   });
-  const html = await res.text();
-  const handle = /name="request" value="([^"]+)"/.exec(html)?.[1];
-  return {
-    status: res.status,
-    headers: res.headers,
-    html,
-    handle,
-    location: res.headers.get('location') ?? undefined,
-  };
+  return toPage(res);
 }
 
 export interface AuthorizeOptions {
