@@ -36,7 +36,7 @@ export async function callTool(
         { suggestion: `Call ${name} with an object of named arguments.` },
       );
     }
-    const args = parseArgs({ ...entry.def, input: entry.input }, rawArgs);
+    const args = parseArgs(name, entry.input, rawArgs);
     result = successResult(await entry.def.handler(args, { runtime, principal, signal }));
   } catch (e) {
     if (e instanceof ToolError) result = errorResult(e);

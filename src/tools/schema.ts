@@ -103,15 +103,16 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${where}: ${issue.message}`;
 }
 
-export function parseArgs<I extends z.ZodObject>(def: ToolDef<I>, raw: unknown): z.output<I> {
-  const r = def.input.safeParse(raw ?? {});
+/** Validates `raw` against a tool's (strict) input schema; failures are INVALID_ARGUMENT naming each problem. */
+export function parseArgs<I extends z.ZodObject>(tool: string, input: I, raw: unknown): z.output<I> {
+  const r = input.safeParse(raw ?? {});
   if (r.success) return r.data;
   const problems = r.error.issues.map(describeIssue);
-  const known = Object.keys(def.input.shape);
+  const known = Object.keys(input.shape);
   throw new ToolError(
     'INVALID_ARGUMENT',
-    `invalid arguments for ${def.name}: ${problems.join('; ')}`,
+    `invalid arguments for ${tool}: ${problems.join('; ')}`,
     { problems, accepted_arguments: known },
-    { suggestion: `Call ${def.name} again with corrected arguments; it accepts: ${known.join(', ')}.` },
+    { suggestion: `Call ${tool} again with corrected arguments; it accepts: ${known.join(', ')}.` },
   );
 }

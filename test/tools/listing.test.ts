@@ -176,6 +176,13 @@ describe('list_dir', () => {
       ),
     ).toBe(false);
   });
+  it('sort=modified lists the newest entry first', async () => {
+    const r = await callTool(srv.url, 'list_dir', { path: 'src', sort: 'modified' });
+    const entries = r.structuredContent.entries as Array<{ path: string; modified: string }>;
+    expect(entries[0]?.path).toBe('src/b.js');
+    const times = entries.map((e) => e.modified);
+    expect(times).toEqual([...times].sort().reverse());
+  });
   it('sorting happens before truncation', async () => {
     const r = await callTool(srv.url, 'list_dir', { recursive: true, max_entries: 3 });
     expect((r.structuredContent.entries as Array<{ path: string }>).map((e) => e.path)).toEqual([

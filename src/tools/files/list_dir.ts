@@ -103,12 +103,10 @@ export const listDirTool = defineTool({
           : '(outside the workspace)';
       return out;
     });
-    const mtimes = new Map(entries.map((e) => [e.path, e.modified]));
     entries.sort((a, b) => {
       if (args.sort === 'type' && a.type !== b.type)
         return (TYPE_ORDER[a.type] as number) - (TYPE_ORDER[b.type] as number);
-      if (args.sort === 'modified' && a.modified !== b.modified)
-        return (mtimes.get(b.path) as string) < (mtimes.get(a.path) as string) ? -1 : 1;
+      if (args.sort === 'modified' && a.modified !== b.modified) return b.modified < a.modified ? -1 : 1; // ISO times sort as text: newest first
       return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
     });
     const shown = entries.slice(0, args.max_entries);
