@@ -2,9 +2,11 @@
 // directory, each applying to paths below its own directory; the deepest file with a matching rule decides,
 // and an ignored directory is not entered (so its children cannot be re-included, as in git). Also the
 // fixed default excludes of the tool contract.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { readSmallFile } from './confined-fs.js';
+
+const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
 
 export const DEFAULT_EXCLUDES: ReadonlySet<string> = new Set([
   '.git',
@@ -64,12 +66,10 @@ export class IgnoreChain {
 }
 
 function readRules(file: string): Ignore | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  // No symlink in the last component, no blocking on a FIFO, regular files of sane size only.
+  const buf = readSmallFile(file, IGNORE_FILE_MAX_BYTES);
+  if (!buf) return undefined;
+  const text = buf.toString('utf8');
   if (text.trim() === '') return undefined;
   return ignore({ allowRelativePaths: true }).add(text);
 }

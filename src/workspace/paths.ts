@@ -130,7 +130,13 @@ export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path
       { suggestion: 'Use a path inside the workspace, relative to its root (e.g. "src/main.ts").' },
     );
   }
-  const { real, exists } = realOrNearest(abs);
+  let found: { real: string; exists: boolean };
+  try {
+    found = realOrNearest(abs);
+  } catch (e) {
+    throw errnoToTool(e, input) ?? e;
+  }
+  const { real, exists } = found;
   if (!isInside(root.real, real)) {
     throw new ToolError(
       'SYMLINK_ESCAPE',
@@ -152,4 +158,35 @@ export function notFound(rel: string, what = 'file or directory'): ToolError {
         'Check the spelling; list_files {"patterns": ["**/NAME*"]} or list_dir {"path": "."} shows what exists.',
     },
   );
+}
+
+const ERRNO_TOOL: Record<string, { code: 'INVALID_ARGUMENT' | 'SYMLINK_ESCAPE' | 'NOT_FOUND'; why: string }> =
+  {
+    ENAMETOOLONG: { code: 'INVALID_ARGUMENT', why: 'a name in the path is too long for the file system' },
+    ELOOP: {
+      code: 'SYMLINK_ESCAPE',
+      why: 'the path goes through a symlink loop, or a symlink where none is allowed',
+    },
+    EACCES: { code: 'INVALID_ARGUMENT', why: 'permission denied by the file system' },
+    EPERM: { code: 'INVALID_ARGUMENT', why: 'operation not permitted by the file system' },
+    ENOENT: { code: 'NOT_FOUND', why: 'it does not exist' },
+    ENOTDIR: { code: 'NOT_FOUND', why: 'a parent in the path is a file, not a directory' },
+    ENOTREG: {
+      code: 'INVALID_ARGUMENT',
+      why: 'it is not a regular file (device, socket or pipe); only regular files are read',
+    },
+  };
+
+/** A specific tool error for an errno a path can cause (ENAMETOOLONG, ELOOP, EACCES…), else undefined. */
+export function errnoToTool(e: unknown, rel: string): ToolError | undefined {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const hit = code ? ERRNO_TOOL[code] : undefined;
+  if (!hit) return undefined;
+  const suggestion =
+    hit.code === 'NOT_FOUND'
+      ? 'Check the path with list_dir {"path": "."}.'
+      : code === 'ENAMETOOLONG'
+        ? 'Use shorter names (most file systems allow 255 bytes per name).'
+        : 'This path cannot be used as it is; use another path inside the workspace.';
+  return new ToolError(hit.code, `${rel}: ${hit.why} (${code})`, { path: rel, errno: code }, { suggestion });
 }

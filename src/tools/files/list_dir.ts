@@ -1,6 +1,5 @@
 // list_dir: the entries of one directory, or a bounded tree of them. Everything is collected and sorted before
 // the max_entries cut, so the subset shown is deterministic.
-import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { walk, type WalkEntry } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
@@ -13,7 +12,6 @@ import {
   requireDirectory,
   resolveExisting,
 } from '../common.js';
-import { mapLimit } from './concurrency.js';
 
 const COLLECT_CAP = 200_000;
 
@@ -77,9 +75,13 @@ export const listDirTool = defineTool({
     let capped = false;
     await walk(
       ctx.runtime.root,
-      dir.abs,
-      dir.rel,
-      { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, maxDepth: depth },
+      dir,
+      {
+        includeHidden: args.include_hidden,
+        includeIgnored: args.include_ignored,
+        maxDepth: depth,
+        stat: true,
+      },
       (e) => {
         if (found.length >= COLLECT_CAP) {
           capped = true;
@@ -88,8 +90,8 @@ export const listDirTool = defineTool({
         found.push(e);
       },
     );
-    const entries: Entry[] = await mapLimit(found, 64, async (e) => {
-      const st = await lstat(e.abs).catch(() => undefined);
+    const entries: Entry[] = found.map((e) => {
+      const st = e.stat;
       const out: Entry = {
         name: e.name,
         path: e.rel,

@@ -1,6 +1,6 @@
 // list_files: the files below a directory matching glob patterns (one glob meaning: workspace/glob.ts),
 // with ignore rules and default excludes applied below `path`. Symlinks leading outside are dropped.
-import { lstat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { z } from 'zod';
 import { compileGlobs } from '../../workspace/glob.js';
 import { walk } from '../../workspace/walk.js';
@@ -14,7 +14,6 @@ import {
   requireDirectory,
   resolveExisting,
 } from '../common.js';
-import { mapLimit } from './concurrency.js';
 
 const COLLECT_CAP = 500_000;
 
@@ -61,13 +60,12 @@ export const listFilesTool = defineTool({
     requireDirectory(dir, 'list_files');
     const include = compileGlobs([...(args.patterns ?? []), ...(args.glob ? [args.glob] : [])]);
     const exclude = compileGlobs(args.exclude_patterns);
-    const found: Array<{ abs: string; rel: string; type: 'file' | 'symlink' }> = [];
+    const found: Array<{ rel: string; type: 'file' | 'symlink'; st?: Stats }> = [];
     let capped = false;
     await walk(
       ctx.runtime.root,
-      dir.abs,
-      dir.rel,
-      { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, exclude },
+      dir,
+      { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, exclude, stat: true },
       (e) => {
         const isFile =
           e.type === 'file' ||
@@ -77,14 +75,14 @@ export const listFilesTool = defineTool({
           capped = true;
           return false;
         }
-        found.push({ abs: e.abs, rel: e.rel, type: e.type === 'symlink' ? 'symlink' : 'file' });
+        found.push({ rel: e.rel, type: e.type === 'symlink' ? 'symlink' : 'file', st: e.stat });
       },
     );
     found.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-    // Sorting by path needs no stat of what is not shown; sorting by time needs all of them.
+    // Stats were taken during the walk, through each directory descriptor (no path is looked up twice).
     const toStat = args.sort === 'modified' ? found : found.slice(0, args.max_results);
-    const files: FileEntry[] = await mapLimit(toStat, 64, async (f) => {
-      const st = await lstat(f.abs).catch(() => undefined);
+    const files: FileEntry[] = toStat.map((f) => {
+      const st = f.st;
       return {
         path: f.rel,
         type: f.type,

@@ -2,8 +2,8 @@
 // records the byte offsets of the requested range (stopping the range at the line, byte or end_line limit),
 // then a single positioned read fetches exactly that range. Reads are synchronous and chunked, with a yield
 // every few MiB so a huge file cannot starve other requests.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { ToolError } from '../../core/tool-error.js';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularForTool } from '../../workspace/confined-fs.js';
 import { BINARY_SNIFF_BYTES } from '../../workspace/text.js';
 
 const CHUNK = 256 * 1024;
@@ -107,45 +107,15 @@ class Scan {
   }
 }
 
-function notRegular(rel: string, isDir: boolean): ToolError {
-  if (isDir) {
-    return new ToolError(
-      'IS_DIRECTORY',
-      `${rel} is a directory`,
-      { path: rel },
-      { retry: `list_dir ${JSON.stringify({ path: rel })}` },
-    );
-  }
-  return new ToolError(
-    'INVALID_ARGUMENT',
-    `${rel} is not a regular file (device, socket or pipe)`,
-    { path: rel },
-    {
-      suggestion: 'Only regular files can be read.',
-    },
-  );
-}
-
-export async function readRange(real: string, rel: string, req: RangeRequest): Promise<RangeResult> {
-  let fd: number;
+export async function readRange(
+  rootReal: string,
+  real: string,
+  rel: string,
+  req: RangeRequest,
+): Promise<RangeResult> {
+  // Verified on the descriptor (decision 28): a FIFO never blocks, a swapped directory is never followed.
+  const { fd, stat: st } = openRegularForTool(rootReal, real, rel);
   try {
-    // O_NOFOLLOW: `real` has no symlinks, so one appearing now is a race (decisions.md 28); O_NONBLOCK: a FIFO
-    // must not hang the server.
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP')
-      throw new ToolError('SYMLINK_ESCAPE', `${rel} changed into a symlink while being opened`, {
-        path: rel,
-      });
-    if (code === 'EISDIR') throw notRegular(rel, true);
-    if (code === 'EACCES' || code === 'EPERM')
-      throw new ToolError('INVALID_ARGUMENT', `${rel} is not readable (permission denied)`, { path: rel });
-    throw e;
-  }
-  try {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) throw notRegular(rel, st.isDirectory());
     const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     const cached = indexCache.get(real);
     const scan = new Scan(req);

@@ -71,7 +71,7 @@ export const readFileTool = defineTool({
     }
     const r = resolvePath(ctx.runtime.root, args.path);
     if (!r.exists) throw notFound(r.rel, 'file');
-    const range = await readRange(r.real, r.rel, {
+    const range = await readRange(ctx.runtime.root.real, r.real, r.rel, {
       startLine: args.start_line,
       endLine: args.end_line,
       maxLines: Math.min(args.max_lines ?? MAX_LINES_PER_CALL, MAX_LINES_PER_CALL),

@@ -90,6 +90,7 @@ export const searchTextTool = defineTool({
       regex: args.regex,
       caseSensitive: args.case_sensitive,
       baseAbs: base.abs,
+      baseReal: base.real,
       baseRel: base.rel,
       baseIsFile: base.stat.isFile(),
       includeGlobs,

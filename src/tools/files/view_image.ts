@@ -1,11 +1,16 @@
 // view_image: one image from the workspace as an MCP image block. The type comes from magic bytes, the size
 // is checked before the file is read, and the dimensions from the header (no decoder is loaded).
-import { open } from 'node:fs/promises';
+import { close, read } from 'node:fs';
+import { promisify } from 'node:util';
 import { z } from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { humanBytes, pathArg, resolveExisting } from '../common.js';
 import { imageInfo } from './image-header.js';
+import { openRegularForTool } from '../../workspace/confined-fs.js';
+
+const readAsync = promisify(read);
+const closeAsync = promisify(close);
 
 const input = z.object({
   path: pathArg('Image file (PNG, JPEG, GIF or WEBP)'),
@@ -50,23 +55,32 @@ export const viewImageTool = defineTool({
         { path: f.rel },
         { retry: `list_dir {"path":${JSON.stringify(f.rel)}}` },
       );
-    if (f.stat.size > args.max_bytes) {
-      throw new ToolError(
-        'OUTPUT_TOO_LARGE',
-        `${f.rel} is ${humanBytes(f.stat.size)}, over max_bytes (${humanBytes(args.max_bytes)})`,
-        { size_bytes: f.stat.size, max_bytes: args.max_bytes },
-        {
-          suggestion:
-            'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
-        },
-      );
-    }
-    const fh = await open(f.real, 'r');
+    // Opened and checked on the descriptor (decision 28): a FIFO answers at once, a swapped directory is refused.
+    const { fd, stat } = openRegularForTool(ctx.runtime.root.real, f.real, f.rel);
     let data: Buffer;
     try {
-      data = await fh.readFile();
+      const size = Number(stat.size);
+      if (size > args.max_bytes) {
+        throw new ToolError(
+          'OUTPUT_TOO_LARGE',
+          `${f.rel} is ${humanBytes(size)}, over max_bytes (${humanBytes(args.max_bytes)})`,
+          { size_bytes: size, max_bytes: args.max_bytes },
+          {
+            suggestion:
+              'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
+          },
+        );
+      }
+      data = Buffer.allocUnsafe(size);
+      let got = 0;
+      while (got < size) {
+        const { bytesRead } = await readAsync(fd, data, got, size - got, got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      data = data.subarray(0, got);
     } finally {
-      await fh.close();
+      await closeAsync(fd);
     }
     const info = imageInfo(data);
     if (!info) {

@@ -1,9 +1,9 @@
 // The JS engine: the fallback when no ripgrep binary is usable, built to return what the ripgrep engine
 // returns (same walker rules, smart case, per-line matching, binary files skipped, sorted output).
-import { readFile } from 'node:fs/promises';
 import type { WorkspaceRoot } from '../paths.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
 import { walk } from '../walk.js';
+import { readVerified } from './verify.js';
 import {
   collectCap,
   finish,
@@ -55,14 +55,14 @@ export async function searchJs(root: WorkspaceRoot, req: SearchRequest): Promise
   const cap = collectCap(req.maxResults);
   const all: SearchMatch[] = [];
   if (req.baseIsFile) {
-    searchText(req.baseRel, await readFile(req.baseAbs), re, req, all);
+    const buf = await readVerified(root, req.baseReal);
+    if (buf) searchText(req.baseRel, buf, re, req, all);
     return finish(all, req, false, 'js');
   }
   const files: Array<{ abs: string; rel: string }> = [];
   await walk(
     root,
-    req.baseAbs,
-    req.baseRel,
+    { abs: req.baseAbs, real: req.baseReal, rel: req.baseRel },
     { includeHidden: req.includeHidden, includeIgnored: req.includeIgnored, exclude: req.exclude },
     (e) => {
       if (e.type === 'file' && (!req.include || req.include(e.relBase)))
@@ -71,12 +71,8 @@ export async function searchJs(root: WorkspaceRoot, req: SearchRequest): Promise
   );
   let capped = false;
   for (const f of files) {
-    let buf: Buffer;
-    try {
-      buf = await readFile(f.abs);
-    } catch {
-      continue;
-    }
+    const buf = await readVerified(root, f.abs);
+    if (!buf) continue;
     searchText(f.rel, buf, re, req, all);
     if (all.length > cap) {
       capped = true;

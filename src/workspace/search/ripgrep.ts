@@ -4,6 +4,8 @@
 // without a git repository, no parent/global/.ignore files. Globs run relative to the search base in both.
 import path from 'node:path';
 import { runArgv } from '../../process/argv.js';
+import { closeDir, openDir } from '../confined-fs.js';
+import type { WorkspaceRoot } from '../paths.js';
 import { excludedByAncestor } from '../glob.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
@@ -50,7 +52,7 @@ export function rgArgs(req: SearchRequest): string[] {
   else for (const d of DEFAULT_EXCLUDES) a.push('--glob', `!${d}/`);
   for (const g of req.includeGlobs) a.push('--glob', g);
   for (const g of req.excludeGlobs) a.push('--glob', `!${g}`);
-  a.push('--', req.baseIsFile ? './' + path.basename(req.baseAbs) : './');
+  a.push('--', req.baseIsFile ? './' + path.basename(req.baseReal) : './');
   return a;
 }
 
@@ -63,7 +65,7 @@ function readNumber(b: Buffer, i: number): [number, number] {
 }
 
 /** Text of a line for a preview: only the bytes a preview can show are decoded. */
-function previewOf(text: Buffer, maxBytes: number): string {
+export function previewOf(text: Buffer, maxBytes: number): string {
   let end = text.length;
   if (end > 0 && text[end - 1] === 13) end--;
   return truncateUtf8(text.toString('utf8', 0, Math.min(end, maxBytes + 4)), maxBytes).text;
@@ -76,12 +78,31 @@ interface FileState {
   matches: Array<{ line: number; column: number; preview: string }>;
 }
 
+/**
+ * Runs rg in the search base. The base is opened and verified first and rg starts in it through the
+ * descriptor (`cwd` /proc/self/fd/N, resolved by the child before exec), so a swap of the base itself is not
+ * followed; swaps below it are caught by the caller's verification (verify.ts).
+ */
 export async function searchRipgrep(
   rgPath: string,
+  root: WorkspaceRoot,
   req: SearchRequest,
   env: Record<string, string>,
-): Promise<SearchOutcome> {
-  const cwd = req.baseIsFile ? path.dirname(req.baseAbs) : req.baseAbs;
+): Promise<{ outcome: SearchOutcome; collected: SearchMatch[] }> {
+  const dir = openDir(root.real, req.baseIsFile ? path.dirname(req.baseReal) : req.baseReal);
+  try {
+    return await runRipgrep(rgPath, dir.at, req, env);
+  } finally {
+    closeDir(dir);
+  }
+}
+
+async function runRipgrep(
+  rgPath: string,
+  cwd: string,
+  req: SearchRequest,
+  env: Record<string, string>,
+): Promise<{ outcome: SearchOutcome; collected: SearchMatch[] }> {
   const prefix = req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel;
   const cap = collectCap(req.maxResults);
   const all: SearchMatch[] = [];
@@ -167,5 +188,6 @@ export async function searchRipgrep(
     throw invalidRegex(r.stderr.trim().split('\n').slice(-1)[0] ?? '', { stderr: r.stderr.trim() });
   }
   if (r.timedOut) capped = true;
-  return finish(all.slice(0, cap), req, capped, 'ripgrep');
+  const collected = all.slice(0, cap);
+  return { outcome: finish(collected, req, capped, 'ripgrep'), collected };
 }

@@ -9,6 +9,8 @@ export interface SearchRequest {
   caseSensitive: boolean | undefined;
   /** Absolute directory or file to search, and its path relative to the root. */
   baseAbs: string;
+  /** Real path of the base (from resolvePath): what is opened and verified. */
+  baseReal: string;
   baseRel: string;
   baseIsFile: boolean;
   includeGlobs: readonly string[];

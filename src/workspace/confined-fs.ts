@@ -1,0 +1,207 @@
+// The one door through which the server opens, lists, writes and renames workspace paths (tool-contract
+// "Paths", decision 28). Every descriptor is checked after it is opened, on the descriptor itself: its real
+// path (/proc/self/fd/N) must lie inside the workspace, so a directory swapped for a symlink between the path
+// check and the open is caught instead of followed. Directories are entered and written through descriptors:
+// `/proc/self/fd/N/name` resolves `name` inside the directory N refers to (openat semantics), so with
+// O_NOFOLLOW no swap can redirect a walk, a create, a rename or an unlink outside. Non-regular files are
+// refused without a blocking open (O_NONBLOCK, then fstat). Where /proc is absent (not Linux) the same calls
+// fall back to plain paths and the guarantee narrows to the path check (README "Security model").
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  type BigIntStats,
+  type Stats,
+} from 'node:fs';
+import path from 'node:path';
+import { ToolError } from '../core/tool-error.js';
+import { errnoToTool, isInside } from './paths.js';
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const O_NOCTTY = constants.O_NOCTTY ?? 0;
+const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
+const O_CLOEXEC = (constants as Record<string, number>).O_CLOEXEC ?? 0;
+
+/** Read flags: never follow a last-component symlink, never block on a FIFO, never adopt a terminal. */
+export const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+const DIR_FLAGS = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+/** Whether /proc/self/fd gives descriptor paths and openat semantics here (Linux). */
+export const FD_PATHS = (() => {
+  try {
+    readlinkSync('/proc/self/fd/0');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The real path behind a descriptor, or undefined where /proc is not mounted. */
+export function fdPath(fd: number): string | undefined {
+  if (!FD_PATHS) return undefined;
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path that names `name` inside the directory open as `fd` (openat semantics). */
+export function at(dir: DirRef, name: string): string {
+  return `${dir.at}/${name}`;
+}
+
+/** An open directory: `at` is its /proc/self/fd path (or its real path without /proc), `real` for messages. */
+export interface DirRef {
+  fd: number;
+  at: string;
+  real: string;
+}
+
+/** Raised when a path stopped being what was checked (a symlink appeared, a directory moved). */
+export class PathRaceError extends Error {
+  constructor(
+    readonly file: string,
+    readonly found: string | undefined,
+  ) {
+    super(`${file} changed into or behind a symlink while it was being used`);
+  }
+}
+
+/** Throws PathRaceError unless the descriptor's real path is inside `rootReal`. */
+function verifyFd(fd: number, rootReal: string, expected: string): string {
+  const real = fdPath(fd);
+  if (real === undefined) return expected;
+  if (!isInside(rootReal, real)) throw new PathRaceError(expected, real);
+  return real;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/** Opens a directory without following a symlink in its last component and checks where it really is. */
+export function openDir(rootReal: string, real: string): DirRef {
+  const fd = openSync(real, DIR_FLAGS);
+  try {
+    const actual = verifyFd(fd, rootReal, real);
+    return { fd, at: FD_PATHS ? `/proc/self/fd/${fd}` : real, real: actual };
+  } catch (e) {
+    closeQuietly(fd);
+    throw e;
+  }
+}
+
+/** Opens the subdirectory `name` of an open directory, never through a symlink. */
+export function openDirAt(dir: DirRef, name: string): DirRef {
+  const fd = openSync(at(dir, name), DIR_FLAGS);
+  const real = path.join(dir.real, name);
+  return { fd, at: FD_PATHS ? `/proc/self/fd/${fd}` : real, real };
+}
+
+export function closeDir(dir: DirRef): void {
+  closeQuietly(dir.fd);
+}
+
+export interface OpenedFile {
+  fd: number;
+  stat: BigIntStats;
+}
+
+/**
+ * Opens a regular file for reading and verifies the descriptor: a FIFO, socket or device is refused without
+ * blocking, a symlink in the last component is ELOOP, and a file that turns out to be outside the workspace
+ * (a directory on its path swapped for a symlink) is PathRaceError. The caller closes `fd`.
+ */
+export function openRegular(rootReal: string, file: string): OpenedFile {
+  const fd = openSync(file, READ_FLAGS);
+  try {
+    verifyFd(fd, rootReal, file);
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile())
+      throw Object.assign(new Error(`${file} is not a regular file`), {
+        code: stat.isDirectory() ? 'EISDIR' : 'ENOTREG',
+      });
+    return { fd, stat };
+  } catch (e) {
+    closeQuietly(fd);
+    throw e;
+  }
+}
+
+/** openRegular with every failure as a specific tool error (IS_DIRECTORY, SYMLINK_ESCAPE, NOT_FOUND, …). */
+export function openRegularForTool(rootReal: string, file: string, rel: string): OpenedFile {
+  try {
+    return openRegular(rootReal, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EISDIR')
+      throw new ToolError(
+        'IS_DIRECTORY',
+        `${rel} is a directory`,
+        { path: rel },
+        { retry: `list_dir ${JSON.stringify({ path: rel })}` },
+      );
+    throw pathErrorToTool(e, rel) ?? e;
+  }
+}
+
+/** Reads a small regular file (e.g. a .gitignore) through the same checks; undefined if absent or unusable. */
+export function readSmallFile(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch {
+    return undefined;
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+/** The file type of an lstat result, as the walker and listings report it. */
+export function entryType(st: Stats | BigIntStats): 'file' | 'directory' | 'symlink' | 'other' {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'directory';
+  if (st.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+/**
+ * A specific tool error for a file-system failure on a workspace path (never INTERNAL_ERROR for what a path
+ * can cause), or undefined when the error is not one of those.
+ */
+export function pathErrorToTool(e: unknown, rel: string): ToolError | undefined {
+  if (e instanceof ToolError) return e;
+  if (e instanceof PathRaceError) {
+    return new ToolError(
+      'SYMLINK_ESCAPE',
+      `${rel}: a directory on its path was replaced by a symlink leading outside the workspace while it was being opened`,
+      { path: rel },
+      {
+        suggestion: 'Symlinks out of the workspace are never followed; use a path whose target is inside it.',
+      },
+    );
+  }
+  return errnoToTool(e, rel);
+}
