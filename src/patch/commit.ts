@@ -2,21 +2,17 @@
 // target directory first; then, file by file, the baseline (content + mode) is rechecked and the temp renamed
 // into place, the replaced original kept as a hard-link backup until the whole patch is in. Any failure rolls
 // every committed file and created directory back; a failed rollback names the backups it leaves behind.
-import { mkdirSync, renameSync, rmdirSync, unlinkSync, lstatSync } from 'node:fs';
+// Every file-system call names its file through a directory descriptor of a DirChain (workspace/confined-fs):
+// a directory swapped for a symlink at any moment makes the commit fail and roll back, never write outside.
+import { renameSync, unlinkSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
+import { pausePoint } from '../core/pause.js';
 import { isInside } from '../workspace/paths.js';
+import { DirChain, PathRaceError } from '../workspace/confined-fs.js';
 import type { Logger } from '../core/log.js';
-import {
-  assertRealDir,
-  linkNoClobber,
-  PathRaceError,
-  probe,
-  readSnapshot,
-  siblingName,
-  writeTemp,
-} from './fs-safe.js';
+import { linkNoClobber, probe, readSnapshot, siblingName, writeTemp } from './fs-safe.js';
 
 /**
  * What a file was when it was matched. The bytes themselves, not a hash of them: comparing is exact and
@@ -81,6 +77,7 @@ class Commit {
 
   private readonly hooks: CommitHooks | undefined;
   private readonly log: Logger | undefined;
+  private readonly dirs: DirChain;
 
   constructor(
     private readonly steps: readonly CommitStep[],
@@ -88,16 +85,22 @@ class Commit {
   ) {
     this.hooks = opts.hooks;
     this.log = opts.log;
+    this.dirs = new DirChain(opts.root);
   }
 
   async run(): Promise<void> {
     try {
-      await this.stage();
-      for (let i = 0; i < this.steps.length; i++) await this.apply(i);
-    } catch (e) {
-      this.rollback(e);
+      try {
+        await this.stage();
+        pausePoint('patch.before-rename');
+        for (let i = 0; i < this.steps.length; i++) await this.apply(i);
+      } catch (e) {
+        this.rollback(e);
+      }
+      await this.finish();
+    } finally {
+      this.dirs.closeAll();
     }
-    await this.finish();
   }
 
   private async stage(): Promise<void> {
@@ -113,7 +116,10 @@ class Commit {
       // allSettled: a failure must not start the rollback while other temp files are still being written.
       const results = await Promise.allSettled(
         batch.map(async (step) =>
-          this.tmpOf.set(step, await writeTemp(step.dir, step.name, step.content, step.mode, this.temps)),
+          this.tmpOf.set(
+            step,
+            await writeTemp(this.dirs.get(step.dir), step.name, step.content, step.mode, this.temps),
+          ),
         ),
       );
       const failed = results.findIndex((r) => r.status === 'rejected');
@@ -125,29 +131,21 @@ class Commit {
   }
 
   private makeDirs(dirs: readonly string[]): void {
-    for (const dir of dirs) {
-      assertRealDir(path.dirname(dir));
-      try {
-        mkdirSync(dir, 0o755);
-        this.createdDirs.push(dir);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(dir).isDirectory()) throw e;
-      }
-    }
+    for (const dir of dirs) if (this.dirs.mkdir(dir, 0o755)) this.createdDirs.push(dir);
   }
 
   private async apply(index: number): Promise<void> {
+    if (index === 1) pausePoint('patch.between-renames');
     const step = this.steps[index] as CommitStep;
     this.current = step;
-    const file = path.join(step.dir, step.name);
     const tmp = this.tmpOf.get(step);
-    await this.hooks?.beforeStep?.({ index, rel: step.rel, file, tmp });
+    await this.hooks?.beforeStep?.({ index, rel: step.rel, file: path.join(step.dir, step.name), tmp });
+    const file = this.dirs.path(step.dir, step.name);
     if (step.kind === 'create') return this.create(step, file, tmp as string);
     this.recheck(step, file);
-    assertRealDir(step.dir);
     // The original stays reachable under a backup name until the whole patch is in: rollback is one rename,
     // and freeing the old inode (slow on some file systems) happens later, off the event loop.
-    let backup: string | undefined = path.join(step.dir, siblingName(step.name, 'bak'));
+    let backup: string | undefined = this.dirs.path(step.dir, siblingName(step.name, 'bak'));
     if (step.kind === 'replace') {
       if (linkNoClobber(file, backup) === 'unsupported') {
         // No hard links here: only the last step can do without a backup, since nothing after it can fail.
@@ -167,7 +165,6 @@ class Commit {
   }
 
   private create(step: CommitStep, file: string, tmp: string): void {
-    assertRealDir(step.dir);
     if (probe(file).kind !== 'missing')
       throw conflict(step.rel, 'a file was created at this path by another writer');
     if (linkNoClobber(tmp, file) === 'linked') unlinkSync(tmp);
@@ -181,7 +178,7 @@ class Commit {
     if (p.kind !== 'file')
       throw conflict(step.rel, p.kind === 'missing' ? 'it was deleted' : `it was replaced by a ${p.kind}`);
     if (p.stat.size !== step.baseline.bytes.length) throw conflict(step.rel, 'its content changed');
-    const snap = readSnapshot(file);
+    const snap = readSnapshot(file, path.join(step.dir, step.name));
     if (!snap.buf.equals(step.baseline.bytes)) throw conflict(step.rel, 'its content changed');
     if (snap.mode !== step.baseline.mode) throw conflict(step.rel, 'its permissions changed');
   }
@@ -197,6 +194,7 @@ class Commit {
     for (const d of [...this.done].reverse()) {
       try {
         d.undo();
+        pausePoint('patch.during-rollback');
       } catch (e) {
         failed.push({
           path: d.step.rel,
@@ -208,7 +206,7 @@ class Commit {
     for (const tmp of this.temps) tryUnlink(tmp, this.log);
     for (const dir of [...this.createdDirs].reverse()) {
       try {
-        rmdirSync(dir);
+        this.dirs.rmdir(dir);
       } catch {
         // Not empty (another writer put something there) or already gone: leave it.
       }
@@ -248,7 +246,7 @@ class Commit {
   private removeEmptyParents(dir: string): void {
     for (let cur = dir; isInside(this.opts.root, cur) && cur !== this.opts.root; cur = path.dirname(cur)) {
       try {
-        rmdirSync(cur);
+        this.dirs.rmdir(cur);
       } catch {
         return;
       }

@@ -1,8 +1,6 @@
-// The file-system primitives apply_patch writes with, each refusing to follow a symlink (decision 28): files
-// are opened with O_NOFOLLOW and the opened descriptor's real path is checked through /proc/self/fd; a
-// directory is trusted only while its real path equals itself (no component was swapped for a symlink).
-// Remaining window: a parent directory swapped for a symlink between the last check and rename(2) itself;
-// Node has no renameat() on directory descriptors, so that gap (microseconds) cannot be closed here.
+// The file-system primitives apply_patch writes with (decision 28). Files are opened with O_NOFOLLOW; a read
+// checks the opened descriptor's real path through /proc/self/fd; writes name their files through directory
+// descriptors (workspace/confined-fs DirChain), so no swapped-in symlink can redirect them outside.
 import {
   closeSync,
   constants,
@@ -15,33 +13,13 @@ import {
   openSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   writeSync,
   type Stats,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { at, fdPath, PathRaceError, type DirRef } from '../workspace/confined-fs.js';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const HAS_PROC_FD = (() => {
-  try {
-    readlinkSync('/proc/self/fd/0');
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** Raised when a path stopped being what was checked (a symlink appeared, a directory moved). */
-export class PathRaceError extends Error {
-  constructor(
-    readonly file: string,
-    readonly found: string | undefined,
-  ) {
-    super(`${file} changed into or behind a symlink while the patch was being written`);
-  }
-}
-
 export type Probe =
   | { kind: 'missing' }
   | { kind: 'file'; stat: Stats }
@@ -69,19 +47,9 @@ export interface Snapshot {
   mode: number;
 }
 
-/** The real path behind a descriptor, or undefined where /proc is not mounted. */
-function fdPath(fd: number): string | undefined {
-  if (!HAS_PROC_FD) return undefined;
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return undefined;
-  }
-}
-
-function assertFdIs(fd: number, file: string): void {
+function assertFdIs(fd: number, expected: string): void {
   const real = fdPath(fd);
-  if (real !== undefined && real !== file) throw new PathRaceError(file, real);
+  if (real !== undefined && real !== expected) throw new PathRaceError(expected, real);
 }
 
 function openAsync(file: string, flags: number, mode: number): Promise<number> {
@@ -98,11 +66,11 @@ function fsyncAsync(fd: number): Promise<void> {
  * the file is in the page cache (it was just stat'ed), and a thread-pool round trip per call would cost more
  * than the read (measured: it doubles the latency of a one-line patch).
  */
-export function readSnapshot(file: string): Snapshot {
+export function readSnapshot(file: string, expectedReal: string = file): Snapshot {
   // O_NONBLOCK: a FIFO swapped in after the lstat must not hang the call; it is refused by the stat below.
   const fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    assertFdIs(fd, file);
+    assertFdIs(fd, expectedReal);
     const st = fstatSync(fd);
     if (!st.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: 'EISDIR' });
     const buf = readFileSync(fd);
@@ -110,17 +78,6 @@ export function readSnapshot(file: string): Snapshot {
   } finally {
     closeSync(fd);
   }
-}
-
-/** Throws PathRaceError unless `dir` still resolves to itself (no symlink anywhere on its path). */
-export function assertRealDir(dir: string): void {
-  let real: string;
-  try {
-    real = realpathSync.native(dir);
-  } catch (e) {
-    throw new PathRaceError(dir, (e as NodeJS.ErrnoException).code);
-  }
-  if (real !== dir) throw new PathRaceError(dir, real);
 }
 
 let siblingCounter = 0;
@@ -140,14 +97,13 @@ export function siblingName(name: string, kind: 'tmp' | 'bak'): string {
  * `created` as soon as the file exists, so the caller can remove it whatever fails afterwards.
  */
 export async function writeTemp(
-  dir: string,
+  dir: DirRef,
   name: string,
   content: Buffer,
   mode: number,
   created: string[],
 ): Promise<string> {
-  assertRealDir(dir);
-  const tmp = path.join(dir, siblingName(name, 'tmp'));
+  const tmp = at(dir, siblingName(name, 'tmp'));
   // Creating a file takes a journal handle, which can wait for another request's fsync: on the pool.
   const fd = await openAsync(
     tmp,
@@ -156,7 +112,6 @@ export async function writeTemp(
   );
   created.push(tmp);
   try {
-    assertFdIs(fd, tmp);
     // write(2) may write less than asked (a nearly full disk): loop until all is written or it fails.
     for (let off = 0; off < content.length;) {
       const n = writeSync(fd, content, off, content.length - off, off);
@@ -168,7 +123,6 @@ export async function writeTemp(
   } finally {
     closeSync(fd);
   }
-  assertRealDir(dir);
   return tmp;
 }
 

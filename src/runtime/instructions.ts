@@ -1,8 +1,11 @@
 // Project instructions (tool-contract "Runtime"): the root AGENTS.md and CLAUDE.md (16 KiB each, 32 KiB in
 // all) become the `instructions` of initialize and server/discover. They are re-read when they change: a
 // stat per call compares size, mtime and inode, so an edit shows up on the next handshake without a restart.
-import { readFileSync, statSync } from 'node:fs';
+// A symlink leading out of the workspace or a FIFO in their place is skipped (workspace/confined-fs).
+import { statSync } from 'node:fs';
 import path from 'node:path';
+import { readWorkspaceFile } from '../workspace/confined-fs.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
 import { utf8Boundary } from '../workspace/text.js';
 
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'] as const;
@@ -23,12 +26,12 @@ interface Loaded {
 export class Instructions {
   private cache: Loaded | undefined;
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: WorkspaceRoot) {}
 
   private stamp(): string {
     return INSTRUCTION_FILES.map((f) => {
       try {
-        const st = statSync(path.join(this.root, f));
+        const st = statSync(path.join(this.root.lexical, f));
         return `${st.size}:${st.mtimeMs}:${st.ino}`;
       } catch {
         return '-';
@@ -41,12 +44,8 @@ export class Instructions {
     const files: string[] = [];
     let budget = TOTAL_BYTES;
     for (const f of INSTRUCTION_FILES) {
-      let buf: Buffer;
-      try {
-        buf = readFileSync(path.join(this.root, f));
-      } catch {
-        continue;
-      }
+      const buf = readWorkspaceFile(this.root.real, path.join(this.root.lexical, f), PER_FILE_BYTES + 1);
+      if (!buf) continue;
       files.push(f);
       const limit = Math.min(PER_FILE_BYTES, budget);
       const cut = buf.length > limit;

@@ -52,7 +52,7 @@ export class Runtime {
       enableViewImage: opts.config.enableViewImage,
       fakeReadonly: opts.config.dangerouslyFakeReadonlyAnnotations,
     });
-    this.instructions = new Instructions(opts.root.lexical);
+    this.instructions = new Instructions(opts.root);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
     this.search = new SearchEngines(opts.config.env);
     this.dirs = createRuntimeDirs(opts.config.runtimeRoot, opts.root.real);

@@ -10,9 +10,13 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
+  mkdirSync,
   openSync,
   readlinkSync,
   readSync,
+  realpathSync,
+  rmdirSync,
   type BigIntStats,
   type Stats,
 } from 'node:fs';
@@ -100,6 +104,17 @@ export function openDir(rootReal: string, real: string): DirRef {
   }
 }
 
+/** openDir with every failure as a specific tool error (SYMLINK_ESCAPE, NOT_FOUND, NOT_A_DIRECTORY…). */
+export function openDirForTool(rootReal: string, real: string, rel: string): DirRef {
+  try {
+    return openDir(rootReal, real);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR')
+      throw new ToolError('NOT_A_DIRECTORY', `${rel} is not a directory`, { path: rel });
+    throw pathErrorToTool(e, rel) ?? e;
+  }
+}
+
 /** Opens the subdirectory `name` of an open directory, never through a symlink. */
 export function openDirAt(dir: DirRef, name: string): DirRef {
   const fd = openSync(at(dir, name), DIR_FLAGS);
@@ -179,6 +194,33 @@ export function readSmallFile(file: string, maxBytes: number): Buffer | undefine
   }
 }
 
+/**
+ * Up to `maxBytes` of a workspace file named by any path (symlinks inside the workspace are followed, one
+ * leading out is not): undefined when it is missing, outside, not a regular file, or unreadable.
+ */
+export function readWorkspaceFile(rootReal: string, abs: string, maxBytes: number): Buffer | undefined {
+  let opened: OpenedFile;
+  try {
+    opened = openRegular(rootReal, realpathSync.native(abs));
+  } catch {
+    return undefined;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, Number(opened.stat.size)));
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(opened.fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch {
+    return undefined;
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}
+
 /** The file type of an lstat result, as the walker and listings report it. */
 export function entryType(st: Stats | BigIntStats): 'file' | 'directory' | 'symlink' | 'other' {
   if (st.isFile()) return 'file';
@@ -204,4 +246,69 @@ export function pathErrorToTool(e: unknown, rel: string): ToolError | undefined 
     );
   }
   return errnoToTool(e, rel);
+}
+
+/**
+ * The directories one write operation touches, each opened by a no-follow walk from the root's descriptor and
+ * kept open until `closeAll()`. Every create, link, rename and unlink names its file through one of them
+ * (`path(dir, name)`), so nothing swapped into the tree meanwhile can redirect a write outside the workspace:
+ * a symlink met on the walk is ELOOP/ENOTDIR, reported as PathRaceError.
+ */
+export class DirChain {
+  private readonly dirs = new Map<string, DirRef>();
+
+  constructor(private readonly rootReal: string) {}
+
+  /** The open directory whose real path is `realDir` (inside the root). */
+  get(realDir: string): DirRef {
+    const known = this.dirs.get(realDir);
+    if (known) return known;
+    if (!isInside(this.rootReal, realDir)) throw new PathRaceError(realDir, undefined);
+    let dir: DirRef;
+    if (realDir === this.rootReal) dir = openDir(this.rootReal, this.rootReal);
+    else {
+      const parent = this.get(path.dirname(realDir));
+      try {
+        dir = openDirAt(parent, path.basename(realDir));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP' || code === 'ENOTDIR') throw new PathRaceError(realDir, code);
+        throw e;
+      }
+    }
+    this.dirs.set(realDir, dir);
+    return dir;
+  }
+
+  /** A path for `name` inside `realDir` that resolves through the open descriptor. */
+  path(realDir: string, name: string): string {
+    return at(this.get(realDir), name);
+  }
+
+  /** Creates directory `realDir`; false when a directory already stands there. */
+  mkdir(realDir: string, mode: number): boolean {
+    const where = this.path(path.dirname(realDir), path.basename(realDir));
+    try {
+      mkdirSync(where, mode);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(where).isDirectory()) throw e;
+      return false;
+    }
+  }
+
+  /** Removes the empty directory `realDir`; throws when it is not empty or gone. */
+  rmdir(realDir: string): void {
+    rmdirSync(this.path(path.dirname(realDir), path.basename(realDir)));
+    const open = this.dirs.get(realDir);
+    if (open) {
+      closeDir(open);
+      this.dirs.delete(realDir);
+    }
+  }
+
+  closeAll(): void {
+    for (const d of this.dirs.values()) closeDir(d);
+    this.dirs.clear();
+  }
 }

@@ -5,6 +5,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { pausePoint } from '../core/pause.js';
 import { ToolError } from '../core/tool-error.js';
 
 export interface WorkspaceRoot {
@@ -145,6 +146,7 @@ export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path
       { suggestion: 'Symlinks out of the workspace are not followed; use a path whose target is inside it.' },
     );
   }
+  pausePoint('path.resolved');
   return { abs, real, rel: toPosixRel(root.lexical, abs), exists };
 }
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { IgnoreChain, DEFAULT_EXCLUDES } from './ignore-rules.js';
 import { excludedByAncestor, type Matcher } from './glob.js';
 import { isInside, type WorkspaceRoot } from './paths.js';
-import { at, closeDir, openDir, openDirAt, type DirRef } from './confined-fs.js';
+import { at, closeDir, openDirAt, openDirForTool, type DirRef } from './confined-fs.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -141,7 +141,7 @@ export async function walk(
       }
     }
   };
-  const dir = openDir(root.real, start.real);
+  const dir = openDirForTool(root.real, start.real, start.rel);
   try {
     const chain = opts.includeIgnored ? IgnoreChain.empty() : chainFor(root, startRel);
     await recurse(dir, start.abs, startRel, chain, 1);

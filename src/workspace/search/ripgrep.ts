@@ -4,7 +4,7 @@
 // without a git repository, no parent/global/.ignore files. Globs run relative to the search base in both.
 import path from 'node:path';
 import { runArgv } from '../../process/argv.js';
-import { closeDir, openDir } from '../confined-fs.js';
+import { closeDir, openDirForTool } from '../confined-fs.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { excludedByAncestor } from '../glob.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
@@ -89,7 +89,11 @@ export async function searchRipgrep(
   req: SearchRequest,
   env: Record<string, string>,
 ): Promise<{ outcome: SearchOutcome; collected: SearchMatch[] }> {
-  const dir = openDir(root.real, req.baseIsFile ? path.dirname(req.baseReal) : req.baseReal);
+  const dir = openDirForTool(
+    root.real,
+    req.baseIsFile ? path.dirname(req.baseReal) : req.baseReal,
+    req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel,
+  );
   try {
     return await runRipgrep(rgPath, dir.at, req, env);
   } finally {
