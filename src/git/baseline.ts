@@ -12,7 +12,8 @@
 //
 // Bounded: files over MAX_FILE_BYTES, or past MAX_TOTAL_BYTES / MAX_FILES in all, are remembered without their
 // contents (the diff then says the original was not kept). It never writes anything.
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { readRegularVerified } from '../workspace/confined-fs.js';
 import path from 'node:path';
 import type { Runtime } from '../runtime/runtime.js';
 import { isInside, resolvePath, toPosixRel, type WorkspaceRoot } from '../workspace/paths.js';
@@ -38,13 +39,13 @@ export class ChangeBaseline {
   private bytes = 0;
 
   /** Records `rel` (workspace-relative) read from `abs`, once. */
-  record(rel: string, abs: string): void {
+  record(rel: string, abs: string, rootReal: string): void {
     if (this.originals.has(rel)) return;
     if (this.originals.size >= MAX_FILES) return;
-    this.originals.set(rel, this.snapshot(abs));
+    this.originals.set(rel, this.snapshot(abs, rootReal));
   }
 
-  private snapshot(abs: string): Original {
+  private snapshot(abs: string, rootReal: string): Original {
     let st;
     try {
       st = lstatSync(abs);
@@ -59,13 +60,11 @@ export class ChangeBaseline {
       return { existed: true, content: null, mode: st.mode, omitted: 'too_large' };
     if (this.bytes + st.size > MAX_TOTAL_BYTES)
       return { existed: true, content: null, mode: st.mode, omitted: 'budget' };
-    try {
-      const content = readFileSync(abs);
-      this.bytes += content.length;
-      return { existed: true, content, mode: st.mode, omitted: null };
-    } catch {
-      return { existed: true, content: null, mode: st.mode, omitted: 'unreadable' };
-    }
+    // Read through a verified descriptor: a directory swapped for a symlink meanwhile reads nothing outside.
+    const content = readRegularVerified(rootReal, abs);
+    if (!content) return { existed: true, content: null, mode: st.mode, omitted: 'unreadable' };
+    this.bytes += content.length;
+    return { existed: true, content, mode: st.mode, omitted: null };
   }
 
   /** Recorded workspace-relative paths and their originals, sorted by path. */
@@ -90,7 +89,7 @@ export function recordBeforeWrite(runtime: Runtime, absPath: string): void {
   try {
     const rel = workspaceRel(runtime.root, absPath);
     if (rel === null || rel === '.') return;
-    runtime.baseline.record(rel, path.join(runtime.root.lexical, rel));
+    runtime.baseline.record(rel, path.join(runtime.root.lexical, rel), runtime.root.real);
   } catch (e) {
     runtime.log.warn('baseline: could not record a file before a write', { path: absPath, error: String(e) });
   }
@@ -125,7 +124,10 @@ function current(root: WorkspaceRoot, rel: string): Current {
     // Never follow a symlink here: it may lead out of the workspace.
     if (!st.isFile()) return { exists: true, content: null, mode: st.mode };
     if (st.size > MAX_FILE_BYTES) return { exists: true, content: null, mode: st.mode };
-    return { exists: true, content: readFileSync(abs), mode: st.mode };
+    const content = readRegularVerified(root.real, abs);
+    return content
+      ? { exists: true, content, mode: st.mode }
+      : { exists: true, content: null, mode: st.mode };
   } catch {
     return { exists: false, content: null, mode: null };
   }

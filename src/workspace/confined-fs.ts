@@ -13,6 +13,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readFileSync,
   readlinkSync,
   readSync,
   realpathSync,
@@ -214,6 +215,26 @@ export function readWorkspaceFile(rootReal: string, abs: string, maxBytes: numbe
       got += n;
     }
     return buf.subarray(0, got);
+  } catch {
+    return undefined;
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}
+
+/**
+ * A regular file's bytes, opened without following a last-component symlink and verified inside the
+ * workspace on the descriptor; undefined when refused or unreadable.
+ */
+export function readRegularVerified(rootReal: string, file: string): Buffer | undefined {
+  let opened: OpenedFile;
+  try {
+    opened = openRegular(rootReal, file);
+  } catch {
+    return undefined;
+  }
+  try {
+    return readFileSync(opened.fd);
   } catch {
     return undefined;
   } finally {
