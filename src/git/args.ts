@@ -62,6 +62,8 @@ export interface GitPath {
   spec: string;
   /** The path exists in the working tree now. */
   exists: boolean;
+  /** Real path of the target (a final symlink followed), or of its nearest existing parent joined with the rest. */
+  real: string;
 }
 
 /** Confines one path argument (it may name a file that exists only in history) and makes its pathspec. */
@@ -78,5 +80,10 @@ export function gitPath(root: WorkspaceRoot, input: string, argName: string): Gi
   }
   const r = resolvePath(root, input, argName);
   // The real root joined with the lexical rest: a symlink inside the workspace stays the symlink git tracks.
-  return { rel: r.rel, spec: r.rel === '.' ? root.real : path.join(root.real, r.rel), exists: r.exists };
+  return {
+    rel: r.rel,
+    spec: r.rel === '.' ? root.real : path.join(root.real, r.rel),
+    exists: r.exists,
+    real: r.real,
+  };
 }

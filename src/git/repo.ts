@@ -1,30 +1,27 @@
-// git/repo: which work tree a workspace directory belongs to, and the `-c` overrides its configuration needs
-// (every filter driver it defines), found with `git rev-parse` and `git config` (git/run). The answer is
-// cached per directory so a git tool costs one git process, but a cached answer is only used while nothing
-// that decides which configuration git reads has changed: the `.git` entry of the top, `commondir`,
-// `config`, `config.worktree` (same inode, size, mtime, ctime), and no new `.git` between the directory and
-// the top. An answer is never cached when the configuration includes other files or when one of those
+// git/repo: which work tree a workspace directory belongs to, found with `git rev-parse` under a ceiling at
+// the workspace root (a workspace inside a larger repository is GIT_ERROR, decisions.md 38), checked by
+// git/confine on every call, and the `-c` overrides its configuration needs (every filter driver it defines,
+// from `git config` run pinned to the checked paths). The discovery is cached per directory, but only while
+// nothing that decides which repository and configuration git reads has changed: the `.git` entry of the top,
+// `commondir`, `config`, `config.worktree` (same inode, size, mtime, ctime), and no new `.git` between the
+// directory and the top. It is never cached when the configuration includes other files or when one of those
 // files changed within the last STABLE_MS (timestamps are coarse, so a later same-size rewrite in the same
-// tick would otherwise go unseen; ctime cannot be set back by a user). Git then always runs at the top, so
-// discovery cannot pick up a repository created below it since.
+// tick would otherwise go unseen; ctime cannot be set back by a user). Git then runs pinned (git/run GitPin).
 import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { discoverFilters, gitFailed, gitUnavailable, runGit } from './run.js';
+import { confineRepo, type RepoPaths } from './confine.js';
+import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
 
 export interface GitRepo {
-  /** Real path of the work tree's top; every git process runs here. */
+  /** Real path of the work tree's top (inside the workspace); every git process runs here. */
   top: string;
   cwd: string;
-  /** The top lies above the workspace root (the workspace is a subdirectory of a repository). */
-  topAboveWorkspace: boolean;
-  /** Diff output paths are relative to this directory: the top, or the workspace root when the top is above it. */
-  diffBase: string;
-  /** `--relative=<workspace>/` when the top is above the workspace: diffs limited to it and relative to it. */
-  relativeArgs: readonly string[];
   /** `-c` pairs disabling the repository's filter drivers. */
   filterArgs: readonly string[];
+  /** The checked real paths every git process of this repository is pinned to (git/confine). */
+  pin: GitPin;
 }
 
 export type RepoLookup = { kind: 'repo'; repo: GitRepo } | { kind: 'not_repo'; reason: string };
@@ -33,7 +30,8 @@ export const STABLE_MS = 2000;
 const MAX_CACHED = 64;
 
 interface Entry {
-  repo: GitRepo;
+  repo: Omit<GitRepo, 'pin'>;
+  found: RepoPaths;
   sigs: Array<[string, string]>;
   /** Directories from the looked-up one up to (not including) the top: none may gain a `.git`. */
   between: string[];
@@ -76,12 +74,12 @@ function dirsBetween(dir: string, top: string): string[] {
 }
 
 /** The cached answer for `dirReal` when it is still valid (exported for tests). */
-export function fromCache(runtime: Runtime, dirReal: string): GitRepo | null {
+export function fromCache(runtime: Runtime, dirReal: string): Entry | null {
   const e = caches.get(runtime)?.get(dirReal);
   if (!e) return null;
   if (!e.sigs.every(([p, s]) => signature(p) === s)) return null;
   if (e.between.some((d) => existsSync(path.join(d, '.git')))) return null;
-  return e.repo;
+  return e;
 }
 
 function remember(runtime: Runtime, dirReal: string, entry: Entry): void {
@@ -92,58 +90,88 @@ function remember(runtime: Runtime, dirReal: string, entry: Entry): void {
   if (m.size > MAX_CACHED) m.delete(m.keys().next().value as string);
 }
 
-/** Finds the work tree that contains `dirReal` (a real directory inside the workspace). */
-export async function openRepo(runtime: Runtime, dirReal: string, signal?: AbortSignal): Promise<RepoLookup> {
-  const cached = fromCache(runtime, dirReal);
-  if (cached) return { kind: 'repo', repo: cached };
-  const started = Date.now();
-  const revParse = ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'commondir'];
-  revParse.push('--git-path', 'config', '--git-path', 'config.worktree');
-  const [rp, filters] = await Promise.all([
-    runGit(runtime, revParse, { cwd: dirReal, filterArgs: [], maxStdoutBytes: 64 * 1024, signal }),
-    discoverFilters(runtime, dirReal, signal),
-  ]);
+/** The nearest directory above the workspace root that has a `.git` (the repository git would discover). */
+function enclosingRepo(wsReal: string): string | null {
+  for (let d = path.dirname(wsReal); ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, '.git'))) return d;
+    if (d === path.dirname(d)) return null;
+  }
+}
+
+function insideLargerRepo(top: string): ToolError {
+  return new ToolError(
+    'GIT_ERROR',
+    `the workspace is a subdirectory of the git repository at ${top}, whose git directory lies outside the workspace, so the git tools do not read it`,
+    { refused: 'enclosing_repository', repository: top },
+    {
+      suggestion:
+        'Serve the top of that repository as the workspace to use the git tools; the file tools work as they are.',
+    },
+  );
+}
+
+/** Runs discovery from `dirReal`, which never looks above the workspace root (GIT_CEILING_DIRECTORIES). */
+async function discover(
+  runtime: Runtime,
+  dirReal: string,
+  signal?: AbortSignal,
+): Promise<RepoPaths | RepoLookup> {
+  const revParse = ['rev-parse', '--path-format=absolute', '--show-toplevel', '--absolute-git-dir'];
+  revParse.push('--git-common-dir');
+  const rp = await runGit(runtime, revParse, {
+    cwd: dirReal,
+    pin: null,
+    filterArgs: [],
+    maxStdoutBytes: 64 * 1024,
+    signal,
+  });
   if (rp.spawnError) throw gitUnavailable(rp.spawnError);
   if (rp.code !== 0) {
     const msg = rp.stderr.trim();
-    if (/not a git repository/i.test(msg)) return { kind: 'not_repo', reason: 'not inside a git repository' };
+    if (/not a git repository/i.test(msg)) {
+      const above = enclosingRepo(runtime.root.real);
+      if (above) throw insideLargerRepo(above);
+      return { kind: 'not_repo', reason: 'not inside a git repository' };
+    }
     if (/must be run in a work tree/i.test(msg)) {
       return { kind: 'not_repo', reason: 'inside a git directory or a bare repository, not a work tree' };
     }
     throw gitFailed('rev-parse', rp);
   }
-  const [top, , commondir, config, configWorktree] = rp.stdout
+  const [top, gitDir, commonDir] = rp.stdout
     .toString('utf8')
     .split('\n')
-    .map((l) => path.resolve(dirReal, l)) as [string, string, string, string, string];
+    .map((l) => path.resolve(dirReal, l)) as [string, string, string];
+  return { top, gitDir, commonDir };
+}
+
+/**
+ * Finds the work tree that contains `dirReal` (a real directory inside the workspace) and checks that
+ * everything git would read of it lies inside the workspace (git/confine), on every call, cached or not.
+ */
+export async function openRepo(runtime: Runtime, dirReal: string, signal?: AbortSignal): Promise<RepoLookup> {
   const ws = runtime.root.real;
-  const above = ws.startsWith(top + path.sep);
-  if (!above && !(top === ws || top.startsWith(ws + path.sep))) {
-    // core.worktree (or a gitfile) can point the work tree anywhere: never list files outside the workspace.
-    throw new ToolError(
-      'GIT_ERROR',
-      'the work tree of this repository lies outside the workspace, so the git tools do not read it',
-      { work_tree: top },
-      {
-        suggestion:
-          'Check core.worktree in .git/config (read_file shows it); the git tools only read work trees inside or around the workspace.',
-      },
-    );
-  }
-  const repo: GitRepo = {
-    top,
-    cwd: top,
-    topAboveWorkspace: above,
-    diffBase: above ? ws : top,
-    relativeArgs: above ? [`--relative=${path.relative(top, ws).split(path.sep).join('/')}/`] : [],
-    filterArgs: filters.filterArgs,
-  };
+  const cached = fromCache(runtime, dirReal);
+  if (cached) return { kind: 'repo', repo: { ...cached.repo, pin: confineRepo(ws, cached.found) } };
+  const started = Date.now();
+  const found = await discover(runtime, dirReal, signal);
+  if ('kind' in found) return found;
+  const pin = confineRepo(ws, found);
+  const filters = await discoverFilters(runtime, pin, signal);
+  const top = pin.workTree;
+  const repo: GitRepo = { top, cwd: top, filterArgs: filters.filterArgs, pin };
   // Not the git directory itself: its mtime moves with every index write.
-  const watched = [path.join(top, '.git'), commondir, config, configWorktree];
+  const watched = [
+    path.join(top, '.git'),
+    path.join(pin.gitDir, 'commondir'),
+    path.join(pin.commonDir, 'config'),
+    path.join(pin.gitDir, 'config.worktree'),
+  ];
   const before = started - STABLE_MS;
   if (!filters.hasIncludes && watched.every((p) => settled(p, before))) {
     remember(runtime, dirReal, {
-      repo,
+      repo: { top, cwd: top, filterArgs: repo.filterArgs },
+      found,
       sigs: watched.map((p) => [p, signature(p)]),
       between: dirsBetween(dirReal, top),
     });

@@ -4,6 +4,7 @@
 // driver named in config, pager, credential helpers, signature programs and every transport are off; no
 // system or global config is read; optional locks are off, so `.git/index` is never written. It must not
 // run anything but `git`, and it never uses a shell: argv only, through process/argv (bounded, timed).
+import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { runArgv, type ArgvResult } from '../process/argv.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -43,9 +44,36 @@ export const HARDENING_CONFIG: readonly string[] = [
   'i18n.logOutputEncoding=UTF-8',
 ];
 
+/**
+ * The repository a git process must use, as checked by git/confine: real paths inside the workspace. Set as
+ * GIT_DIR, GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY and GIT_WORK_TREE, so git does no discovery and reads neither
+ * a `.git` file nor `commondir` again: rewriting them after the check cannot redirect it. What stays open is
+ * a directory inside the workspace swapped for a symlink (or an alternates file rewritten) between the check
+ * and git's own opens; running git inside the bubblewrap sandbox, where only the workspace exists, would
+ * close that too and is a cheap follow-up where bubblewrap is in use.
+ */
+export interface GitPin {
+  gitDir: string;
+  commonDir: string;
+  objectsDir: string;
+  workTree: string;
+}
+
 /** The environment of every git process: built from nothing, PATH is the only inherited value. */
-export function gitEnv(runtime: Runtime): Record<string, string> {
+export function gitEnv(runtime: Runtime, pin: GitPin | null = null): Record<string, string> {
+  const pinned: Record<string, string> = pin
+    ? {
+        GIT_DIR: pin.gitDir,
+        GIT_COMMON_DIR: pin.commonDir,
+        GIT_OBJECT_DIRECTORY: pin.objectsDir,
+        GIT_WORK_TREE: pin.workTree,
+      }
+    : {};
   return {
+    ...pinned,
+    // Discovery (the unpinned rev-parse of git/repo) never looks above the workspace root nor across a mount.
+    GIT_CEILING_DIRECTORIES: path.dirname(runtime.root.real),
+    GIT_DISCOVERY_ACROSS_FILESYSTEM: '0',
     PATH: runtime.config.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: runtime.dirs.home,
     LANG: 'C.UTF-8',
@@ -106,6 +134,8 @@ export function parseFilterNames(out: Buffer): Set<string> {
 
 export interface GitRunOptions {
   cwd: string;
+  /** The checked repository (git/repo); null only for discovery, which runs under the ceiling alone. */
+  pin: GitPin | null;
   /** `-c` pairs for the filter drivers of this repository (from discoverFilters). */
   filterArgs: readonly string[];
   maxStdoutBytes?: number;
@@ -124,7 +154,7 @@ export function buildGitArgv(filterArgs: readonly string[], args: readonly strin
 export function runGit(runtime: Runtime, args: readonly string[], opts: GitRunOptions): Promise<ArgvResult> {
   return runArgv('git', buildGitArgv(opts.filterArgs, args), {
     cwd: opts.cwd,
-    env: gitEnv(runtime),
+    env: gitEnv(runtime, opts.pin),
     timeoutMs: opts.timeoutMs ?? GIT_TIMEOUT_MS,
     maxStdoutBytes: opts.maxStdoutBytes ?? GIT_MAX_STDOUT_BYTES,
     signal: opts.signal ?? runtime.signal,
@@ -145,7 +175,7 @@ export interface FilterConfig {
  */
 export async function discoverFilters(
   runtime: Runtime,
-  cwd: string,
+  pin: GitPin,
   signal?: AbortSignal,
 ): Promise<FilterConfig> {
   const r = await runGit(
@@ -157,7 +187,8 @@ export async function discoverFilters(
       '^(filter\\..+\\.(clean|smudge|process|required)|include\\..+|includeif\\..+)$',
     ],
     {
-      cwd,
+      cwd: pin.workTree,
+      pin,
       filterArgs: [],
       maxStdoutBytes: 1024 * 1024,
       signal,

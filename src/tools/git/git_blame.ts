@@ -146,6 +146,7 @@ export const gitBlameTool = defineTool({
     ];
     const r = await runGit(ctx.runtime, argv, {
       cwd: repo.cwd,
+      pin: repo.pin,
       filterArgs: repo.filterArgs,
       signal: ctx.signal,
     });

@@ -17,12 +17,13 @@ import {
   assembleDiff,
   DEFAULT_DIFF_MAX_BYTES,
   DIFF_FILE,
-  dirScope,
   fileLine,
-  gitDirArg,
+  gitPathArg,
   maxBytesArg,
   MAX_PATHS,
+  missingNote,
   numstatFiles,
+  pathScope,
   pathsArg,
   repoFor,
   repoRootRel,
@@ -31,13 +32,13 @@ import {
   type AssembledDiff,
   type DiffFile,
   type DiffSectionInput,
-  type DirScope,
+  type PathScope,
 } from './shared.js';
 
 export const MAX_CONTEXT_LINES = 1000;
 
 const input = z.object({
-  path: gitDirArg,
+  path: gitPathArg,
   paths: pathsArg,
   staged: z.boolean().default(false).describe('Include staged changes (index vs HEAD).'),
   unstaged: z.boolean().default(true).describe('Include unstaged changes (working tree vs index).'),
@@ -83,9 +84,9 @@ async function gitSection(
   specs: string[],
   args: Args,
 ): Promise<DiffSectionInput> {
-  const base = ['diff', ...(staged ? ['--cached'] : []), ...COMMON, ...repo.relativeArgs];
+  const base = ['diff', ...(staged ? ['--cached'] : []), ...COMMON];
   const tail = specs.length ? ['--', ...specs] : [];
-  const opts = { cwd: repo.cwd, filterArgs: repo.filterArgs, signal: ctx.signal };
+  const opts = { cwd: repo.cwd, pin: repo.pin, filterArgs: repo.filterArgs, signal: ctx.signal };
   const [num, patch] = await Promise.all([
     runGit(ctx.runtime, [...base, '--numstat', '-z', ...tail], opts),
     runGit(ctx.runtime, [...base, '--patch', `--unified=${args.context_lines}`, ...tail], {
@@ -95,7 +96,7 @@ async function gitSection(
   ]);
   if (num.code !== 0) throw gitFailed('diff', num);
   if (patch.code !== 0 && !patch.truncated) throw gitFailed('diff', patch);
-  const toWs = (p: string) => wsPath(ctx, repo.diffBase, p);
+  const toWs = (p: string) => wsPath(ctx, repo.top, p);
   return {
     section: staged ? 'staged' : 'unstaged',
     heading: staged ? '# staged (index vs HEAD)' : '# unstaged (working tree vs index)',
@@ -108,7 +109,7 @@ async function gitSection(
 
 function sinceStartSection(
   ctx: ToolContext,
-  dir: DirScope,
+  dir: PathScope,
   only: string[] | undefined,
   args: Args,
 ): DiffSectionInput {
@@ -131,7 +132,7 @@ function sinceStartSection(
   };
 }
 
-function nextCall(args: Args, dir: DirScope, d: AssembledDiff): Record<string, unknown> | null {
+function nextCall(args: Args, dir: PathScope, d: AssembledDiff): Record<string, unknown> | null {
   const rest = d.files.filter((f) => f.shown === 'omitted');
   const partial = d.files.find((f) => f.shown === 'partial');
   let targets = rest;
@@ -164,8 +165,8 @@ export const gitDiffTool = defineTool({
   title: 'Git diff',
   description:
     'Show changes as a unified diff: unstaged (working tree vs index, default) and/or staged (index vs HEAD), for ' +
-    'the repository that contains path, limited to path or to paths. Lists every changed file with +/- counts; the ' +
-    'diff text is cut to max_bytes by whole files and next_action asks for the rest. Untracked files are not ' +
+    'the repository that contains path (a workspace directory or file), limited to path or to paths. Lists every ' +
+    'changed file with +/- counts; the diff text is cut to max_bytes by whole files and next_action asks for the rest. Untracked files are not ' +
     'included (git_status lists them). In a workspace that is not a git repository it shows the changes made ' +
     'through apply_patch since the server started.',
   input,
@@ -182,9 +183,9 @@ export const gitDiffTool = defineTool({
         },
       );
     }
-    const dir = dirScope(ctx, args.path, 'git_diff');
+    const dir = pathScope(ctx, args.path);
     const only = args.paths?.map((p, i) => gitPath(ctx.runtime.root, p, `paths[${i}]`));
-    const found = await repoFor(ctx, dir.real);
+    const found = await repoFor(ctx, dir.lookup);
     let sections: DiffSectionInput[];
     let source: 'git' | 'since_start';
     if (found.repo) {
@@ -231,7 +232,11 @@ export const gitDiffTool = defineTool({
             : args.staged
               ? 'no staged changes'
               : 'no unstaged changes';
-      lines.push(what + (source === 'git' ? ' (untracked files are not diffed; git_status lists them)' : ''));
+      lines.push(
+        what +
+          (source === 'git' ? ' (untracked files are not diffed; git_status lists them)' : '') +
+          missingNote(dir),
+      );
       if (source === 'since_start' && !args.unstaged)
         lines.push('(outside a repository there is no index: pass unstaged: true)');
       return { structured, text: lines.join('\n') };

@@ -9,13 +9,23 @@ import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec, REPO_FIELDS, COMMIT } from './shared.js';
+import {
+  COMMIT,
+  gitPathArg,
+  missingNote,
+  pathScope,
+  REPO_FIELDS,
+  repoFor,
+  repoRootRel,
+  scopeName,
+  scopeSpec,
+} from './shared.js';
 
 export const MAX_LOG_COUNT = 500;
 const LOG_MAX_BYTES = 8 * 1024 * 1024;
 
 const input = z.object({
-  path: gitDirArg,
+  path: gitPathArg,
   ref: z
     .string()
     .default('HEAD')
@@ -44,15 +54,15 @@ export const gitLogTool = defineTool({
   title: 'Git log',
   description:
     'List commits reachable from ref (default HEAD), newest first, one line each: short id, date, author, subject ' +
-    'and refs. When path (a workspace directory) is not the whole repository, only commits touching it are listed. ' +
+    'and refs. When path (a workspace directory or file) is not the whole repository, only commits touching it are listed. ' +
     'Page with skip; next_action carries the next page. git_show shows one commit in full.',
   input,
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
     const ref = validateRev(args.ref, 'ref', 'git_log');
-    const dir = dirScope(ctx, args.path, 'git_log');
-    const found = await repoFor(ctx, dir.real);
+    const dir = pathScope(ctx, args.path);
+    const found = await repoFor(ctx, dir.lookup);
     const base = { path: dir.rel, ref, skip: args.skip };
     if (!found.repo) {
       return {
@@ -81,6 +91,7 @@ export const gitLogTool = defineTool({
     argv.push('--end-of-options', ref, '--', ...spec);
     const r = await runGit(ctx.runtime, argv, {
       cwd: repo.cwd,
+      pin: repo.pin,
       filterArgs: repo.filterArgs,
       maxStdoutBytes: LOG_MAX_BYTES,
       signal: ctx.signal,
@@ -115,8 +126,9 @@ export const gitLogTool = defineTool({
       const refs = c.refs.length ? ` (${c.refs.join(', ')})` : '';
       return `${c.sha.slice(0, 10)} ${c.author.date.slice(0, 10)} ${c.author.name}: ${c.subject}${refs}`;
     });
-    if (commits.length === 0) lines.push(args.skip ? `no commits after skipping ${args.skip}` : 'no commits');
-    if (spec.length) lines.unshift(`[commits touching ${dir.rel === '.' ? 'the workspace' : dir.rel + '/'}]`);
+    if (commits.length === 0)
+      lines.push((args.skip ? `no commits after skipping ${args.skip}` : 'no commits') + missingNote(dir));
+    if (spec.length) lines.unshift(`[commits touching ${scopeName(dir)}]`);
     if (hasMore) {
       const next = { path: dir.rel, ref, max_count: args.max_count, skip: args.skip + commits.length };
       structured.next_action = { tool: 'git_log', arguments: next };

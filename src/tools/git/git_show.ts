@@ -90,6 +90,7 @@ function notFoundRev(rev: string): ToolError {
 async function objectType(ctx: ToolContext, repo: GitRepo, rev: string): Promise<string> {
   const r = await runGit(ctx.runtime, ['cat-file', '-t', '--end-of-options', rev], {
     cwd: repo.cwd,
+    pin: repo.pin,
     filterArgs: repo.filterArgs,
     maxStdoutBytes: 64,
     signal: ctx.signal,
@@ -141,9 +142,8 @@ async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
     '--diff-merges=first-parent',
     '-M',
   ];
-  base.push(...repo.relativeArgs);
   const tail = ['--end-of-options', obj, '--', ...specs];
-  const opts = { cwd: repo.cwd, filterArgs: repo.filterArgs, signal: ctx.signal };
+  const opts = { cwd: repo.cwd, pin: repo.pin, filterArgs: repo.filterArgs, signal: ctx.signal };
   const [meta, patch] = await Promise.all([
     runGit(ctx.runtime, [...base, '-z', `--format=${LOG_FORMAT}`, '--numstat', ...tail], opts),
     args.include_diff
@@ -161,7 +161,7 @@ async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
   let rest = parsed.rest;
   const out = meta.stdout.toString('utf8');
   if (out[rest] === '\n') rest++;
-  const toWs = (p: string) => wsPath(ctx, repo.diffBase, p);
+  const toWs = (p: string) => wsPath(ctx, repo.top, p);
   const files = numstatFiles(parseNumstatZ(out, rest).entries, 'commit', toWs);
   const d = assembleDiff(
     [
@@ -218,6 +218,7 @@ export const gitShowTool = defineTool({
     if (type === 'blob' || type === 'tree') {
       const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
         cwd: repo.cwd,
+        pin: repo.pin,
         filterArgs: repo.filterArgs,
         maxStdoutBytes: args.max_bytes + 1,
         signal: ctx.signal,

@@ -9,17 +9,27 @@ import { baselineChanges } from '../../git/baseline.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { dirScope, gitDirArg, repoFor, repoRootRel, scopeSpec, showPath, wsPath } from './shared.js';
+import {
+  gitPathArg,
+  missingNote,
+  pathScope,
+  repoFor,
+  repoRootRel,
+  scopeName,
+  scopeSpec,
+  showPath,
+  wsPath,
+} from './shared.js';
 
 export const DEFAULT_STATUS_ENTRIES = 500;
 export const MAX_STATUS_ENTRIES = 10_000;
 
 const input = z.object({
-  path: gitDirArg,
+  path: gitPathArg,
   include_untracked: z
     .boolean()
     .default(true)
-    .describe('List untracked files (new directories are listed once, as git does).'),
+    .describe('List untracked files (a new directory is listed once, as "dir/", as git does).'),
   max_entries: z
     .number()
     .int()
@@ -30,7 +40,7 @@ const input = z.object({
 });
 
 const ENTRY = z.object({
-  path: z.string(),
+  path: z.string().describe('Workspace-relative; an untracked directory ends with "/".'),
   orig_path: z.string().nullable().describe('Source of a rename or copy.'),
   code: z.string().describe('Two-letter short status: index then worktree (" M", "M ", "R ", "UU", "??").'),
   kind: z.enum(['changed', 'renamed', 'copied', 'unmerged', 'untracked', 'ignored']),
@@ -99,15 +109,15 @@ export const gitStatusTool = defineTool({
   title: 'Git status',
   description:
     'Show the branch and the staged, unstaged, conflicted and untracked files of the git repository that contains ' +
-    'path (a workspace directory, default "."), limited to that directory. Text uses the short format ("M  src/a.ts" ' +
-    'staged, " M" unstaged, "??" untracked, "UU" conflicted). Read-only: git runs with hooks, fsmonitor, filters ' +
+    'path (a workspace directory or file, default "."), limited to it. Text uses the short format ("M  src/a.ts" ' +
+    'staged, " M" unstaged, "??" untracked, "?? dir/" an untracked directory, "UU" conflicted). Read-only: git runs with hooks, fsmonitor, filters ' +
     'and external programs disabled. Outside a repository the result says is_repo: false.',
   input,
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    const dir = dirScope(ctx, args.path, 'git_status');
-    const found = await repoFor(ctx, dir.real);
+    const dir = pathScope(ctx, args.path);
+    const found = await repoFor(ctx, dir.lookup);
     if (!found.repo) {
       const changed = baselineChanges(ctx.runtime, { dirRel: dir.rel, context: 0 }).length;
       const note = changed
@@ -136,6 +146,7 @@ export const gitStatusTool = defineTool({
     if (spec.length) argv.push('--', ...spec);
     const r = await runGit(ctx.runtime, argv, {
       cwd: repo.cwd,
+      pin: repo.pin,
       filterArgs: repo.filterArgs,
       signal: ctx.signal,
     });
@@ -164,8 +175,7 @@ export const gitStatusTool = defineTool({
     };
     const lines: string[] = [];
     if (parsed.branch) lines.push(branchLine(parsed.branch));
-    if (dir.rel !== '.' || repo.topAboveWorkspace)
-      lines.push(`[limited to ${dir.rel === '.' ? 'the workspace' : dir.rel + '/'}]`);
+    if (spec.length) lines.push(`[limited to ${scopeName(dir)}]`);
     for (const e of entries) {
       lines.push(
         e.orig_path !== null
@@ -175,9 +185,9 @@ export const gitStatusTool = defineTool({
     }
     if (all.length === 0)
       lines.push(
-        args.include_untracked
+        (args.include_untracked
           ? 'nothing to commit, working tree clean'
-          : 'no changes to tracked files (untracked files not listed)',
+          : 'no changes to tracked files (untracked files not listed)') + missingNote(dir),
       );
     if (truncated) {
       let next: Record<string, unknown> | null = null;

@@ -1,21 +1,20 @@
-// What the five git tools share: finding the repository for a directory argument (decisions.md 20), turning
+// What the five git tools share: finding the repository for a path argument (decisions.md 20, 38), turning
 // git's paths into workspace-relative ones, the output schema pieces, and cutting a multi-file diff to a byte
 // budget by whole files so the rest can be asked for with next_action. Runs git only through git/run.
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ToolError } from '../../core/tool-error.js';
+import { gitPath } from '../../git/args.js';
 import { openRepo, type GitRepo } from '../../git/repo.js';
 import { splitPatch, type FileChangeKind, type NumstatEntry } from '../../git/parse-diff.js';
 import { toPosixRel } from '../../workspace/paths.js';
 import type { ToolContext } from '../define.js';
-import { resolveExisting } from '../common.js';
-import { callText } from '../result.js';
 
-export const gitDirArg = z
+export const gitPathArg = z
   .string()
   .default('.')
   .describe(
-    'A directory in the workspace; git finds the repository that contains it, and results are limited to it.',
+    'A directory or file in the workspace (default "."); git finds the repository that contains it, and results are limited to it.',
   );
 
 /** The fields every git tool result starts with: whether there is a repository, and where. */
@@ -60,33 +59,57 @@ export const maxBytesArg = z
     'Most bytes of diff text to return (≤ 4 MiB); whole files are kept together, the rest comes with next_action.',
   );
 
-export interface DirScope {
-  /** Workspace-relative directory. */
+export interface PathScope {
+  /** Workspace-relative path, as the caller named it. */
   rel: string;
-  /** Real path of the directory. */
-  real: string;
+  /** Literal pathspec for git: a directory's real path; a file's name under its directory's real path. */
+  spec: string;
+  /** Real directory the repository is looked up from (a file's nearest existing directory). */
+  lookup: string;
+  isDir: boolean;
+  /** The path exists in the working tree (a deleted file is still a path in history). */
+  exists: boolean;
 }
 
-/** The `path` argument of git_status/git_diff/git_log: an existing directory in the workspace. */
-export function dirScope(ctx: ToolContext, input: string, tool: string): DirScope {
-  const e = resolveExisting(ctx, input);
-  if (!e.stat.isDirectory()) {
-    const retryArgs =
-      tool === 'git_diff' ? { path: '.', paths: [e.rel] } : { path: path.posix.dirname(e.rel) };
-    throw new ToolError(
-      'NOT_A_DIRECTORY',
-      `${e.rel} is a file; ${tool} takes a directory as path`,
-      { path: e.rel },
-      {
-        retry: callText(tool, retryArgs),
-        suggestion:
-          tool === 'git_diff'
-            ? 'Pass the file in paths, and "." (or its directory) as path.'
-            : 'Pass the directory that contains the file, or "." for the workspace root.',
-      },
-    );
+function nearestDir(p: string, root: string): string {
+  for (let d = p; ; d = path.dirname(d)) {
+    try {
+      if (statSync(d).isDirectory()) return d;
+    } catch {
+      // missing: try the parent
+    }
+    if (d === root || d === path.dirname(d)) return root;
   }
-  return { rel: e.rel, real: e.real };
+}
+
+/**
+ * The `path` argument of git_status/git_diff/git_log (decisions.md 20, 38): a directory or a file in the
+ * workspace, or a path that exists only in history; it limits the command to itself.
+ */
+export function pathScope(ctx: ToolContext, input: string): PathScope {
+  const root = ctx.runtime.root.real;
+  const g = gitPath(ctx.runtime.root, input, 'path');
+  let isDir = false;
+  try {
+    isDir = g.exists && statSync(g.real).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (isDir) return { rel: g.rel, spec: g.real, lookup: g.real, isDir, exists: true };
+  // A file: its own name (a symlink stays the link git tracks) under the real path of its directory.
+  const parent = g.exists ? realpathSync(path.dirname(g.spec)) : path.dirname(g.real);
+  const spec = path.join(parent, path.basename(g.spec));
+  return { rel: g.rel, spec, lookup: nearestDir(parent, root), isDir, exists: g.exists };
+}
+
+/** How results name the scope: `the workspace`, `src/`, `src/a.ts`. */
+export function scopeName(scope: PathScope): string {
+  return scope.rel === '.' ? 'the workspace' : scope.isDir ? `${scope.rel}/` : scope.rel;
+}
+
+/** A note for results when the path is in neither the working tree nor (apparently) the history. */
+export function missingNote(scope: PathScope): string {
+  return scope.exists ? '' : ` (${scope.rel} does not exist in the working tree)`;
 }
 
 export type RepoOrNot = { repo: GitRepo; reason?: undefined } | { repo: null; reason: string };
@@ -96,19 +119,23 @@ export async function repoFor(ctx: ToolContext, dirReal: string): Promise<RepoOr
   return r.kind === 'repo' ? { repo: r.repo } : { repo: null, reason: r.reason };
 }
 
-/** The workspace-relative path of a path git printed relative to `base` (the top, or the run directory). */
+/**
+ * The workspace-relative path of a path git printed relative to `base` (the top). A trailing `/` (git's
+ * mark of an untracked directory) is kept, so a directory never reads as a file.
+ */
 export function wsPath(ctx: ToolContext, base: string, p: string): string {
-  return toPosixRel(ctx.runtime.root.real, path.join(base, p));
+  const rel = toPosixRel(ctx.runtime.root.real, path.join(base, p));
+  return p.endsWith('/') && rel !== '.' ? `${rel}/` : rel;
 }
 
-/** The workspace-relative location of the repository's top (`.` when it is the workspace root; `..`-style above). */
+/** The workspace-relative location of the repository's top (`.` when it is the workspace root). */
 export function repoRootRel(ctx: ToolContext, repo: GitRepo): string {
   return toPosixRel(ctx.runtime.root.real, repo.top);
 }
 
-/** Pathspec limiting git to `dir`, or none when `dir` is the whole work tree (the fast, common case). */
-export function scopeSpec(repo: GitRepo, dir: DirScope): string[] {
-  return dir.real === repo.top ? [] : [dir.real];
+/** Pathspec limiting git to `scope`, or none when it is the whole work tree (the fast, common case). */
+export function scopeSpec(repo: GitRepo, scope: PathScope): string[] {
+  return scope.isDir && scope.spec === repo.top ? [] : [scope.spec];
 }
 
 // ---- diff assembly -------------------------------------------------------------------------------------
