@@ -5,6 +5,7 @@ import {
   HEADER_MISMATCH,
   INVALID_PARAMS,
   INVALID_REQUEST,
+  METHOD_NOT_FOUND,
   ProtocolError,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './errors.js';
@@ -13,6 +14,7 @@ import {
   HANDSHAKE_VERSIONS,
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
+  MODERN_METHODS,
   MODERN_VERSIONS,
   SUPPORTED_VERSIONS,
 } from './versions.js';
@@ -72,6 +74,12 @@ function classifyModern(
       `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] must be an object (it may be empty)`,
     );
   }
+  // The header contradicting the body is -32020 even when the body's version is one we do not speak
+  // (decision 39, as the conformance suite's server-stateless scenario checks).
+  if (headers) {
+    const problem = mirror(headers, 'mcp-protocol-version', version, false);
+    if (problem) return bad(HEADER_MISMATCH, `Header mismatch: ${problem}`);
+  }
   if (!MODERN_VERSIONS.includes(version)) {
     return bad(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version ${JSON.stringify(version)}`, 400, {
       supported: SUPPORTED_VERSIONS,
@@ -107,12 +115,7 @@ export function classify(msg: Request | Notification, headers: HeaderView | null
       if (vals.length > 1)
         return bad(INVALID_REQUEST, 'Invalid Request: MCP-Protocol-Version header sent more than once');
       const v = vals[0] as string;
-      if (MODERN_VERSIONS.includes(v)) {
-        return bad(
-          HEADER_MISMATCH,
-          `Header mismatch: MCP-Protocol-Version ${v} needs params._meta["${META_PROTOCOL_VERSION}"] in the body`,
-        );
-      }
+      if (MODERN_VERSIONS.includes(v)) return modernHeaderWithoutMeta(msg, v);
       if (!HANDSHAKE_VERSIONS.includes(v)) {
         return bad(
           INVALID_REQUEST,
@@ -127,4 +130,24 @@ export function classify(msg: Request | Notification, headers: HeaderView | null
     }
   }
   return { ok: true, era: 'handshake' };
+}
+
+/**
+ * A 2026-07-28 header on a body without the era's `_meta` (decision 39, the conformance suite's
+ * server-stateless scenario): a method that does not exist in that era (`initialize`, `ping`, …) is
+ * 404/-32601; any other request lacks its required `_meta` params, 400/-32602.
+ */
+function modernHeaderWithoutMeta(msg: Request | Notification, v: string): Classified {
+  if (msg.kind === 'request' && !MODERN_METHODS.has(msg.method) && !(msg.method in NAME_SOURCE)) {
+    const why =
+      msg.method === 'initialize' || msg.method === 'ping'
+        ? `${msg.method} does not exist in protocol ${v}; use server/discover`
+        : `Method not found: ${msg.method}`;
+    return bad(METHOD_NOT_FOUND, why, 404);
+  }
+  return bad(
+    INVALID_PARAMS,
+    `Invalid params: MCP-Protocol-Version ${v} needs params._meta["${META_PROTOCOL_VERSION}"] and ` +
+      `params._meta["${META_CLIENT_CAPABILITIES}"] in the body`,
+  );
 }

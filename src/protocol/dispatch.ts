@@ -13,6 +13,7 @@ import {
   DISCOVER_TTL_MS,
   HANDSHAKE_VERSIONS,
   META_SERVER_INFO,
+  MODERN_METHODS,
   SUPPORTED_VERSIONS,
   TOOLS_LIST_TTL_MS,
 } from './versions.js';
@@ -29,7 +30,6 @@ const SERVER_INFO = { name: SERVER_NAME, title: SERVER_TITLE, version: SERVER_VE
 const CAPABILITIES = { tools: { listChanged: false } };
 
 const HANDSHAKE_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
-const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
 
 export class Dispatcher {
   /** tools/list responses as bytes around the id: [`{"jsonrpc":"2.0","id":`, `,"result":…}`]. */

