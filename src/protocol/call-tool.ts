@@ -5,14 +5,19 @@ import { ToolError } from '../core/tool-error.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { errorResult, internalError, successResult, type CallToolResult } from '../tools/result.js';
 import { parseArgs } from '../tools/schema.js';
+import { InputRequired } from '../tools/define.js';
+import type { InputRequiredPayload } from '../runtime/grants.js';
 import { INVALID_PARAMS, ProtocolError } from './errors.js';
+
+export type CallOutcome = CallToolResult | { inputRequired: InputRequiredPayload };
 
 export async function callTool(
   runtime: Runtime,
   params: Record<string, unknown> | undefined,
   principal: Principal,
   signal: AbortSignal,
-): Promise<CallToolResult> {
+  canAsk = false,
+): Promise<CallOutcome> {
   const name = params?.name;
   if (typeof name !== 'string')
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (string)', 200);
@@ -37,21 +42,38 @@ export async function callTool(
       );
     }
     const args = parseArgs(name, entry.input, rawArgs);
-    result = successResult(await entry.def.handler(args, { runtime, principal, signal }));
+    const consent = { canAsk, requestState: params?.requestState, inputResponses: params?.inputResponses };
+    result = successResult(await entry.def.handler(args, { runtime, principal, signal, consent }));
   } catch (e) {
+    if (e instanceof InputRequired) {
+      audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED');
+      return { inputRequired: e.payload };
+    }
     if (e instanceof ToolError) result = errorResult(e);
     else {
       runtime.log.error('tool failed', { tool: name, error: String((e as Error)?.stack ?? e) });
       result = errorResult(internalError());
     }
   }
+  const code = result.isError ? (result.structuredContent.error as { code: string }).code : undefined;
+  audit(runtime, principal, name, rawArgs, started, code);
+  return result;
+}
+
+function audit(
+  runtime: Runtime,
+  principal: Principal,
+  tool: string,
+  args: unknown,
+  started: number,
+  error: string | undefined,
+): void {
   runtime.audit?.record({
     principal,
-    tool: name,
-    arguments: rawArgs,
-    ok: !result.isError,
-    error: result.isError ? (result.structuredContent.error as { code: string }).code : undefined,
+    tool,
+    arguments: args,
+    ok: error === undefined,
+    error,
     elapsed_ms: Math.round((runtime.clock.monotonic() - started) * 100) / 100,
   });
-  return result;
 }

@@ -66,7 +66,9 @@ export class Dispatcher {
           return { status: 200, body: Buffer.concat([head, Buffer.from(JSON.stringify(msg.id)), tail]) };
         }
         case 'tools/call': {
-          const result = await callTool(this.runtime, msg.params, principal, signal);
+          const canAsk = era === 'modern' && isObject(cls.clientCapabilities?.elicitation);
+          const result = await callTool(this.runtime, msg.params, principal, signal, canAsk);
+          if ('inputRequired' in result) return this.inputRequired(msg, result.inputRequired);
           return this.ok(msg, era, result as unknown as Record<string, unknown>);
         }
       }
@@ -130,9 +132,19 @@ export class Dispatcher {
     return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
   }
 
+  /** decision 24: a refusal the user may lift, asked through the client (2026-07-28 only). */
+  private inputRequired(msg: Request, payload: Record<string, unknown> | object): Reply {
+    const r = { ...payload, resultType: 'input_required', _meta: { [META_SERVER_INFO]: SERVER_INFO } };
+    return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
+  }
+
   private error(msg: Request, e: ProtocolError): Reply {
     return { status: e.status, body: errorBody(msg.id, e) };
   }
+}
+
+function isObject(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function modernFields(): Record<string, unknown> {

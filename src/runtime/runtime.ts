@@ -13,6 +13,7 @@ import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
 import { ChangeBaseline } from '../git/baseline.js';
+import { GrantStore } from './grants.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -39,6 +40,8 @@ export class Runtime {
   readonly commands: CommandRegistry;
   /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
   readonly baseline = new ChangeBaseline();
+  /** One-time grants asked through the client (decision 24). */
+  readonly grants: GrantStore;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
@@ -47,6 +50,7 @@ export class Runtime {
     this.root = opts.root;
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock;
+    this.grants = new GrantStore(this.clock);
     this.startedAt = this.clock.now();
     this.catalog = buildCatalog({
       enableViewImage: opts.config.enableViewImage,

@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Principal } from '../auth/principal.js';
+import type { InputRequiredPayload } from '../runtime/grants.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -26,11 +27,28 @@ export interface ToolOutcome {
   extra?: ImageBlock[];
 }
 
+/** What a call may ask of the client's user (decision 24); a handler never sees the era itself. */
+export interface Consent {
+  /** The client can ask its user: a 2026-07-28 request whose client declared the elicitation capability. */
+  canAsk: boolean;
+  /** On a retried call: the `requestState` and `inputResponses` it carries (unchecked). */
+  requestState?: unknown;
+  inputResponses?: unknown;
+}
+
 export interface ToolContext {
   runtime: Runtime;
   principal: Principal;
   /** Aborted when the server shuts down; never by a client's cancellation of a command. */
   signal: AbortSignal;
+  consent?: Consent;
+}
+
+/** Thrown by a handler that needs the user's answer first; the dispatcher answers `input_required`. */
+export class InputRequired extends Error {
+  constructor(readonly payload: InputRequiredPayload) {
+    super('input required');
+  }
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject> {

@@ -10,6 +10,7 @@ import { execCommandTool } from './exec/exec_command.js';
 import { writeStdinTool } from './exec/write_stdin.js';
 import { killCommandTool } from './exec/kill_command.js';
 import { readOutputTool } from './exec/read_output.js';
+import { requestPermissionsTool } from './exec/request_permissions.js';
 import { readFileTool } from './files/read_file.js';
 import { listDirTool } from './files/list_dir.js';
 import { listFilesTool } from './files/list_files.js';
@@ -40,7 +41,7 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   gitLogTool,
   gitShowTool,
   gitBlameTool,
-  // request_permissions
+  requestPermissionsTool,
   viewImageTool,
 ] as unknown as ToolDef[];
 

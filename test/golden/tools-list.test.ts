@@ -63,6 +63,10 @@ describe('tools/list snapshot (tool-contract "Envelope")', () => {
     expect(modern.json.result.tools).toEqual(TOOLS);
   });
 
+  it('the default catalog has all 18 tools of the contract, in its order', () => {
+    expect(TOOLS.map((t) => t.name)).toEqual(CONTRACT_ORDER);
+  });
+
   it('every tool is one of the contract\'s 18, listed once, in the contract\'s order', () => {
     const names = TOOLS.map((t) => t.name);
     expect(names.filter((n) => !CONTRACT_ORDER.includes(n))).toEqual([]);

@@ -4,10 +4,13 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { checkCallEnv } from '../../process/env.js';
-import { classifyCommand } from '../../policy/classify.js';
+import { classifyCommand, type Refusal } from '../../policy/classify.js';
+import type { Redeemed } from '../../runtime/grants.js';
 import { requireDirectory, resolveExisting } from '../common.js';
-import { defineTool, type ToolContext } from '../define.js';
+import { defineTool, InputRequired, type ToolContext } from '../define.js';
 import { COMMAND_RESULT, commandOutcome } from './shape.js';
+
+type Args = z.output<typeof input>;
 
 export const MAX_TIMEOUT_MS = 3_600_000;
 export const MAX_YIELD_MS = 30_000;
@@ -77,7 +80,7 @@ export const execCommandTool = defineTool({
     const dir = resolveExisting(ctx, args.workdir, 'workdir');
     requireDirectory(dir, 'exec_command');
     checkEnv(args.env, ctx);
-    checkPolicy(args.cmd, dir.real, ctx);
+    const granted = checkPolicy(args, dir.real, ctx);
     const registry = ctx.runtime.commands;
     const c = registry.start({
       cmd: args.cmd,
@@ -124,20 +127,44 @@ function checkEnv(env: Record<string, string>, ctx: ToolContext): void {
   );
 }
 
-function checkPolicy(cmd: string, cwd: string, ctx: ToolContext): void {
+/**
+ * The command policy; returns the refusal the user lifted for this one call (decision 24), if any. A refusal
+ * the user may lift (a destructive command, network in `safe`) is asked through the client when it can ask
+ * (`input_required`); the retried call with the user's acceptance runs once. Anything else is refused.
+ */
+function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind'] | undefined {
+  const cmd = args.cmd;
   const { config, root, dirs, commands } = ctx.runtime;
   const mode = config.permissionMode;
-  if (mode === 'dangerous') return;
+  if (mode === 'dangerous') return undefined;
   const sandbox = commands.sandboxStatus();
   const sandboxed = sandbox.in_use !== null;
   const v = classifyCommand(cmd, {
     mode,
     cwd,
-    writableRoots: [root.lexical, root.real, dirs.root, ...(sandboxed ? ['/tmp', '/var/tmp'] : [])],
+    // In the sandbox /tmp is this server's private directory (decision 27); /var/tmp is read-only there.
+    writableRoots: [root.lexical, root.real, dirs.root, ...(sandboxed ? ['/tmp'] : [])],
     home: dirs.home,
     networkIsolated: sandbox.network === 'none',
   });
-  if (v.ok) return;
+  if (v.ok) return undefined;
+  const liftable = v.kind === 'destructive' || (v.kind === 'network' && mode === 'safe');
+  const consent = ctx.consent;
+  if (liftable && consent?.requestState !== undefined) {
+    const r = ctx.runtime.grants.redeem('exec_command', args, consent.requestState, consent.inputResponses);
+    if (r.ok) return v.kind;
+    throw grantRefused(r.reason, mode, v);
+  }
+  if (liftable && consent?.canAsk) {
+    const what = v.kind === 'network' ? 'with network access' : `although ${v.reason}`;
+    throw new InputRequired(
+      ctx.runtime.grants.ask(
+        'exec_command',
+        args,
+        `Allow this command to run once ${what}?\n\n${cmd}\n\n(in ${cwd}; the server is in ${mode} mode)`,
+      ),
+    );
+  }
   const flag = `--permission-mode ${v.needs} (SERVICE_PERMISSION_MODE=${v.needs})`;
   const suggestion =
     v.kind === 'network'
@@ -147,8 +174,33 @@ function checkPolicy(cmd: string, cwd: string, ctx: ToolContext): void {
         : `If this is really intended, ask the user to run it themselves, or use a narrower command (e.g. delete named paths without -f). An operator can restart the server with ${flag}, meant only for an isolated container or VM.`;
   throw new ToolError(
     'PERMISSION_REQUIRED',
-    `exec_command refused in ${mode} mode: ${v.reason}`,
+    `exec_command refused in ${mode} mode: ${v.reason}. This command-line policy is the second line; ` +
+      (sandboxed
+        ? 'the first is the kernel sandbox, which also stops what a script does.'
+        : 'no kernel sandbox is in use here, so a script that does the same would not be stopped.'),
     { permission_mode: mode, rule: v.kind, needs: v.needs },
     { suggestion },
+  );
+}
+
+function grantRefused(reason: (Redeemed & { ok: false })['reason'], mode: string, v: Refusal): ToolError {
+  const why =
+    reason === 'declined'
+      ? 'the user declined it'
+      : reason === 'mismatch'
+        ? 'the approval was given for a different call'
+        : reason === 'no_answer'
+          ? 'the retry carried no answer to the approval request'
+          : 'the approval is unknown, already used or expired';
+  return new ToolError(
+    'PERMISSION_REQUIRED',
+    `exec_command refused in ${mode} mode: ${v.reason}; ${why}`,
+    { permission_mode: mode, rule: v.kind, needs: v.needs, grant: reason },
+    {
+      suggestion:
+        reason === 'declined'
+          ? 'Do not run it; ask the user what they want instead.'
+          : 'Send the exec_command call again without requestState to ask the user once more.',
+    },
   );
 }

@@ -1,0 +1,74 @@
+// request_permissions (tool-contract "Permission modes", decision 24): report-only, it never grants. A client
+// that can ask its user (2026-07-28 with the elicitation capability) is told to send the refused call itself,
+// which then asks the user once; any other client gets ELICITATION_UNSUPPORTED naming exactly what the
+// operator can change (which mode, and that it takes a restart).
+import { z } from 'zod';
+import { ToolError } from '../../core/tool-error.js';
+import { defineTool, READ_ONLY } from '../define.js';
+
+const PERMISSIONS = ['network', 'destructive', 'outside_write', 'secret_env'] as const;
+type Permission = (typeof PERMISSIONS)[number];
+
+const input = z.object({
+  tool_name: z.string().min(1).max(100).describe('The tool whose call was refused, e.g. "exec_command".'),
+  permission: z
+    .enum(PERMISSIONS)
+    .describe('What was refused: the `rule` of the PERMISSION_REQUIRED error (network, destructive, …).'),
+  reason: z.string().min(1).max(2000).describe('Why the task needs it, in words the user will read.'),
+  arguments: z.record(z.string(), z.unknown()).optional().describe('The refused call’s arguments.'),
+});
+
+const output = z.object({
+  granted: z.literal(false),
+  ask_on_call: z.literal(true),
+  next_action: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) }).optional(),
+});
+
+/** The least mode that allows each permission, and whether a one-time approval through the client can lift it. */
+const NEEDS: Record<Permission, { mode: 'trusted' | 'dangerous'; askable: boolean }> = {
+  network: { mode: 'trusted', askable: true },
+  destructive: { mode: 'dangerous', askable: true },
+  outside_write: { mode: 'dangerous', askable: false },
+  secret_env: { mode: 'dangerous', askable: false },
+};
+
+export const requestPermissionsTool = defineTool({
+  name: 'request_permissions',
+  title: 'Request permissions',
+  description:
+    'Ask how a refused call (PERMISSION_REQUIRED) can be allowed. It never grants by itself: where the client can ' +
+    'ask its user, send the refused call again and the user is asked to approve it once; otherwise it says what ' +
+    'the operator would have to change.',
+  input,
+  output,
+  annotations: READ_ONLY,
+  handler(args, ctx) {
+    const need = NEEDS[args.permission];
+    const mode = ctx.runtime.config.permissionMode;
+    if (need.askable && ctx.consent?.canAsk) {
+      const structured: Record<string, unknown> = { granted: false, ask_on_call: true };
+      if (args.arguments) structured.next_action = { tool: args.tool_name, arguments: args.arguments };
+      return {
+        structured,
+        text:
+          `Nothing was granted. Send the ${args.tool_name} call again: this client can ask the user, who will be ` +
+          'asked to approve exactly that call once.',
+      };
+    }
+    const why = !need.askable
+      ? `${args.permission} cannot be approved per call`
+      : 'this client cannot ask its user (that needs protocol 2026-07-28 with the elicitation capability)';
+    throw new ToolError(
+      'ELICITATION_UNSUPPORTED',
+      `nothing was granted: ${why}. The server runs in ${mode} mode; only its operator can allow ` +
+        `${args.permission} by restarting it with --permission-mode ${need.mode} (SERVICE_PERMISSION_MODE=${need.mode})`,
+      { permission: args.permission, permission_mode: mode, needs: need.mode },
+      {
+        suggestion:
+          need.mode === 'dangerous'
+            ? 'Find a way within the current mode, or tell the user what you need and why; dangerous mode is meant only for an isolated container or VM.'
+            : 'Find a way within the current mode (e.g. cached or vendored dependencies), or tell the user what you need and why.',
+      },
+    );
+  },
+});
