@@ -1,0 +1,194 @@
+// Shared pieces of the confinement attack tests (issue 10): tool calls over HTTP with a ceiling that only ends
+// a hung test, a byte-for-byte snapshot of a directory tree (names, types, modes, contents, link targets), the
+// symlink swapper (test/helpers/swapper.py) as a bounded child process, and a small valid PNG.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
+import { callTool } from './rpc.js';
+
+/** Ends a hung test; never the thing a test passes on. */
+export const CEILING_MS = 60_000;
+
+export interface ToolAnswer {
+  isError: boolean;
+  /** error.code when isError, else undefined. */
+  code: string | undefined;
+  sc: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+  /** The whole result as JSON: what the model would see, for leak checks. */
+  raw: string;
+}
+
+export class Hung extends Error {}
+
+/** tools/call that rejects with `Hung` when no answer comes within `ms`. */
+export async function callWithin(
+  url: string,
+  name: string,
+  args: Record<string, unknown>,
+  ms = CEILING_MS,
+): Promise<ToolAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const ceiling = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Hung(`${name} ${JSON.stringify(args)} did not answer in ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    const r = await Promise.race([callTool(url, name, args), ceiling]);
+    return {
+      isError: r.isError,
+      code: r.isError ? (r.structuredContent?.error?.code ?? 'NO_CODE') : undefined,
+      sc: r.structuredContent,
+      content: r.content,
+      raw: JSON.stringify(r),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a tool answered, in one word: `ok`, the error code, or `HUNG` (no answer before the ceiling). */
+export async function outcome(url: string, name: string, args: Record<string, unknown>, ms = CEILING_MS) {
+  try {
+    const r = await callWithin(url, name, args, ms);
+    return { word: r.isError ? (r.code as string) : 'ok', answer: r as ToolAnswer | undefined };
+  } catch (e) {
+    if (e instanceof Hung) return { word: 'HUNG', answer: undefined };
+    throw e;
+  }
+}
+
+/** The distinct `tool failed` lines (what became INTERNAL_ERROR) in a server's log, first `max` of them. */
+export function toolFailures(stderr: string, max = 3): string[] {
+  const seen = new Set<string>();
+  for (const line of stderr.split('\n')) {
+    if (!line.includes('tool failed')) continue;
+    const short = line.replace(/\\n\s*at [^"]*/, '').slice(0, 400);
+    seen.add(short);
+    if (seen.size >= max) break;
+  }
+  return [...seen];
+}
+
+export type Snapshot = Record<string, string>;
+
+/** Every entry under `root` (lstat, never following links): type, mode, and content hash or link target. */
+export function snapshotTree(root: string): Snapshot {
+  const out: Snapshot = {};
+  const visit = (abs: string, rel: string) => {
+    const st = lstatSync(abs);
+    const mode = (st.mode & 0o7777).toString(8);
+    if (st.isSymbolicLink()) out[rel] = `link ${mode} -> ${readlinkSync(abs)}`;
+    else if (st.isFile())
+      out[rel] = `file ${mode} ${createHash('sha256').update(readFileSync(abs)).digest('hex')}`;
+    else if (st.isDirectory()) {
+      out[rel] = `dir ${mode}`;
+      for (const name of readdirSync(abs).sort())
+        visit(path.join(abs, name), rel === '.' ? name : `${rel}/${name}`);
+    } else out[rel] = `other ${mode}`;
+  };
+  visit(root, '.');
+  return out;
+}
+
+/** What changed between two snapshots (first 10 of each kind, with counts): empty lists when nothing did. */
+export function diffSnapshots(before: Snapshot, after: Snapshot) {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const added: string[] = [];
+  const removed: string[] = [];
+  const changed: string[] = [];
+  for (const k of [...keys].sort()) {
+    if (!(k in before)) added.push(`${k} (${after[k]})`);
+    else if (!(k in after)) removed.push(k);
+    else if (before[k] !== after[k]) changed.push(`${k}: ${before[k]} -> ${after[k]}`);
+  }
+  const cap = (xs: string[]) => (xs.length > 10 ? [...xs.slice(0, 10), `… ${xs.length - 10} more`] : xs);
+  return { added: cap(added), removed: cap(removed), changed: cap(changed) };
+}
+
+const SWAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'swapper.py');
+
+export interface Swapper {
+  /** SIGTERM, then the number of exchanges it made (the paths are back as they were). */
+  stop(): Promise<number>;
+  /** SIGKILL if still running (cleanup after a failed test). */
+  kill(): void;
+}
+
+/** Starts swapping `a` and `b` (bounded by `maxSeconds`); resolves once the first exchanges are done. */
+export function startSwapper(a: string, b: string, maxSeconds: number): Promise<Swapper> {
+  const proc = spawn('python3', [SWAPPER, a, b, String(maxSeconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const swapper: Swapper = {
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const code = await exited;
+      const m = /\{"swaps": (\d+)\}\s*$/.exec(out);
+      if (code !== 0 || !m) throw new Error(`swapper failed (exit ${code}): ${out} ${err}`);
+      return Number(m[1]);
+    },
+    kill() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    },
+  };
+  return new Promise((resolve, reject) => {
+    proc.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.startsWith('ready\n')) resolve(swapper);
+    });
+    proc.once('error', reject);
+    void exited.then((code) => reject(new Error(`swapper exited early (${code}): ${err}`)));
+  });
+}
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+
+/** A real, decodable RGB PNG of the given size, filled with one grey level. */
+export function png(w: number, h: number, grey = 0x7f): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const raw = Buffer.alloc((w * 3 + 1) * h, grey);
+  for (let y = 0; y < h; y++) raw[y * (w * 3 + 1)] = 0;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** Runs `attempt(i)` for i in [0, n) on `workers` concurrent lanes. */
+export async function inLanes(n: number, workers: number, attempt: (i: number) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < n; i = next++) await attempt(i);
+  };
+  await Promise.all(Array.from({ length: workers }, lane));
+}
