@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 /** tools/call exec_command in the 2026-07-28 era, with the elicitation capability and optional retry fields. */
-async function exec(args: Record<string, unknown>, retry: Record<string, unknown> = {}, meta = ELICIT_META) {
+async function exec(
+  args: Record<string, unknown>,
+  retry: Record<string, unknown> = {},
+  meta: Record<string, unknown> = ELICIT_META,
+) {
   const r = request('modern', 'tools/call', { name: 'exec_command', arguments: args, ...retry });
   (r.body.params as any)._meta = meta;
   const reply = await send(server.url, r, bearer());

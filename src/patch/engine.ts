@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { Logger } from '../core/log.js';
-import type { WorkspaceRoot } from '../workspace/paths.js';
+import { isInside, toPosixRel, type WorkspaceRoot } from '../workspace/paths.js';
+import { pathErrorToTool, PathRaceError } from '../workspace/confined-fs.js';
 import { commitSteps, type CommitHooks } from './commit.js';
 import type { Fuzz } from './line-index.js';
 import type { FileLocks } from './locks.js';
@@ -60,10 +61,10 @@ export async function applyPatch(
       },
     );
   }
-  const ops = resolveOps(env.root, parsed.ops);
+  const ops = beforeWriting(env.root, () => resolveOps(env.root, parsed.ops));
   const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
   return env.locks.withLocks(keys, async () => {
-    const plan = planOps(ops);
+    const plan = beforeWriting(env.root, () => planOps(ops));
     if (!opts.dryRun) {
       env.beforeWrite?.(plan.steps.map((st) => path.join(st.dir, st.name)));
       await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
@@ -77,4 +78,38 @@ export async function applyPatch(
       dryRun: !!opts.dryRun,
     };
   });
+}
+
+/**
+ * Resolving and reading happen before anything is written: a file-system refusal there (EACCES, ENAMETOOLONG,
+ * a directory swapped for a symlink…) is a specific error, never INTERNAL_ERROR (decision 15: PATCH_FAILED
+ * with the errno; a symlink race or loop: SYMLINK_ESCAPE).
+ */
+function beforeWriting<T>(root: WorkspaceRoot, step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    if (e instanceof ToolError) throw e;
+    const err = e as NodeJS.ErrnoException;
+    const where = typeof err?.path === 'string' ? relOf(root, err.path) : undefined;
+    const rel = where ?? (e instanceof PathRaceError ? relOf(root, e.file) : undefined) ?? '';
+    if (e instanceof PathRaceError || err?.code === 'ELOOP') throw pathErrorToTool(e, rel) ?? e;
+    if (typeof err?.code !== 'string' || !/^E[A-Z]+$/.test(err.code)) throw e;
+    throw new ToolError(
+      'PATCH_FAILED',
+      `${rel || 'a path of the patch'}: ${err.code} (${err.syscall ?? 'file system'}); nothing was written`,
+      { path: rel || undefined, errno: err.code, syscall: err.syscall },
+      {
+        suggestion:
+          err.code === 'ENAMETOOLONG'
+            ? 'Use shorter file names (most file systems allow 255 bytes per name).'
+            : 'The file system refuses this path; patch another path or tell the user.',
+      },
+    );
+  }
+}
+
+function relOf(root: WorkspaceRoot, p: string): string | undefined {
+  for (const base of [root.lexical, root.real]) if (isInside(base, p)) return toPosixRel(base, p);
+  return undefined;
 }

@@ -68,7 +68,10 @@ export function toolFailures(stderr: string, max = 3): string[] {
   const seen = new Set<string>();
   for (const line of stderr.split('\n')) {
     if (!line.includes('tool failed')) continue;
-    const short = line.replace(/\\n\s*at [^"]*/, '').slice(0, 400);
+    const short = line
+      .replace(/\\n\s*at [^"]*/, '') // the stack
+      .replace(/(?:[^/'"]{1,3}\/){16,}/g, '…/') // a very deep path
+      .slice(0, 400);
     seen.add(short);
     if (seen.size >= max) break;
   }
@@ -116,8 +119,8 @@ const SWAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'swapper
 export interface Swapper {
   /** SIGTERM, then the number of exchanges it made (the paths are back as they were). */
   stop(): Promise<number>;
-  /** SIGKILL if still running (cleanup after a failed test). */
-  kill(): void;
+  /** SIGKILL if still running, resolving once it has exited (cleanup after a failed test). */
+  kill(): Promise<void>;
 }
 
 /** Starts swapping `a` and `b` (bounded by `maxSeconds`); resolves once the first exchanges are done. */
@@ -135,8 +138,9 @@ export function startSwapper(a: string, b: string, maxSeconds: number): Promise<
       if (code !== 0 || !m) throw new Error(`swapper failed (exit ${code}): ${out} ${err}`);
       return Number(m[1]);
     },
-    kill() {
+    async kill() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
     },
   };
   return new Promise((resolve, reject) => {
@@ -144,7 +148,7 @@ export function startSwapper(a: string, b: string, maxSeconds: number): Promise<
       out += c.toString();
       if (out.startsWith('ready\n')) resolve(swapper);
     });
-    proc.once('error', reject);
+    proc.once('error', (e) => reject(new Error(`the swap-race tests need python3 on PATH: ${e.message}`)));
     void exited.then((code) => reject(new Error(`swapper exited early (${code}): ${err}`)));
   });
 }
