@@ -1,145 +1,214 @@
-// tool-contract "apply_patch" (temp file, fsync, rename): crash safety. A child Node process applies a large
-// multi-file patch forwards and backwards in a loop with the built engine (dist/); the test SIGKILLs it at
-// random moments and then finds every file either fully old or fully new — never torn, never missing — with
-// at most our own hidden temp/backup files left beside them.
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// tool-contract "apply_patch" (fsynced temp file renamed into place; rollback): crash safety at exact points.
+// The built server (dist/cli/main.js --stdio) applies a multi-file patch with a test pause point armed
+// (WB_TEST_PAUSE, decisions.md 41); when it reports the pause on stderr the test SIGKILLs it, then finds every
+// file wholly old or wholly new — never torn, never missing — with only our hidden temp/backup files beside.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/server.js';
+import { BIN } from './helpers/server.js';
 import { makeWorkspace } from './helpers/workspace.js';
 
-const FILES = 24;
+const FILES = 12;
 const LINES = 1500;
 const CHANGED = [3, 200, 420, 777, 1001, 1300, 1499];
-const ITERATIONS = 16;
+/** Each scenario runs this often: a pause point stops at the same step every time. */
+const REPEAT = 3;
+/** Only ends a hung test; a passing run never waits for it. */
+const HUNG_MS = 60_000;
 const LEFTOVER = /^\..*\.wbpatch\.(tmp|bak)$/;
 
-const oldText = (k: number) =>
-  Array.from({ length: LINES }, (_, i) => `file ${k} line ${i} ${'.'.repeat(30)}`).join('\n') + '\n';
+const oldLine = (k: number, i: number) => `file ${k} line ${i} ${'.'.repeat(30)}`;
+const oldText = (k: number) => Array.from({ length: LINES }, (_, i) => oldLine(k, i)).join('\n') + '\n';
 const newText = (k: number) =>
   Array.from({ length: LINES }, (_, i) =>
-    CHANGED.includes(i) ? `file ${k} CHANGED ${i}` : `file ${k} line ${i} ${'.'.repeat(30)}`,
+    CHANGED.includes(i) ? `file ${k} CHANGED ${i}` : oldLine(k, i),
   ).join('\n') + '\n';
 const ADDED = 'added by the patch\n'.repeat(2000);
+const DOOMED = 'deleted by the patch\n'.repeat(2000);
 
-function forwardPatch(): string {
+/** Updates f0…f11 in this order (one commit step each), then deletes doomed.txt and adds born.txt. */
+function patchText(): string {
   const out = ['*** Begin Patch'];
   for (let k = 0; k < FILES; k++) {
     out.push(`*** Update File: f${k}.txt`);
-    for (const i of CHANGED)
-      out.push('@@', `-file ${k} line ${i} ${'.'.repeat(30)}`, `+file ${k} CHANGED ${i}`);
+    for (const i of CHANGED) out.push('@@', `-${oldLine(k, i)}`, `+file ${k} CHANGED ${i}`);
   }
-  out.push(
-    '*** Delete File: doomed.txt',
-    '*** Add File: born.txt',
-    ...ADDED.trimEnd()
-      .split('\n')
-      .map((l) => '+' + l),
-    '*** End Patch',
-  );
+  out.push('*** Delete File: doomed.txt', '*** Add File: born.txt');
+  for (const l of ADDED.trimEnd().split('\n')) out.push('+' + l);
+  out.push('*** End Patch');
   return out.join('\n');
 }
-
-function backwardPatch(): string {
-  const out = ['*** Begin Patch'];
-  for (let k = 0; k < FILES; k++) {
-    out.push(`*** Update File: f${k}.txt`);
-    for (const i of CHANGED)
-      out.push('@@', `-file ${k} CHANGED ${i}`, `+file ${k} line ${i} ${'.'.repeat(30)}`);
-  }
-  out.push(
-    '*** Delete File: born.txt',
-    '*** Add File: doomed.txt',
-    ...ADDED.trimEnd()
-      .split('\n')
-      .map((l) => '+' + l),
-    '*** End Patch',
-  );
-  return out.join('\n');
-}
-
-const CHILD = `
-import { readFileSync } from 'node:fs';
-const [dist, dir, fwdFile, bwdFile] = process.argv.slice(1);
-const { applyPatch } = await import(dist + '/patch/engine.js');
-const { FileLocks } = await import(dist + '/patch/locks.js');
-const { checkRoot } = await import(dist + '/workspace/paths.js');
-const env = { root: checkRoot(dir, '/nonexistent-home').root, locks: new FileLocks() };
-const patches = [readFileSync(fwdFile, 'utf8'), readFileSync(bwdFile, 'utf8')];
-process.stdout.write('ready\\n');
-for (let n = 0; ; n++) await applyPatch(env, patches[n % 2]);
-`;
 
 const ws = makeWorkspace();
-afterAll(() => ws.cleanup());
+const scratch = ws.dir + '-scratch';
+mkdirSync(scratch);
+afterAll(() => {
+  ws.cleanup();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 function reset(): void {
-  for (const name of readdirSync(ws.dir)) rmSync(path.join(ws.dir, name), { force: true });
+  for (const name of readdirSync(ws.dir)) rmSync(path.join(ws.dir, name), { recursive: true, force: true });
   for (let k = 0; k < FILES; k++) writeFileSync(path.join(ws.dir, `f${k}.txt`), oldText(k));
-  writeFileSync(path.join(ws.dir, 'doomed.txt'), ADDED);
+  writeFileSync(path.join(ws.dir, 'doomed.txt'), DOOMED);
 }
 
-async function runAndKill(delayMs: number, fwd: string, bwd: string): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    ['--input-type=module', '-e', CHILD, path.join(REPO_ROOT, 'dist'), ws.dir, fwd, bwd],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
+const rpc = (id: number | undefined, method: string, params: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params }) + '\n';
+
+/**
+ * Starts the server over stdio with `points` armed, sends apply_patch, and calls `onPause` for each pause it
+ * reports; when `onPause` returns 'kill' the server is SIGKILLed there. Fails if the patch finishes (or the
+ * server exits) without stopping at a pause point.
+ */
+async function applyUntilKilled(
+  points: string[],
+  onPause: (point: string) => 'kill' | 'resume',
+  resumeFile?: string,
+): Promise<string[]> {
+  const child = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: '/nonexistent-home',
+      SERVICE_RUNTIME_ROOT: scratch,
+      WB_TEST_PAUSE: points.join(','),
+      ...(resumeFile ? { WB_TEST_PAUSE_RESUME: resumeFile } : {}),
     },
-  );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  await new Promise((r) => setTimeout(r, delayMs));
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-  if (stderr) throw new Error(`child failed: ${stderr}`);
+  const seen: string[] = [];
+  let seenUpTo = 0;
+  let stderr = '';
+  let stdout = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killed = new Promise<void>((resolve, reject) => {
+    const hung = setTimeout(() => reject(new Error(`no pause within ${HUNG_MS} ms: ${stderr}`)), HUNG_MS);
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      for (let m; (m = /^wb-test-pause (\S+)\n/m.exec(stderr.slice(seenUpTo)));) {
+        seenUpTo += m.index + m[0].length;
+        seen.push(m[1] as string);
+        if (onPause(m[1] as string) === 'kill') {
+          clearTimeout(hung);
+          child.kill('SIGKILL');
+          return resolve();
+        }
+      }
+    });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (/"id":2\b/.test(stdout)) reject(new Error(`the patch finished without being killed: ${stdout}`));
+    });
+    void exited.then(() => reject(new Error(`the server exited by itself: ${stderr}`)));
+  });
+  child.stdin.write(
+    rpc(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'crash-test', version: '1' },
+    }) +
+      rpc(undefined, 'notifications/initialized', {}) +
+      rpc(2, 'tools/call', { name: 'apply_patch', arguments: { patch: patchText() } }),
+  );
+  try {
+    await killed;
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  return seen;
 }
 
-describe('crash safety (tool-contract "apply_patch": fsynced temp file renamed into place)', () => {
-  it(`SIGKILL mid-commit ${ITERATIONS} times: every file is fully old or fully new`, async () => {
-    const fwd = path.join(ws.dir, '..', `${path.basename(ws.dir)}-fwd.patch`);
-    const bwd = path.join(ws.dir, '..', `${path.basename(ws.dir)}-bwd.patch`);
-    writeFileSync(fwd, forwardPatch());
-    writeFileSync(bwd, backwardPatch());
-    let interrupted = 0;
-    try {
-      for (let it = 0; it < ITERATIONS; it++) {
-        reset();
-        await runAndKill(20 + Math.floor(Math.random() * 250), fwd, bwd);
-        const names = readdirSync(ws.dir);
-        const leftovers = names.filter((n) => LEFTOVER.test(n));
-        expect(
-          names.filter(
-            (n) => !LEFTOVER.test(n) && !/^f\d+\.txt$/.test(n) && n !== 'doomed.txt' && n !== 'born.txt',
-          ),
-        ).toEqual([]);
-        let olds = 0;
-        let news = 0;
-        for (let k = 0; k < FILES; k++) {
-          const text = readFileSync(path.join(ws.dir, `f${k}.txt`), 'utf8');
-          if (text === oldText(k)) olds++;
-          else if (text === newText(k)) news++;
-          else
-            throw new Error(`iteration ${it}: f${k}.txt is neither the old nor the new version (torn write)`);
-        }
-        for (const name of ['doomed.txt', 'born.txt']) {
-          const file = path.join(ws.dir, name);
-          if (existsSync(file)) expect(readFileSync(file, 'utf8'), name).toBe(ADDED);
-        }
-        if (leftovers.length > 0 || (olds > 0 && news > 0)) interrupted++;
-      }
-    } finally {
-      rmSync(fwd, { force: true });
-      rmSync(bwd, { force: true });
+type Expect = 'old' | 'new' | 'dir';
+
+/** Every file is exactly as `want` says (old or new, never torn); nothing but our hidden leftovers beside. */
+function expectTree(want: (k: number) => Expect, patchDone: boolean): string[] {
+  for (let k = 0; k < FILES; k++) {
+    const file = path.join(ws.dir, `f${k}.txt`);
+    const w = want(k);
+    if (w === 'dir') expect(statSync(file).isDirectory(), `f${k}.txt`).toBe(true);
+    else
+      expect(readFileSync(file, 'utf8') === (w === 'old' ? oldText(k) : newText(k)), `f${k}.txt ${w}`).toBe(
+        true,
+      );
+  }
+  expect(existsSync(path.join(ws.dir, 'born.txt'))).toBe(patchDone);
+  expect(existsSync(path.join(ws.dir, 'doomed.txt'))).toBe(!patchDone);
+  if (!patchDone) expect(readFileSync(path.join(ws.dir, 'doomed.txt'), 'utf8') === DOOMED).toBe(true);
+  const names = readdirSync(ws.dir);
+  const leftovers = names.filter((n) => LEFTOVER.test(n));
+  expect(names.filter((n) => !LEFTOVER.test(n) && !/^f\d+\.txt$/.test(n) && n !== 'doomed.txt')).toEqual([]);
+  return leftovers;
+}
+
+describe('crash safety at exact points (tool-contract "apply_patch": fsynced temp file renamed into place)', () => {
+  it('SIGKILL after every temp file is written, before the first rename: every file wholly old', async () => {
+    for (let run = 0; run < REPEAT; run++) {
+      reset();
+      const seen = await applyUntilKilled(['patch.before-rename'], () => 'kill');
+      expect(seen).toEqual(['patch.before-rename']);
+      const leftovers = expectTree(() => 'old', false);
+      // The kill landed after staging: one temp file per written file (12 updates + born.txt).
+      expect(leftovers.filter((n) => n.endsWith('.tmp'))).toHaveLength(FILES + 1);
     }
-    // The kills must really have landed inside commits for the test to mean anything.
-    expect(interrupted).toBeGreaterThan(0);
-    console.log(`crash test: ${interrupted}/${ITERATIONS} kills landed mid-commit`);
-  }, 120_000);
+  });
+
+  it('SIGKILL between the first and the second rename: the first file wholly new, the rest wholly old', async () => {
+    for (let run = 0; run < REPEAT; run++) {
+      reset();
+      const seen = await applyUntilKilled(['patch.between-renames'], () => 'kill');
+      expect(seen).toEqual(['patch.between-renames']);
+      expectTree((k) => (k === 0 ? 'new' : 'old'), false);
+    }
+  });
+
+  it('SIGKILL during the rollback of a patch that failed part-way (a file replaced by a directory): old or new, never torn', async () => {
+    const FAIL_AT = 6; // f6.txt becomes a directory while the patch waits before its first rename
+    const resume = path.join(scratch, 'resume');
+    for (let run = 0; run < REPEAT; run++) {
+      reset();
+      const seen = await applyUntilKilled(
+        ['patch.before-rename', 'patch.during-rollback'],
+        (point) => {
+          if (point === 'patch.during-rollback') return 'kill';
+          // Another writer swaps f6.txt for a directory: step 6's recheck fails and the commit rolls back.
+          const victim = path.join(ws.dir, `f${FAIL_AT}.txt`);
+          rmSync(victim);
+          mkdirSync(victim);
+          writeFileSync(resume, '');
+          return 'resume';
+        },
+        resume,
+      );
+      expect(seen).toEqual(['patch.before-rename', 'patch.during-rollback']);
+      // Steps 0…5 were renamed in; the first undo restored f5.txt; the kill came before f0…f4 were restored.
+      expectTree((k) => (k < FAIL_AT - 1 ? 'new' : k === FAIL_AT ? 'dir' : 'old'), false);
+      expect(existsSync(resume)).toBe(false); // the paused server consumed it
+    }
+  });
+});
+
+describe('pause points are test-only and checked (decisions.md 41)', () => {
+  it('an unknown WB_TEST_PAUSE point stops the server at start with exit 2 and one line naming the known ones', () => {
+    const r = spawnSync(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+      env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', WB_TEST_PAUSE: 'patch.no-such-point' },
+      encoding: 'utf8',
+      input: '',
+      timeout: HUNG_MS,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /WB_TEST_PAUSE: unknown pause point patch\.no-such-point \(known: patch\.before-rename, /,
+    );
+  });
+
+  it('they appear in neither --help nor the configuration table', () => {
+    for (const flag of ['--help', '--print-config-table']) {
+      const r = spawnSync(process.execPath, [BIN, flag], { encoding: 'utf8', timeout: HUNG_MS });
+      expect(r.status).toBe(0);
+      expect(r.stdout).not.toMatch(/WB_TEST_PAUSE/);
+    }
+  });
 });

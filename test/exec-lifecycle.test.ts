@@ -4,12 +4,13 @@
 // EOF (stdio), refuses to start when a required sandbox cannot run; retention and eviction with an injected
 // clock; permission-mode refusals and environment rules.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { BIN, startInProcess, startServer, type InProcessServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
-import { call, needBwrap, processesWith, waitFor } from './exec-support.js';
+import { call, needBwrap, processesWith, uniqueMarker, waitFor } from './exec-support.js';
 
 const SECRETS = {
   AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY',
@@ -55,6 +56,7 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
 
   it('runtime directory: outside the workspace, HOME/TMPDIR/XDG_CACHE_HOME inside it, removed at SIGTERM; command trees end (decision 26)', async () => {
     const srv = await startServer({ workspace: ws.dir });
+    const [child, deaf] = [uniqueMarker(), uniqueMarker()];
     let root = '';
     try {
       const env = await call(srv.url, 'check_exec_environment');
@@ -67,33 +69,35 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
       expect(r.sc.stdout.trim()).toBe(`${root}/home|${root}/tmp|${root}/cache`);
       expect(existsSync(`${root}/tmp/scratch`)).toBe(true);
       const bg = await call(srv.url, 'exec_command', {
-        cmd: "sh -c 'sleep 51.37 & wait'",
-        yield_time_ms: 300,
+        cmd: `sh -c 'sleep ${child} & wait'`,
+        yield_time_ms: 0,
       });
       expect(bg.sc.status).toBe('running');
       const trap = await call(srv.url, 'exec_command', {
-        cmd: 'trap "" TERM; sleep 51.38',
-        yield_time_ms: 300,
+        cmd: `trap "" TERM; sleep ${deaf}`,
+        yield_time_ms: 0,
       });
       expect(trap.sc.status).toBe('running');
-      expect(
-        await waitFor(() => processesWith('51.37').length === 1 && processesWith('51.38').length === 1, 3000),
-      ).toBe(true);
+      expect(await waitFor(() => processesWith(child).length === 1 && processesWith(deaf).length === 1)).toBe(
+        true,
+      );
     } finally {
       expect(await srv.stop('SIGTERM')).toBe(0);
     }
     expect(existsSync(root)).toBe(false);
-    expect(processesWith('51.37')).toEqual([]);
-    expect(processesWith('51.38')).toEqual([]); // it ignored TERM: shutdown escalated
+    // A SIGKILLed process may stay in /proc for a moment after the server exited; its sleep lasts > 1000 s.
+    expect(await waitFor(() => processesWith(child).length === 0)).toBe(true);
+    expect(await waitFor(() => processesWith(deaf).length === 0)).toBe(true); // it ignored TERM: shutdown escalated
   });
 
   it('SIGINT shuts down like SIGTERM: exit 0, command trees ended', async () => {
     const srv = await startServer({ workspace: ws.dir });
-    const r = await call(srv.url, 'exec_command', { cmd: 'sleep 51.41', yield_time_ms: 300 });
+    const m = uniqueMarker();
+    const r = await call(srv.url, 'exec_command', { cmd: `sleep ${m}`, yield_time_ms: 0 });
     expect(r.sc.status).toBe('running');
-    expect(await waitFor(() => processesWith('51.41').length === 1, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
     expect(await srv.stop('SIGINT')).toBe(0);
-    expect(await waitFor(() => processesWith('51.41').length === 0, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
   });
 
   it('stdio: stdin EOF shuts the server down and ends its commands', async () => {
@@ -102,6 +106,7 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    const m = uniqueMarker();
     let out = '';
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (c: string) => (out += c));
@@ -109,30 +114,33 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'exec_command', arguments: { cmd: "sh -c 'sleep 52.41 & wait'", yield_time_ms: 200 } },
+      params: { name: 'exec_command', arguments: { cmd: `sh -c 'sleep ${m} & wait'`, yield_time_ms: 0 } },
     };
     proc.stdin.write(JSON.stringify(req) + '\n');
-    expect(await waitFor(() => out.includes('\n'), 10_000)).toBe(true);
+    expect(await waitFor(() => out.includes('\n'))).toBe(true);
     const reply = JSON.parse(out.split('\n')[0] as string);
     expect(reply.result.structuredContent.status).toBe('running');
-    expect(await waitFor(() => processesWith('52.41').length === 1, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
     proc.stdin.end();
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 10_000))]);
-    if (code === 'timeout') proc.kill('SIGKILL');
+    // The ceiling only ends a hung test (the server must exit by itself on EOF).
+    const hung = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    const code = await exited;
+    clearTimeout(hung);
     expect(code).toBe(0);
-    expect(processesWith('52.41')).toEqual([]);
+    expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
   });
 
   it('a crashed instance leaves commands behind; the next instance of the workspace ends them at start', async () => {
     const first = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
-    const r = await call(first.url, 'exec_command', { cmd: 'sleep 54.11', yield_time_ms: 300 });
+    const m = uniqueMarker(); // orphaned to init after the crash, and still counted by its marker
+    const r = await call(first.url, 'exec_command', { cmd: `sleep ${m}`, yield_time_ms: 0 });
     expect(r.sc.status).toBe('running');
-    expect(await waitFor(() => processesWith('54.11').length === 1, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
     await first.stop('SIGKILL'); // no shutdown hooks run
-    expect(processesWith('54.11').length).toBe(1);
+    expect(processesWith(m).length).toBe(1);
     const second = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
     try {
-      expect(await waitFor(() => processesWith('54.11').length === 0, 5000)).toBe(true);
+      expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
     } finally {
       await second.stop();
     }
@@ -141,11 +149,12 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
   it('in bubblewrap, commands die with a crashed server at once (--die-with-parent)', async () => {
     if (!needBwrap('the crash test inside bubblewrap')) return;
     const first = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'bwrap' } });
-    const r = await call(first.url, 'exec_command', { cmd: 'sleep 54.12', yield_time_ms: 300 });
+    const m = uniqueMarker();
+    const r = await call(first.url, 'exec_command', { cmd: `sleep ${m}`, yield_time_ms: 0 });
     expect(r.sc.status).toBe('running');
-    expect(await waitFor(() => processesWith('54.12').length === 1, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
     await first.stop('SIGKILL');
-    expect(await waitFor(() => processesWith('54.12').length === 0, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
   });
 
   it('SERVICE_SANDBOX=bwrap when bwrap cannot run: the server refuses to start (exit 2, one line)', async () => {
@@ -194,10 +203,15 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
   });
 
   it('a command whose final status was never returned outlives the retention time until it is returned once', async () => {
-    const r = await call(srv.url, 'exec_command', { cmd: 'sleep 0.2; echo late', yield_time_ms: 0 });
+    // It waits for a file the test creates, so it is still running when the first result comes.
+    const r = await call(srv.url, 'exec_command', {
+      cmd: 'while [ ! -e gate ]; do sleep 0.05; done; echo late',
+      yield_time_ms: 0,
+    });
     expect(r.sc.status).toBe('running');
+    writeFileSync(path.join(ws.dir, 'gate'), '');
     const c = srv.runtime.commands.get(r.sc.command_id);
-    expect(await waitFor(() => !c.running, 5000)).toBe(true);
+    expect(await waitFor(() => !c.running)).toBe(true);
     clock.advance(10_000_000);
     const p = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id });
     expect(p.sc).toMatchObject({ status: 'exited', exit_code: 0, stdout: 'late\n' });
@@ -218,7 +232,7 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
     };
     for (const tty of [false, true]) {
       const c = srv.runtime.commands.start({ ...spec, tty });
-      expect(await waitFor(() => !c.running, 5000)).toBe(true);
+      expect(await waitFor(() => !c.running)).toBe(true);
       const r = await call(srv.url, 'write_stdin', { command_id: c.id });
       if (tty && c.status !== 'failed') {
         // The PTY library starts its child before chdir fails: it reports the child's own exit instead.
@@ -233,18 +247,20 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
   });
 
   it('if the spawner helper dies, its commands are stopped and reported, and the next command starts a new one', async () => {
-    const r = await call(srv.url, 'exec_command', { cmd: 'sleep 55.13', yield_time_ms: 200 });
+    const m = uniqueMarker();
+    const r = await call(srv.url, 'exec_command', { cmd: `sleep ${m}`, yield_time_ms: 0 });
     expect(r.sc.status).toBe('running');
-    expect(await waitFor(() => processesWith('55.13').length === 1, 3000)).toBe(true);
-    const sleeper = processesWith('55.13')[0] as number;
+    expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
+    const sleeper = processesWith(m)[0] as number;
     const stat = readFileSync(`/proc/${sleeper}/stat`, 'latin1');
     const helper = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     expect(readFileSync(`/proc/${helper}/cmdline`, 'latin1')).toContain('spawner-main');
     process.kill(helper, 'SIGKILL');
-    const p = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id, yield_time_ms: 3000 });
+    expect(await waitFor(() => !srv.runtime.commands.get(r.sc.command_id).running)).toBe(true);
+    const p = await call(srv.url, 'write_stdin', { command_id: r.sc.command_id });
     expect(p.sc).toMatchObject({ status: 'terminated', signal: 'SIGKILL' });
     expect(p.sc.stderr).toMatch(/helper .* ended unexpectedly/);
-    expect(await waitFor(() => processesWith('55.13').length === 0, 3000)).toBe(true);
+    expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
     const again = await call(srv.url, 'exec_command', { cmd: 'echo again' });
     expect(again.sc).toMatchObject({ status: 'exited', stdout: 'again\n' });
   });
@@ -280,7 +296,7 @@ describe('total retained output (spec §8: SERVICE_EXEC_TOTAL_BUFFER_BYTES)', ()
   it('finished commands beyond the byte budget are dropped oldest first; each stream keeps at most its buffer', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await call(srv.url, 'exec_command', { cmd: 'seq 1 200000', yield_time_ms: 20_000 });
+      const r = await call(srv.url, 'exec_command', { cmd: 'seq 1 200000', yield_time_ms: 30_000 });
       expect(r.sc).toMatchObject({ status: 'exited', stdout_truncated: true });
       ids.push(r.sc.command_id);
     }

@@ -1,7 +1,9 @@
 // Shared pieces of the command tests: tool calls over HTTP (on the default pool or on a connection of one's
-// own), counting live processes by a marker in their command line (/proc), bounded waits, and whether
-// bubblewrap can run here (a skip prints the reason; under CI=true the skip fails instead).
+// own), counting the live processes this test started by a marker in their command line (/proc), waits on
+// events whose ceilings only end a hung test, and whether bubblewrap can run here (a skip prints the reason;
+// under CI=true the skip fails instead).
 import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { callTool, post } from './helpers/rpc.js';
@@ -73,29 +75,66 @@ export function cancel(url: string, requestId: number) {
   });
 }
 
-/** Live `sleep` processes whose arguments contain `marker` (a unique duration), from /proc. */
+/** Only ends a hung test: every wait on an event gets at least this long (a passing run never waits it out). */
+export const HUNG_MS = 60_000;
+
+const issued = new Set<string>();
+
+/**
+ * A `sleep` duration no other test run shares (1000–2000 s with nine random decimals): `sleep ${m}` marks the
+ * processes of one test, and outlives any test that waits for them to end.
+ */
+export function uniqueMarker(): string {
+  const m = `${1000 + randomInt(1000)}.${String(randomInt(1e9)).padStart(9, '0')}`;
+  issued.add(m);
+  return m;
+}
+
+/**
+ * Live (not zombie) `sleep` processes whose arguments contain `marker`, from /proc. A marker from
+ * uniqueMarker() belongs to this run alone, so every process carrying it counts — also one orphaned to init,
+ * which is what the "no orphans" tests must see. Any other marker counts only among descendants of this test
+ * process (the servers it launched, and inside bubblewrap too: /proc shows host parent ids), never another
+ * run's processes on the same machine.
+ */
 export function processesWith(marker: string): number[] {
-  const out: number[] = [];
+  const parent = new Map<number, number>();
+  const matches: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(name), Number(ppid));
+      if (state === 'Z') continue;
       const cmdline = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ');
-      const state = readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (/^(?:\S*\/)?sleep /.test(cmdline) && cmdline.includes(marker) && !/\) Z /.test(state))
-        out.push(Number(name));
+      if (/^(?:\S*\/)?sleep /.test(cmdline) && cmdline.includes(marker)) matches.push(Number(name));
     } catch {
       /* gone */
     }
   }
-  return out;
+  if (issued.has(marker)) return matches;
+  return matches.filter((pid) => descendsFrom(pid, process.pid, parent));
 }
 
+function descendsFrom(pid: number, ancestor: number, parent: ReadonlyMap<number, number>): boolean {
+  for (let cur = parent.get(pid), hops = 0; cur !== undefined && cur > 1 && hops < 4096; hops++) {
+    if (cur === ancestor) return true;
+    cur = parent.get(cur);
+  }
+  return false;
+}
+
+/**
+ * Polls `pred` until it holds. The ceiling only ends a hung test, so it is never below HUNG_MS: a shorter
+ * `ms` is raised to it (a passing run returns as soon as the event happened).
+ */
 export async function waitFor(
   pred: () => boolean | Promise<boolean>,
-  ms: number,
+  ms = HUNG_MS,
   stepMs = 25,
 ): Promise<boolean> {
-  const end = Date.now() + ms;
+  const end = Date.now() + Math.max(ms, HUNG_MS);
   for (;;) {
     if (await pred()) return true;
     if (Date.now() >= end) return false;
@@ -103,7 +142,25 @@ export async function waitFor(
   }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Polls a command (write_stdin, which answers on new output or exit) after first typing `chars`, until its
+ * collected stdout matches `until` or it has ended. The deadline only ends a hung test.
+ */
+export async function pollUntil(
+  url: string,
+  id: string,
+  until: RegExp | null,
+  chars = '',
+): Promise<{ last: Result; stdout: string }> {
+  const end = Date.now() + HUNG_MS;
+  let last = await call(url, 'write_stdin', { command_id: id, chars, yield_time_ms: 10_000 });
+  let stdout = last.sc.stdout ?? '';
+  while (last.sc.status === 'running' && !(until && until.test(stdout)) && Date.now() < end) {
+    last = await call(url, 'write_stdin', { command_id: id, chars: '', yield_time_ms: 10_000 });
+    stdout += last.sc.stdout ?? '';
+  }
+  return { last, stdout };
+}
 
 let bwrapState: { ok: boolean; reason: string } | undefined;
 

@@ -165,7 +165,7 @@ describe('start-up in oauth mode', () => {
     const r = spawnSync(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0'], {
       env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', SERVICE_AUTH_MODE: 'oauth', ...env },
       encoding: 'utf8',
-      timeout: 15_000,
+      timeout: 60_000,
     });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

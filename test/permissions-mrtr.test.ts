@@ -5,6 +5,8 @@
 // grants and answers ELICITATION_UNSUPPORTED where the client cannot be asked. The official v2 client (pinned
 // 2026-07-28, auto-fulfilment) is the peer for the full round trip; raw requests check each refusal.
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
@@ -13,6 +15,7 @@ import { GRANT_TTL_MS } from '../src/runtime/grants.js';
 import { bearer, META, request, send } from './helpers/raw-http.js';
 import { startInProcess, TEST_TOKEN, type InProcessServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
+import { needBwrap } from './exec-support.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ELICIT_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
@@ -171,6 +174,54 @@ describe('request_permissions never grants (decision 24, tool-contract "Permissi
   it('with elicitation declared: nothing granted, told to send the refused call itself', async () => {
     const r = await ask('modern', ELICIT_META);
     expect(r.isError).toBe(false);
-    expect(r.structuredContent).toMatchObject({ ok: true, granted: false, ask_on_call: true });
+    expect(r.structuredContent).toMatchObject({ ok: true, ask_on_call: true });
+    expect(r.structuredContent.granted).not.toBe(true);
   });
 });
+
+describe.runIf(needBwrap('network grant in the bubblewrap sandbox'))(
+  'a network grant in the sandbox (decision 24: network in safe)',
+  () => {
+    let sws: TempWorkspace;
+    let sserver: InProcessServer;
+    let site: http.Server;
+    let port = 0;
+    beforeAll(async () => {
+      sws = makeWorkspace({ 'README.md': '# net\n' });
+      sserver = await startInProcess({ workspace: sws.dir, env: { SERVICE_SANDBOX: 'bwrap' } });
+      site = http.createServer((_req, res) => res.end('hello-from-the-host-network'));
+      await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+      port = (site.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      await sserver?.close();
+      site?.close();
+      sws?.cleanup();
+    });
+    const curl = () => ({ cmd: `curl -s --max-time 20 http://127.0.0.1:${port}/`, yield_time_ms: 30_000 });
+    const call = async (retry: Record<string, unknown> = {}, meta: Record<string, unknown> = ELICIT_META) => {
+      const r = request('modern', 'tools/call', { name: 'exec_command', arguments: curl(), ...retry });
+      (r.body.params as any)._meta = meta;
+      return (await send(sserver.url, r, bearer())).json.result;
+    };
+
+    it('without a client that can ask, the kernel keeps the command off the host network', async () => {
+      const r = await call({}, META);
+      expect(r.structuredContent).toMatchObject({ ok: true, status: 'exited' });
+      expect(r.structuredContent.stdout ?? '').not.toContain('hello-from-the-host-network');
+    });
+
+    it('asked and accepted, that one command reaches the host network; the next one does not', async () => {
+      const first = await call();
+      expect(first.resultType).toBe('input_required');
+      expect(first.inputRequests.approve.params.message).toContain('network');
+      const ran = await call({
+        requestState: first.requestState,
+        inputResponses: { approve: { action: 'accept' } },
+      });
+      expect(ran.structuredContent.stdout).toBe('hello-from-the-host-network');
+      const again = await call({}, META);
+      expect(again.structuredContent.stdout ?? '').not.toContain('hello-from-the-host-network');
+    });
+  },
+);

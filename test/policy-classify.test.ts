@@ -54,6 +54,59 @@ describe('destructive commands are refused in safe and trusted', () => {
   });
 });
 
+describe('mass deletion without the words rm -rf is refused like rm -rf (issue 10, item 4)', () => {
+  it.each([
+    'find . -delete',
+    'find src -delete',
+    "find . -name '*.o' -delete",
+    'find . -type f -exec rm {} \\;',
+    'find . -exec rm -f {} +',
+    'find . -execdir rm {} \\;',
+    'find . -ok rm {} \\;',
+    'find . -okdir /bin/rm {} \\;',
+    'find . -exec sh -c \'rm -rf "$1"\' _ {} \\;',
+    'find . -name x | xargs rm',
+    'find . -print0 | xargs -0 rm -f',
+    'python3 -c "import shutil; shutil.rmtree(\'src\')"',
+    'python -c "from shutil import rmtree; rmtree(\'src\')"',
+    'python3 -c "import os; os.system(\'rm -rf src\')"',
+    "python3 -c \"import subprocess; subprocess.run(['rm', '-rf', 'src'])\"",
+    'perl -MFile::Path=rmtree -e \'rmtree("src")\'',
+    'perl -e \'use File::Path qw(remove_tree); remove_tree("src")\'',
+    'ruby -rfileutils -e \'FileUtils.rm_rf("src")\'',
+    "node -e \"require('fs').rmSync('src', { recursive: true, force: true })\"",
+    'node --eval "fs.rmdirSync(\'src\', {recursive: true})"',
+    "node -e \"require('fs').promises.rm('src', { recursive: true })\"",
+    'deno eval "await Deno.remove(\'src\', { recursive: true })"',
+    'bash -c "find . -delete"',
+  ])('%j', (cmd) => {
+    expect(kind(cmd)).toBe('destructive');
+    expect(kind(cmd, { mode: 'trusted' })).toBe('destructive');
+    expect(kind(cmd, { mode: 'dangerous' })).toBe('ok');
+  });
+
+  it.each([
+    "find . -name '*.ts' -print",
+    'find . -type f -exec grep -l TODO {} +',
+    'find . -execdir wc -l {} \\;',
+    'find . -newer x -ls',
+    'find . | xargs grep foo',
+    'python3 -c "print(1)"',
+    'python3 script.py --rmtree',
+    "node -e \"require('fs').rmSync('one-file.txt')\"",
+    'perl -ne "print if /rmtree/" notes.txt',
+    'ruby -e "puts 1"',
+  ])('%j is allowed', (cmd) => {
+    expect(kind(cmd)).toBe('ok');
+  });
+
+  it('the refusal says what the command would do', () => {
+    const v = classifyCommand('find . -delete', ctx());
+    expect(v).toMatchObject({ ok: false, needs: 'dangerous' });
+    expect(v.ok ? '' : v.reason).toMatch(/-delete` deletes every file it matches/);
+  });
+});
+
 describe('writes aimed outside the workspace are refused; reads anywhere are fine (decision 23)', () => {
   it.each([
     'echo x > /etc/passwd',

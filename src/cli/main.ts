@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ConfigError, load, type Config } from '../config/load.js';
 import { configTableMarkdown } from '../config/schema.js';
 import { createLogger } from '../core/log.js';
+import { setPausePoints } from '../core/pause.js';
 import { SERVER_VERSION } from '../core/version.js';
 import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../auth/authenticate.js';
 import { createHttpServer, type ExtraRoute } from '../http/server.js';
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
   if (action.kind === 'version') return void process.stdout.write(`${SERVER_VERSION}\n`);
   if (action.kind === 'print-config-table') return void process.stdout.write(configTableMarkdown() + '\n');
   const config = action.config;
+  if (config.testPause) setPausePoints(config.testPause.points, config.testPause.resumeFile);
   const rootCheck = checkRoot(config.workspace, config.env.HOME);
   if (!rootCheck.ok) fail(`SERVICE_WORKSPACE: ${rootCheck.reason}`);
   checkCombination(config);
@@ -118,6 +120,7 @@ async function main(): Promise<void> {
 
   if (config.stdio) {
     log.info('serving on stdio', { workspace: rootCheck.root.lexical });
+    setImmediate(() => warnIfUnconfined(runtime, log));
     await serveStdio(runtime, process.stdin, process.stdout);
     return stop();
   }
@@ -163,7 +166,18 @@ async function main(): Promise<void> {
       );
     }
     process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
+    // After the ready line: probing bubblewrap takes a few milliseconds.
+    setImmediate(() => warnIfUnconfined(runtime, log));
   });
+}
+
+/** Issue 10: without a sandbox, say at start what `safe`/`trusted` then do and do not stop. */
+function warnIfUnconfined(runtime: Runtime, log: ReturnType<typeof createLogger>): void {
+  const s = runtime.commands.sandboxStatus();
+  if (s.in_use !== null || runtime.config.permissionMode === 'dangerous') return;
+  log.warn(
+    `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
+  );
 }
 
 main().catch((e) => {

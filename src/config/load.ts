@@ -1,6 +1,7 @@
 // The only reader of process.env and argv. load() returns a frozen Config or a ConfigError whose message is
 // the one line the CLI prints before exiting 2. Secrets come only from the environment or a file.
 import { readFileSync } from 'node:fs';
+import { PAUSE_POINTS } from '../core/pause.js';
 import { ENTRIES, PREFIX, describeKind, type Entry } from './schema.js';
 
 export type PermissionMode = 'safe' | 'trusted' | 'dangerous';
@@ -30,6 +31,7 @@ export interface Config {
   enableViewImage: boolean;
   maxRequestBytes: number;
   execMaxActive: number;
+  execMaxProcesses: number;
   execMaxRetained: number;
   execRetentionS: number;
   execStreamBufferBytes: number;
@@ -40,6 +42,17 @@ export interface Config {
   auditLog?: string;
   /** Snapshot of the server's environment; process/ filters it for children. */
   env: Readonly<Record<string, string>>;
+  /** Test-only pause points (core/pause.ts), from WB_TEST_PAUSE; not a SERVICE_* setting, never documented. */
+  testPause?: TestPause;
+  /** Test-only (decisions.md 42): WB_TEST_CIMD_ALLOW_LOOPBACK=1 lets Client ID Metadata Documents be fetched from
+   *  loopback addresses, so tests can serve them locally. Not a SERVICE_* setting, never documented for users. */
+  testCimdAllowLoopback?: boolean;
+}
+
+export interface TestPause {
+  points: readonly string[];
+  /** WB_TEST_PAUSE_RESUME: a file whose appearance resumes a paused process. */
+  resumeFile?: string;
 }
 
 export type CliAction =
@@ -205,5 +218,22 @@ export function load(
   const snapshot: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') snapshot[k] = v;
   out.env = Object.freeze(snapshot);
+  out.testPause = testPause(env);
+  if (env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1') out.testCimdAllowLoopback = true;
   return { kind: 'serve', config: Object.freeze(out) as unknown as Config };
+}
+
+/** WB_TEST_PAUSE=<point>[,<point>...] (decisions.md 41): undefined unless set; an unknown point is an error. */
+export function testPause(env: Record<string, string | undefined>): TestPause | undefined {
+  const raw = env.WB_TEST_PAUSE;
+  if (!raw) return undefined;
+  const points = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const known: readonly string[] = PAUSE_POINTS;
+  const unknown = points.find((p) => !known.includes(p));
+  if (unknown !== undefined)
+    throw new ConfigError(`WB_TEST_PAUSE: unknown pause point ${unknown} (known: ${known.join(', ')})`);
+  return Object.freeze({ points: Object.freeze(points), resumeFile: env.WB_TEST_PAUSE_RESUME || undefined });
 }

@@ -204,6 +204,14 @@ export const ENTRIES: readonly Entry[] = [
     doc: 'Commands running at once.',
   },
   {
+    key: 'execMaxProcesses',
+    env: 'EXEC_MAX_PROCESSES',
+    flag: '--exec-max-processes',
+    kind: int(16, 1 << 20),
+    default: 1024,
+    doc: 'Processes one command tree may have at once (a pids cgroup where the host allows one, else a watchdog).',
+  },
+  {
     key: 'execMaxRetained',
     env: 'EXEC_MAX_RETAINED',
     flag: '--exec-max-retained',

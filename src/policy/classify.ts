@@ -1,13 +1,15 @@
 // The command policy of the permission modes (tool-contract "Permission modes", decision 23). A classifier:
 // it reads a command line and returns a verdict value; the caller maps a refusal to PERMISSION_REQUIRED.
-// In `safe` and `trusted` it refuses destructive commands (rm -rf, git reset --hard, git clean -f, sudo, …)
-// and writes or deletions aimed outside the workspace and the runtime directory (rm, mv, cp/install
-// destinations, chmod/chown, ln, touch, mkdir, tee, dd of=, sed -i, redirections); plain reads anywhere are
-// allowed. In `safe` without a kernel sandbox it also refuses commands whose purpose is the network. It is a
-// guard-rail against mistakes, not a security boundary: the OS sandbox is (a shell can always hide intent).
+// In `safe` and `trusted` it refuses destructive commands (rm -rf, find -delete, interpreter one-liners that
+// delete trees, git reset --hard, git clean -f, sudo, …) and writes or deletions aimed outside the workspace
+// and the runtime directory (rm, mv, cp/install destinations, chmod/chown, ln, touch, mkdir, tee, dd of=,
+// sed -i, redirections); plain reads anywhere are allowed. In `safe` without a kernel sandbox it also refuses
+// commands whose purpose is the network. It is a second line, a guard-rail against mistakes: the kernel
+// sandbox is the first and the only boundary (a script can always hide intent from a command-line reader).
 import path from 'node:path';
 import type { PermissionMode } from '../config/load.js';
 import { lex, type SimpleCommand, type Word } from './shell-words.js';
+import { findDeletes, interpreterDeletes, xargsDeletes } from './delete-rules.js';
 import { gitVerdict } from './git-rules.js';
 import { networkPurpose } from './network-rules.js';
 
@@ -118,8 +120,30 @@ function classifySimple(sc: SimpleCommand, ctx: PolicyContext, cwd: string | nul
   if (name === 'eval') return classifyText(args.map((a) => a.text).join(' '), ctx, depth + 1);
   if (name === 'xargs' || name === 'watch') {
     const rest = skipWrapperOptions(name, args);
+    const del = name === 'xargs' ? xargsDeletes(rest.map((a) => a.text)) : null;
+    if (del) return refuse('destructive', 'dangerous', del);
     return rest.length ? classifySimple({ words: rest, redirects: [] }, ctx, null, depth + 1) : { ok: true };
   }
+  if (name === 'find') {
+    const del = findDeletes(
+      args.map((a) => a.text),
+      (words) => {
+        const v = classifySimple(
+          { words: words.map((text) => ({ text, dynamic: false })), redirects: [] },
+          ctx,
+          null,
+          depth + 1,
+        );
+        return v.ok ? null : v.reason;
+      },
+    );
+    if (del) return refuse('destructive', 'dangerous', del);
+  }
+  const tree = interpreterDeletes(
+    name,
+    args.map((a) => a.text),
+  );
+  if (tree) return refuse('destructive', 'dangerous', tree);
   if (DISK_TOOLS.test(name))
     return refuse('destructive', 'dangerous', `\`${name}\` rewrites disks or partitions`);
   if (

@@ -81,6 +81,11 @@ export class Command {
     return this.handle?.pid ?? 0;
   }
 
+  /** Whether a pids cgroup bounds the tree (undefined until the spawner has said). */
+  get limited(): boolean | undefined {
+    return this.handle?.limited;
+  }
+
   get elapsedMs(): number {
     return Math.round((this.endedMono ?? this.clock.monotonic()) - this.startedMono);
   }

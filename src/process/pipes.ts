@@ -1,9 +1,11 @@
 // Commands on pipes (decision 19; tool-contract "Commands"): the only importer of child_process for
 // commands. The child gets its own session and process group (detached → setsid); stdout and stderr are
 // read as they come; when the leader exits, background jobs it left in its group are killed and the streams
-// get a moment to drain. Runs in the spawner helper (spawner-main.ts) and, as a fallback, in the server.
-// Imports stay light: the helper loads this file and nothing else of the server.
+// get a moment to drain. With a pids cgroup the child is born inside it (cgroup.ts). Runs in the spawner
+// helper (spawner-main.ts) and, as a fallback, in the server. Imports stay light: the helper loads this file
+// and nothing else of the server.
 import { spawn as spawnChild } from 'node:child_process';
+import { hitLimit, releaseCgroup, spawnInCgroup, type CgroupTarget } from './cgroup.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { signalTree, treeAlive, type TreeTarget } from './tree.js';
 
@@ -31,14 +33,33 @@ export interface PipeHandle extends ProcessHandle {
   resume(): void;
 }
 
+/** Spawn inside the command's pids cgroup when there is one; `limited` says whether it holds the tree. */
+export function inCgroup<T>(cg: CgroupTarget | undefined, spawn: () => T): { result: T; limited: boolean } {
+  return cg ? spawnInCgroup(cg, spawn) : { result: spawn(), limited: false };
+}
+
+/** At the end of a command: say so if it hit its process limit, and remove its cgroup. */
+export function endCgroup(cg: CgroupTarget | undefined, limited: boolean, ev: ProcessEvents): void {
+  if (!cg) return;
+  if (limited && hitLimit(cg.dir))
+    ev.onStderr(
+      Buffer.from(
+        `workbench-mcp: this command reached its limit of ${cg.max} processes (SERVICE_EXEC_MAX_PROCESSES); forks past it failed with EAGAIN\n`,
+      ),
+    );
+  releaseCgroup(cg.dir);
+}
+
 export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
   const [file, ...args] = spec.argv as [string, ...string[]];
-  const child = spawnChild(file, args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const { result: child, limited } = inCgroup(spec.cgroup, () =>
+    spawnChild(file, args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    }),
+  );
   let stdinOpen = true;
   let done = false;
   let exited: { code: number | null; signal: string | null } | undefined;
@@ -51,6 +72,7 @@ export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
     done = true;
     stdinOpen = false;
     if (drainTimer) clearTimeout(drainTimer);
+    endCgroup(spec.cgroup, limited, ev);
     ev.onExit(exited.code, exited.signal, startError);
   };
   child.stdout.on('data', ev.onStdout);
@@ -89,6 +111,7 @@ export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
       return child.pid ?? 0;
     },
     tty: false,
+    limited,
     get stdinOpen() {
       return stdinOpen && !done;
     },

@@ -1,10 +1,11 @@
 // The command registry, owned by the runtime (spec §1.6, §8; tool-contract "Commands"): starts commands
 // (shell → sandbox wrapper → spawn), finds them by their unguessable id for any client, enforces the limits
-// (running count, finished kept, total retained output, retention time — each from config), and ends every
-// process tree at shutdown. Finished commands are evicted oldest-first by age and bytes, but one whose final
-// status was never returned is kept (decision 19) — up to twice the count and byte limits, so memory stays
-// bounded even when nobody polls.
+// (running count, processes per command tree, finished kept, total retained output, retention time — each
+// from config), and ends every process tree at shutdown. Finished commands are evicted oldest-first by age
+// and bytes, but one whose final status was never returned is kept (decision 19) — up to twice the count and
+// byte limits, so memory stays bounded even when nobody polls.
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { Command } from './command.js';
@@ -18,6 +19,7 @@ import {
   type SandboxPlan,
   type SandboxStatus,
 } from './sandbox.js';
+import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
 import { findShell, spawnPty, SpawnError, type ProcessEvents, type SpawnSpec } from './spawn.js';
 import { Spawner } from './spawner.js';
 
@@ -32,6 +34,8 @@ export interface StartSpec {
   maxOutputBytes: number;
   stdin: string;
   env: Record<string, string>;
+  /** The user granted this one command the host network (decision 24): no network namespace for it. */
+  hostNetwork?: boolean;
 }
 
 type Host = Pick<Runtime, 'config' | 'dirs' | 'root' | 'clock' | 'log' | 'onShutdown'> & {
@@ -46,6 +50,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class CommandRegistry {
   private readonly commands = new Map<string, Command>();
   private plan: SandboxPlan | undefined;
+  private limiter: ProcessLimiter | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
   private readonly shell: { path: string; name: 'bash' | 'sh' };
   private closing = false;
   private readonly spawner: Spawner;
@@ -84,11 +90,18 @@ export class CommandRegistry {
       pathVar: c.env.PATH,
       workspaceReal: this.host.root.real,
       dirs: this.host.dirs,
+      privateFiles: [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f)),
     };
   }
 
   sandboxStatus(): SandboxStatus {
     return this.sandbox().status;
+  }
+
+  /** How each command tree's process count is bounded (probed once). */
+  processLimit(): ProcessLimiter {
+    this.limiter ??= probeProcessLimit(this.host.config.execMaxProcesses);
+    return this.limiter;
   }
 
   get limits() {
@@ -97,6 +110,7 @@ export class CommandRegistry {
       max_running: c.execMaxActive,
       max_finished_kept: c.execMaxRetained,
       retention_s: c.execRetentionS,
+      max_processes: c.execMaxProcesses,
       stream_buffer_bytes: c.execStreamBufferBytes,
       stream_head_bytes: HEAD_BYTES,
       total_buffer_bytes: c.execTotalBufferBytes,
@@ -158,7 +172,7 @@ export class CommandRegistry {
         ? [this.shell.path, '-c', 'set -m; eval "$1"; exit $?', this.shell.name, spec.cmd]
         : [this.shell.path, '-c', spec.cmd];
     const argv = sandboxed
-      ? [plan.bwrap as string, ...bwrapArgs(this.sandboxContext(), spec.cwd), ...shellArgv]
+      ? [plan.bwrap as string, ...bwrapArgs(plan, spec.cwd, { hostNetwork: spec.hostNetwork }), ...shellArgv]
       : shellArgv;
     const env = childEnv({
       snapshot: this.host.config.env,
@@ -180,7 +194,8 @@ export class CommandRegistry {
     });
     let handle;
     try {
-      const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed };
+      const cgroup = this.processLimit().next();
+      const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup };
       const ev: ProcessEvents = {
         onStdout: (b) => cmd.output('stdout', b),
         onStderr: (b) => cmd.output('stderr', b),
@@ -210,8 +225,41 @@ export class CommandRegistry {
     this.commands.set(cmd.id, cmd);
     if (spec.stdin) handle.write(spec.stdin);
     if (!spec.tty) handle.closeStdin();
+    if (handle.limited !== true) this.watchProcesses();
     this.host.log.debug('command started', { command_id: cmd.id, pid: handle.pid, sandboxed });
     return cmd;
+  }
+
+  /**
+   * The watchdog for trees no pids cgroup holds (pids-limit.ts): while any runs, count each tree every
+   * WATCHDOG_MS and kill one past the limit. Stops itself when every running tree is held by a cgroup.
+   */
+  private watchProcesses(): void {
+    if (this.watchdog) return;
+    this.watchdog = setInterval(() => {
+      const max = this.host.config.execMaxProcesses;
+      let watching = false;
+      for (const c of this.running()) {
+        if (c.limited === true) continue;
+        watching = true;
+        if (c.limited === false && !c.escalated && treeSize(c.pid) > max) {
+          c.output(
+            'stderr',
+            Buffer.from(
+              `workbench-mcp: this command's process tree grew past ${max} processes (SERVICE_EXEC_MAX_PROCESSES); the whole tree was killed\n`,
+            ),
+          );
+          c.escalate();
+        }
+      }
+      if (!watching) this.stopWatching();
+    }, WATCHDOG_MS);
+    this.watchdog.unref();
+  }
+
+  private stopWatching(): void {
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
   }
 
   /** The command with this id, or COMMAND_NOT_FOUND explaining retention. */
@@ -281,7 +329,9 @@ export class CommandRegistry {
     const stubborn = live.filter((c) => c.running);
     for (const c of stubborn) c.escalate();
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
+    this.stopWatching();
     this.spawner.close();
+    this.limiter?.close();
   }
 }
 

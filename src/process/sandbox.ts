@@ -1,13 +1,15 @@
-// The OS sandbox (tool-contract "Permission modes", decision 27): a bubblewrap wrapper around a command's
-// argv, so it composes with any argv (shell, PTY). `safe` gets a new network namespace (only lo); `safe`
-// and `trusted` get a read-only system with /tmp, /var/tmp and the home directories hidden, and then the
-// workspace and the runtime directory bound writable again (so a workspace under /tmp still works); every
-// sandbox gets a PID namespace so the whole tree dies with it. `dangerous` runs unsandboxed unless the
-// operator required bwrap. Whether bwrap is usable is probed once, by running it.
+// The OS sandbox (tool-contract "Permission modes", decisions 23 and 27, issue 10): a bubblewrap wrapper around
+// a command's argv, so it composes with any argv (shell, PTY). Whoever runs the server, a sandboxed command
+// has no capabilities (dropped, no-new-privileges, a user namespace of its own in which no further namespace
+// can be made), its own PID namespace and /proc, a read-only system with secret files and control sockets
+// masked (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's
+// private /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with
+// only lo. `dangerous` runs unsandboxed unless the operator required bwrap. Usability is probed once, by
+// running bwrap with the real options.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync } from 'node:fs';
 import type { PermissionMode, SandboxMode } from '../config/load.js';
 import type { RuntimeDirs } from '../runtime/runtime-dir.js';
+import { mountArgs } from './sandbox-mounts.js';
 import { findExecutable } from './spawn.js';
 
 export interface SandboxStatus {
@@ -21,6 +23,8 @@ export interface SandboxStatus {
 export interface SandboxPlan {
   status: SandboxStatus;
   bwrap?: string;
+  /** bwrap options before `--chdir`: computed once, refreshed now and then (sockets come and go). */
+  args?: () => string[];
 }
 
 export class SandboxUnavailableError extends Error {
@@ -33,49 +37,47 @@ export interface SandboxContext {
   pathVar: string | undefined;
   workspaceReal: string;
   dirs: RuntimeDirs;
+  /** Files of the server's own secrets (token file, audit log): masked inside the sandbox. */
+  privateFiles: readonly string[];
 }
 
-/** Unix sockets that hand out root-equivalent power; masked when present. */
-const MASKED_SOCKETS = [
-  '/run/docker.sock',
-  '/run/containerd/containerd.sock',
-  '/run/podman/podman.sock',
-  '/run/dbus/system_bus_socket',
-];
+/** What `safe`/`trusted` mean without a kernel sandbox, in the words every report uses. */
+export const UNCONFINED_NOTE =
+  'without an OS sandbox the permission mode only filters command lines: a script or program a command starts ' +
+  'can still read, write and connect anywhere the server user can';
 
-/** The bwrap options for one command; `cwd` must be inside the workspace. */
-export function bwrapArgs(ctx: SandboxContext, cwd: string): string[] {
-  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  for (const d of ['/tmp', '/var/tmp', '/home', '/root', '/run/user']) if (isDir(d)) a.push('--tmpfs', d);
-  for (const s of MASKED_SOCKETS) if (exists(s)) a.push('--ro-bind', '/dev/null', s);
-  a.push('--bind', ctx.workspaceReal, ctx.workspaceReal, '--bind', ctx.dirs.root, ctx.dirs.root);
-  a.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent');
+/** Namespace and privilege options; `userns` false where the host forbids a nested user namespace. */
+function isolationArgs(ctx: SandboxContext, userns: boolean): string[] {
+  const a = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent'];
+  // A user namespace of its own (as root too) in which no further one may be created: no unshare, no mount.
+  if (userns) a.push('--unshare-user', '--disable-userns');
+  a.push('--cap-drop', 'ALL');
   if (netIsolated(ctx)) a.push('--unshare-net');
-  a.push('--chdir', cwd, '--');
   return a;
+}
+
+/**
+ * The bwrap options for one command; `cwd` must be inside the workspace. No `--new-session`, by choice: the
+ * spawn already makes bwrap a session leader without a controlling terminal (pipes: setsid; a PTY: the
+ * command's own new terminal), the sandbox's /dev has no host terminal to open, and without a controlling
+ * terminal TIOCSTI has nothing to inject into — while a second setsid would move bwrap's init out of the
+ * process group that one kill(-pgid) ends (bwrap's parent-death signal alone misses an init killed during
+ * its set-up) and would break job control in a PTY.
+ */
+export function bwrapArgs(plan: SandboxPlan, cwd: string, opts: { hostNetwork?: boolean } = {}): string[] {
+  const a = plan.args?.() ?? [];
+  // A one-off network grant (decision 24) keeps every other layer.
+  const base = opts.hostNetwork ? a.filter((x) => x !== '--unshare-net') : a;
+  return [...base, '--chdir', cwd, '--'];
 }
 
 function netIsolated(ctx: SandboxContext): boolean {
   return ctx.mode === 'safe';
 }
 
-function isDir(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    return existsSync(p);
-  } catch {
-    return false;
-  }
-}
-
 const PROBE_TIMEOUT_MS = 5000;
+/** Masks are recomputed at most this often (a docker socket that appears later gets masked then). */
+const ARGS_TTL_MS = 30_000;
 
 /**
  * Decide whether commands run in bubblewrap. `bwrap` required but unusable throws SandboxUnavailableError
@@ -86,8 +88,7 @@ export function planSandbox(ctx: SandboxContext): SandboxPlan {
   const none = (reason: string): SandboxPlan => ({
     status: { requested, in_use: null, reason, network: 'host' },
   });
-  if (requested === 'off')
-    return none('SERVICE_SANDBOX=off: commands run without an OS sandbox; only the command policy applies');
+  if (requested === 'off') return none(`SERVICE_SANDBOX=off; ${UNCONFINED_NOTE}`);
   if (requested === 'auto' && ctx.mode === 'dangerous') {
     return none(
       'permission mode dangerous: commands run without an OS sandbox by design (SERVICE_SANDBOX=bwrap would still confine them)',
@@ -96,23 +97,44 @@ export function planSandbox(ctx: SandboxContext): SandboxPlan {
   const bwrap = findExecutable('bwrap', ctx.pathVar);
   const fail = (why: string): SandboxPlan => {
     if (requested === 'bwrap') throw new SandboxUnavailableError(`SERVICE_SANDBOX=bwrap, but ${why}`);
-    return none(
-      `${why}; commands run without an OS sandbox (network and writes outside the workspace are limited by the command policy only)`,
-    );
+    return none(`${why}; ${UNCONFINED_NOTE}`);
   };
   if (!bwrap) return fail('bwrap (bubblewrap) is not installed on PATH');
-  const probe = spawnSync(bwrap, [...bwrapArgs(ctx, ctx.workspaceReal), 'true'], {
+  // Hosts that forbid a nested user namespace still get every other layer (and say so).
+  const error = probe(bwrap, ctx, true);
+  const userns = !error;
+  if (error && probe(bwrap, ctx, false)) return fail(`bwrap cannot create its sandbox here (${error})`);
+  let cached: { at: number; args: string[] } | undefined;
+  const args = () => {
+    const now = Date.now();
+    if (!cached || now - cached.at > ARGS_TTL_MS)
+      cached = { at: now, args: [...mountArgs(ctx), ...isolationArgs(ctx, userns)] };
+    return cached.args;
+  };
+  return { status: { ...describe(ctx, userns), requested }, bwrap, args };
+}
+
+/** Run bwrap once with the real options; the first line of its complaint, or undefined when it works. */
+function probe(bwrap: string, ctx: SandboxContext, userns: boolean): string | undefined {
+  const argv = [...mountArgs(ctx), ...isolationArgs(ctx, userns), '--chdir', ctx.workspaceReal, '--', 'true'];
+  const r = spawnSync(bwrap, argv, {
     env: { PATH: ctx.pathVar || '/usr/bin:/bin' },
     timeout: PROBE_TIMEOUT_MS,
     encoding: 'utf8',
   });
-  if (probe.error || probe.status !== 0) {
-    const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().split('\n')[0];
-    return fail(`bwrap cannot create its sandbox here (${why})`);
-  }
+  if (!r.error && r.status === 0) return undefined;
+  return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
+}
+
+function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 'requested'> {
   const net = netIsolated(ctx);
   const reason =
-    `bubblewrap: ${net ? 'no network (own network namespace)' : 'host network'}, read-only system, writable workspace and runtime directory, ` +
-    '/tmp and home directories hidden, own PID namespace (the whole tree ends with the command)';
-  return { status: { requested, in_use: 'bwrap', reason, network: net ? 'none' : 'host' }, bwrap };
+    'bubblewrap: no capabilities whoever runs the server (all dropped, no-new-privileges' +
+    (userns
+      ? ', own user namespace in which no namespace can be created, so no mount, umount, unshare or setns)'
+      : '; nested user namespaces stay possible: this bwrap cannot combine --unshare-user with the rest here)') +
+    `, ${net ? 'no network (own network namespace)' : 'host network'}, read-only system with secret files ` +
+    '(/etc/shadow, SSH host keys, …) and control sockets masked, /home /root /run/user /var/tmp empty and ' +
+    "read-only, a private /tmp of this server kept across its commands, writable workspace and runtime directory, own PID namespace and /proc (the server's processes are out of sight; the whole tree ends with the command)";
+  return { in_use: 'bwrap', reason, network: net ? 'none' : 'host' };
 }

@@ -6,7 +6,8 @@
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { endLeftovers, treeTarget } from './pipes.js';
+import type { CgroupTarget } from './cgroup.js';
+import { endCgroup, endLeftovers, inCgroup, treeTarget } from './pipes.js';
 import { signalName, signalTree } from './tree.js';
 
 export interface SpawnSpec {
@@ -16,6 +17,8 @@ export interface SpawnSpec {
   tty: boolean;
   /** Runs inside bubblewrap: the leader is bwrap, spared by signals other than SIGKILL. */
   sandboxed: boolean;
+  /** The command's own pids cgroup (pids-limit.ts), when the host allows one. */
+  cgroup?: CgroupTarget;
   cols?: number;
   rows?: number;
 }
@@ -33,6 +36,8 @@ export interface ProcessEvents {
 export interface ProcessHandle {
   readonly pid: number;
   readonly tty: boolean;
+  /** Whether a pids cgroup bounds the tree (undefined until known: the helper reports it after the spawn). */
+  readonly limited: boolean | undefined;
   /** false once stdin was closed (pipes) or the process ended. */
   readonly stdinOpen: boolean;
   write(data: string): boolean;
@@ -99,16 +104,20 @@ export function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   if (typeof mod === 'string') throw new SpawnError(mod, 'tty');
   const [file, ...args] = spec.argv as [string, ...string[]];
   let term: ReturnType<PtyModule['spawn']>;
+  let limited = false;
   try {
-    term = mod.spawn(file, args, {
-      name: spec.env.TERM ?? 'xterm-256color',
-      cols: spec.cols ?? PTY_COLS,
-      rows: spec.rows ?? PTY_ROWS,
-      cwd: spec.cwd,
-      env: spec.env,
-      encoding: null,
-    });
+    ({ result: term, limited } = inCgroup(spec.cgroup, () =>
+      mod.spawn(file, args, {
+        name: spec.env.TERM ?? 'xterm-256color',
+        cols: spec.cols ?? PTY_COLS,
+        rows: spec.rows ?? PTY_ROWS,
+        cwd: spec.cwd,
+        env: spec.env,
+        encoding: null,
+      }),
+    ));
   } catch (e) {
+    if (spec.cgroup) endCgroup(spec.cgroup, false, ev);
     throw new SpawnError(`the PTY could not be started: ${(e as Error).message}`, 'spawn');
   }
   let done = false;
@@ -121,11 +130,13 @@ export function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
     endLeftovers(treeTarget(term.pid, spec), spec);
     // The library reports a signal number; 0 means none.
     const sig = signal ? signalName(signal) : null;
+    endCgroup(spec.cgroup, limited, ev);
     ev.onExit(sig ? null : exitCode, sig);
   });
   return {
     pid: term.pid,
     tty: true,
+    limited,
     get stdinOpen() {
       return !done;
     },

@@ -41,7 +41,7 @@ function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
     });
   };
   const handle = spawnPipes(
-    { argv: m.argv, cwd: m.cwd, env: m.env, tty: false, sandboxed: m.sandboxed },
+    { argv: m.argv, cwd: m.cwd, env: m.env, tty: false, sandboxed: m.sandboxed, cgroup: m.cgroup },
     {
       onStdout: out(1),
       onStderr: out(2),
@@ -52,7 +52,7 @@ function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
     },
   );
   live.set(id, { handle, inFlight: 0, paused: false });
-  send({ t: 'spawned', id, pid: handle.pid });
+  send({ t: 'spawned', id, pid: handle.pid, limited: handle.limited });
 }
 
 process.on('message', (m: ToHelper) => {

@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../core/log.js';
+import { killCgroup, releaseCgroup, type CgroupTarget } from './cgroup.js';
 import { spawnPipes, treeTarget } from './pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { signalTree } from './tree.js';
@@ -19,12 +20,13 @@ export type ToHelper =
       cwd: string;
       env: Record<string, string>;
       sandboxed: boolean;
+      cgroup?: CgroupTarget;
     }
   | { t: 'write'; id: number; data: string }
   | { t: 'end'; id: number };
 
 type FromHelper =
-  | { t: 'spawned'; id: number; pid: number }
+  | { t: 'spawned'; id: number; pid: number; limited: boolean }
   | { t: 'out'; id: number; fd: 1 | 2; d: Uint8Array }
   | { t: 'exit'; id: number; code: number | null; signal: string | null; startError?: string };
 
@@ -32,6 +34,7 @@ interface Remote {
   spec: SpawnSpec;
   ev: ProcessEvents;
   pid: number;
+  limited: boolean | undefined;
   stdinOpen: boolean;
   done: boolean;
   /** Signals asked for before the pid was known. */
@@ -67,12 +70,16 @@ export class Spawner {
     const child = this.helper();
     if (!child) return spawnPipes(spec, ev);
     const id = ++this.seq;
-    const r: Remote = { spec, ev, pid: 0, stdinOpen: true, done: false, pending: [] };
+    const r: Remote = { spec, ev, pid: 0, limited: undefined, stdinOpen: true, done: false, pending: [] };
     this.remotes.set(id, r);
-    this.post({ t: 'spawn', id, argv: spec.argv, cwd: spec.cwd, env: spec.env, sandboxed: spec.sandboxed });
+    const { argv, cwd, env, sandboxed, cgroup } = spec;
+    this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup });
     return {
       get pid() {
         return r.pid;
+      },
+      get limited() {
+        return r.limited;
       },
       tty: false,
       get stdinOpen() {
@@ -149,6 +156,7 @@ export class Spawner {
     if (m.t === 'spawned') {
       this.failures = 0;
       r.pid = m.pid;
+      r.limited = m.limited;
       for (const sig of r.pending.splice(0)) signalTree(treeTarget(r.pid, r.spec), sig);
     } else if (m.t === 'out') {
       const b = Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength);
@@ -171,6 +179,11 @@ export class Spawner {
       this.remotes.delete(id);
       r.done = true;
       if (r.pid) signalTree(treeTarget(r.pid, { ...r.spec, sandboxed: false }), 'SIGKILL');
+      // Started but not yet reported (no pid): only its cgroup still finds the tree.
+      if (r.spec.cgroup) {
+        killCgroup(r.spec.cgroup.dir);
+        releaseCgroup(r.spec.cgroup.dir);
+      }
       r.ev.onStderr(
         Buffer.from(
           'workbench-mcp: the helper that relayed this command ended unexpectedly; the command was stopped\n',

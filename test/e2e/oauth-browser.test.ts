@@ -71,8 +71,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chrom
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', () => r()));
     callbackBase = `http://127.0.0.1:${(callback.address() as AddressInfo).port}`;
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
-  }, 90_000);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -147,7 +147,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chrom
     });
     expect(t.status).toBe(200);
     expect((await toolsList(server.url, t.json.access_token)).status).toBe(200);
-  }, 60_000);
+  }, 180_000);
 
   it('fits a phone screen without horizontal scrolling', async () => {
     const req = await newRequest('Phone Test');
@@ -168,7 +168,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chrom
     expect(fontSize).toBeGreaterThanOrEqual(16); // no zoom-on-focus on phones, readable
     await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-authorize-phone.png'), fullPage: true });
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('refuses to be framed by another origin (frame-ancestors none, X-Frame-Options DENY)', async () => {
     const req = await newRequest('Framed App');
@@ -184,5 +184,5 @@ describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chrom
     await page.goto(req.url);
     expect(await page.locator('#password').count()).toBe(1);
     await context.close();
-  }, 60_000);
+  }, 180_000);
 });

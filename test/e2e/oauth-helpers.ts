@@ -269,7 +269,7 @@ export function rawRequest(
         resolve({ status: res.statusCode ?? 0, headers, json, text });
       });
     });
-    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(opts.body);
   });

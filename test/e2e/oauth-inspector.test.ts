@@ -100,7 +100,7 @@ describe.skipIf(!NODE22)('MCP Inspector CLI with an OAuth access token', () => {
       const out = JSON.parse(r.stdout) as { result: { tools: Array<{ name: string }> } };
       expect(out.result.tools.map((t) => t.name)).toContain('read_file');
     },
-    90_000,
+    180_000,
   );
 
   it('a forged token is refused (the Inspector reports the 401)', async () => {
@@ -123,5 +123,5 @@ describe.skipIf(!NODE22)('MCP Inspector CLI with an OAuth access token', () => {
     );
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/401|nauthori[sz]ed|invalid_token/i);
-  }, 90_000);
+  }, 180_000);
 });

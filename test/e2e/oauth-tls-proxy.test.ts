@@ -75,7 +75,7 @@ function tlsFetch(input: string | URL | Request, init: RequestInit = {}): Promis
         res.on('error', reject);
       },
     );
-    req.setTimeout(15_000, () => req.destroy(new Error('timeout')));
+    req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     init.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
     req.end(body);
@@ -105,7 +105,7 @@ beforeAll(async () => {
       '-addext',
       `subjectAltName=DNS:${PUBLIC_HOST},IP:127.0.0.1`,
     ],
-    { stdio: 'ignore', timeout: 20_000 },
+    { stdio: 'ignore', timeout: 60_000 },
   );
   ca = readFileSync(path.join(dir, 'cert.pem'));
   ws = makeWorkspace({ 'README.md': '# demo\n' });
@@ -141,7 +141,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   publicBase = `https://${PUBLIC_HOST}:${(proxy.address() as AddressInfo).port}`;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   proxy?.closeAllConnections();
@@ -220,7 +220,7 @@ describe('the official SDK clients complete the flow through the proxy', () => {
       body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     });
     expect(direct.status).toBe(401);
-  }, 60_000);
+  }, 180_000);
 
   it('v2 (pinned 2026-07-28): the same flow, with the SDK checking iss against the https issuer', async () => {
     const provider = new BrowserlessProvider('tls v2 client', { fetch: tlsFetch });
@@ -243,5 +243,5 @@ describe('the official SDK clients complete the flow through the proxy', () => {
     await transport.finishAuth((provider.callback as URL).searchParams);
     expect((await attempt(transport)).tools.map((t) => t.name)).toContain('read_file');
     expect(decodeJwt(provider.savedTokens?.access_token as string).aud).toBe(`${publicBase}/mcp`);
-  }, 60_000);
+  }, 180_000);
 });

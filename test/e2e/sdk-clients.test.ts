@@ -354,7 +354,7 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     ];
     // EOF right behind the requests: what is in flight is still answered before the clean exit.
     proc.stdin.end(lines.join('\n') + '\n');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
     const code = await exited;
     clearTimeout(timer);
     expect(code).toBe(0);
@@ -405,7 +405,7 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
         proc.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
         await new Promise((r) => setTimeout(r, 50));
       }
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
       expect(await exited, err).toBe(0);
       clearTimeout(timer);
       expect(err).not.toMatch(/EPIPE.*\n\s+at /s);
@@ -438,7 +438,7 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     await new Promise((r) => setTimeout(r, 100));
     proc.stdin.write(bigUtf8 + '\n');
     proc.stdin.end('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
     expect(await exited).toBe(0);
     clearTimeout(timer);
     const msgs = out
@@ -459,7 +459,7 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     proc.stdin.end();
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
     expect(await exited).toBe(0);
     clearTimeout(timer);
     expect(out).toBe('');

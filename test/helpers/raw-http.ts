@@ -22,6 +22,7 @@ export interface RawOptions {
   body?: string | Buffer;
   /** Sent with Transfer-Encoding: chunked, one write per chunk. */
   chunks?: Array<string | Buffer>;
+  /** Only ends a hung request (default 60 s). */
   timeoutMs?: number;
 }
 
@@ -49,8 +50,8 @@ export function raw(baseOrUrl: string, opts: RawOptions = {}): Promise<RawReply>
     });
     const timer = setTimeout(() => {
       req.destroy();
-      done(() => reject(new Error(`no response within ${opts.timeoutMs ?? 10_000} ms`)));
-    }, opts.timeoutMs ?? 10_000);
+      done(() => reject(new Error(`no response within ${opts.timeoutMs ?? 60_000} ms`)));
+    }, opts.timeoutMs ?? 60_000);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -153,15 +154,19 @@ export function openSocket(url: string): Promise<net.Socket> {
   });
 }
 
-/** Repeat `attempt` until `ok` holds, at most `tries` times with `delayMs` between; returns the last value. */
+/**
+ * Repeat `attempt` until `ok` holds, `delayMs` apart; returns the last value. The ceiling (60 s) only ends a
+ * hung test: a passing run stops at the first value that holds.
+ */
 export async function until<T>(
   attempt: () => Promise<T>,
   ok: (v: T) => boolean,
-  tries = 50,
+  ceilingMs = 60_000,
   delayMs = 20,
 ): Promise<T> {
+  const end = Date.now() + ceilingMs;
   let v = await attempt();
-  for (let i = 1; i < tries && !ok(v); i++) {
+  while (!ok(v) && Date.now() < end) {
     await new Promise((r) => setTimeout(r, delayMs));
     v = await attempt();
   }

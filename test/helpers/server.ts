@@ -31,6 +31,7 @@ export function startServer(opts: {
   workspace: string;
   env?: Record<string, string>;
   args?: string[];
+  /** Only ends a hung start (default 60 s); a passing run never waits for it. */
   timeoutMs?: number;
 }): Promise<SpawnedServer> {
   const env: Record<string, string> = {
@@ -49,7 +50,7 @@ export function startServer(opts: {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`server did not start: ${err}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 60_000);
     proc.stderr.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /workbench-mcp listening on (http:\/\/([^\s]+):(\d+)\/mcp)/.exec(err);

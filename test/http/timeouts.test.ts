@@ -1,7 +1,8 @@
 // Slow clients and connection reuse on the node:http front: contract "Other routes" ("HTTP/1.1 keep-alive,
 // request header and body timeouts (no slowloris)"), decision 7 (10 s to receive headers, 30 s to receive a
 // body). The timeouts are shortened here through the server's limits so the test takes seconds; the defaults
-// are checked as configured values.
+// are checked as configured values. No upper bound is near the shortened limit: a busy machine fires timers
+// late, so "on time" means before the much longer default would have acted.
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ afterAll(async () => {
 /** Connect, run `feed` on the socket, and resolve with what came back and when the server closed it. */
 function watch(
   feed: (sock: net.Socket) => void,
-  limitMs = 8000,
+  limitMs = 60_000,
 ): Promise<{ closedAfterMs: number; firstLine: string }> {
   const u = new URL(s.url);
   return new Promise((resolve, reject) => {
@@ -60,7 +61,7 @@ describe('no slowloris: header and body timeouts are enforced on time', () => {
   it('a connection that sends nothing is closed after the header timeout', async () => {
     const r = await watch(() => undefined);
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_MS - 50);
-    expect(r.closedAfterMs).toBeLessThan(HEADERS_MS + 1500);
+    expect(r.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS); // the configured limit acted, not the default
   });
 
   it('headers that never finish → 408 and closed after the header timeout, even when they keep trickling in', async () => {
@@ -74,7 +75,7 @@ describe('no slowloris: header and body timeouts are enforced on time', () => {
     ]) {
       const r = await watch(feed);
       expect(r.firstLine).toMatch(/^HTTP\/1\.1 408/);
-      expect(r.closedAfterMs).toBeLessThan(HEADERS_MS + 1500);
+      expect(r.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS);
     }
   });
 
@@ -86,7 +87,7 @@ describe('no slowloris: header and body timeouts are enforced on time', () => {
     );
     expect(r.firstLine).toMatch(/^HTTP\/1\.1 408/);
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(REQUEST_MS - 50);
-    expect(r.closedAfterMs).toBeLessThan(REQUEST_MS + 1500);
+    expect(r.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS);
   });
 
   it('the server keeps serving after slow clients were cut off', async () => {

@@ -1,10 +1,12 @@
 // check_exec_environment (tool-contract "Commands"): what a command will meet before it is run — permission
-// mode and what it allows, the OS sandbox in use (or why none), shell, terminal support, runtime directories,
-// the command limits and current use, and warnings (no sandbox, dangerous mode, fake read-only annotations,
-// no git identity under the private HOME: decision 20).
+// mode and what it allows (and whether the kernel or only the command-line policy enforces it), the OS
+// sandbox in use (or why none), how each tree's process count is bounded, shell, terminal support, runtime
+// directories, the command limits and current use, and warnings (no sandbox, dangerous mode, fake read-only
+// annotations, no git identity under the private HOME: decision 20).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { UNCONFINED_NOTE } from '../../process/sandbox.js';
 import { loadPty } from '../../process/spawn.js';
 import { defineTool, READ_ONLY } from '../define.js';
 
@@ -17,6 +19,7 @@ const output = z.object({
     reason: z.string(),
     network: z.string(),
   }),
+  process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
   policy: z.object({
     network: z.string(),
     writes_outside_workspace: z.string(),
@@ -63,10 +66,16 @@ export const checkExecEnvironmentTool = defineTool({
     const { config, dirs, root, commands } = ctx.runtime;
     const mode = config.permissionMode;
     const sandbox = commands.sandboxStatus();
+    const processLimit = commands.processLimit().status;
     const pty = loadPty();
     const env = commands.childEnvPreview();
     const warnings: string[] = [];
-    if (sandbox.in_use === null) warnings.push(`No OS sandbox: ${sandbox.reason}.`);
+    if (sandbox.in_use === null && mode !== 'dangerous')
+      warnings.push(
+        `No OS sandbox (${sandbox.reason.split(';')[0]}): ${mode} mode now only filters command lines and cannot stop a script — ` +
+          'a program a command runs can read, write and connect anywhere the server user can. Install bubblewrap (and let it run) for kernel confinement.',
+      );
+    else if (sandbox.in_use === null) warnings.push(`No OS sandbox: ${sandbox.reason}.`);
     if (mode === 'dangerous')
       warnings.push(
         'Permission mode dangerous: destructive commands, writes anywhere and secret environment variables are allowed; use it only inside an isolated container or VM.',
@@ -89,17 +98,20 @@ export const checkExecEnvironmentTool = defineTool({
     const structured = {
       permission_mode: mode,
       sandbox,
+      process_limit: processLimit,
       policy: {
         network:
           mode !== 'safe'
             ? 'allowed'
             : sandbox.network === 'none'
               ? 'denied by the kernel (own network namespace)'
-              : 'denied by policy for network commands (no kernel sandbox)',
+              : 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)',
         writes_outside_workspace:
           mode === 'dangerous'
             ? 'allowed'
-            : `refused by policy${sandbox.in_use ? '; the kernel also keeps the system read-only' : ''} (the runtime directory is writable)`,
+            : sandbox.in_use
+              ? 'denied by the kernel (read-only system; the workspace, the runtime directory and the private /tmp are writable); the command-line policy refuses obvious ones first'
+              : `refused by the command-line policy only — ${UNCONFINED_NOTE}`,
         ...POLICY[mode],
       },
       shell: commands.shellName,
@@ -118,6 +130,7 @@ export const checkExecEnvironmentTool = defineTool({
     const l = commands.limits;
     const text = [
       `Permission mode: ${mode}. Sandbox: ${sandbox.in_use ?? 'none'} — ${sandbox.reason}.`,
+      `Processes per command: at most ${processLimit.max_processes}, enforced by ${processLimit.enforced_by}.`,
       `Network: ${structured.policy.network}. Writes outside the workspace: ${structured.policy.writes_outside_workspace}. Destructive commands: ${structured.policy.destructive_commands}.`,
       `Shell: ${commands.shellName} -c. tty: ${typeof pty === 'string' ? 'unavailable' : 'available'}. HOME=${dirs.home} TMPDIR=${dirs.tmp} XDG_CACHE_HOME=${dirs.cache}.`,
       `Inherited environment: ${env.inherited.join(', ') || 'none'}.`,

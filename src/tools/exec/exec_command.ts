@@ -91,6 +91,7 @@ export const execCommandTool = defineTool({
       maxOutputBytes: args.max_output_bytes,
       stdin: args.stdin,
       env: args.env,
+      hostNetwork: granted === 'network',
     });
     await c.waitUntil(() => !c.running, args.yield_time_ms, ctx.signal);
     return commandOutcome(c, registry);
@@ -145,7 +146,9 @@ function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind']
     // In the sandbox /tmp is this server's private directory (decision 27); /var/tmp is read-only there.
     writableRoots: [root.lexical, root.real, dirs.root, ...(sandboxed ? ['/tmp'] : [])],
     home: dirs.home,
-    networkIsolated: sandbox.network === 'none',
+    // In a sandbox without network the kernel refuses it anyway; a client that can ask its user is asked
+    // first instead, so the user may grant that one command the network (decision 24).
+    networkIsolated: sandbox.network === 'none' && !ctx.consent?.canAsk,
   });
   if (v.ok) return undefined;
   const liftable = v.kind === 'destructive' || (v.kind === 'network' && mode === 'safe');

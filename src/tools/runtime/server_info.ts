@@ -14,6 +14,7 @@ const output = z.object({
   workspace: z.string(),
   permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
   sandbox: z.object({ requested: z.string(), in_use: z.string().nullable(), reason: z.string() }),
+  process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
   auth_mode: z.string(),
   annotation_override: z.enum(['fake_readonly']).nullable(),
   limits: z.record(z.string(), z.number()),
@@ -34,6 +35,7 @@ export const serverInfoTool = defineTool({
     const { config, root, catalog } = ctx.runtime;
     const engine = ctx.runtime.search.engine();
     const sandbox = ctx.runtime.sandboxStatus();
+    const processLimit = ctx.runtime.commands.processLimit().status;
     const structured = {
       name: SERVER_NAME,
       title: SERVER_TITLE,
@@ -42,6 +44,7 @@ export const serverInfoTool = defineTool({
       workspace: root.lexical,
       permission_mode: config.permissionMode,
       sandbox,
+      process_limit: processLimit,
       auth_mode: config.stdio ? 'stdio' : config.authMode,
       annotation_override: config.dangerouslyFakeReadonlyAnnotations ? ('fake_readonly' as const) : null,
       limits: {
@@ -49,6 +52,7 @@ export const serverInfoTool = defineTool({
         read_file_max_lines: 2000,
         read_file_max_bytes: 1_048_576,
         exec_max_active: config.execMaxActive,
+        exec_max_processes: config.execMaxProcesses,
         exec_max_retained: config.execMaxRetained,
         exec_retention_s: config.execRetentionS,
         exec_stream_buffer_bytes: config.execStreamBufferBytes,
@@ -62,6 +66,10 @@ export const serverInfoTool = defineTool({
       `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
       `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
       `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
+      `processes per command: at most ${processLimit.max_processes} (${processLimit.enforced_by})`,
+      sandbox.in_use === null && config.permissionMode !== 'dangerous'
+        ? `WARNING: no OS sandbox, so permission mode ${config.permissionMode} only filters command lines and cannot stop a script.`
+        : '',
       structured.annotation_override
         ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).'
         : '',
