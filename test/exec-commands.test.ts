@@ -140,7 +140,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
       yield_time_ms: 0,
     });
     // The trap is set once "ready" is printed; SIGTERM before that would end the shell instead.
-    expect((await pollUntil(url, r.sc.command_id, /ready\n/)).stdout).toContain('ready\n');
+    expect((await pollUntil(url, r.sc.command_id, /ready\n/, '', r.sc.stdout)).stdout).toContain('ready\n');
     const k = await call(url, 'kill_command', {
       command_id: r.sc.command_id,
       wait_ms: 400,
@@ -169,7 +169,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
         cmd: 'trap "exit 0" TERM; echo ready; while :; do sleep 0.05; done',
         yield_time_ms: 0,
       });
-      expect((await pollUntil(url, r.sc.command_id, /ready\n/)).stdout).toContain('ready\n');
+      expect((await pollUntil(url, r.sc.command_id, /ready\n/, '', r.sc.stdout)).stdout).toContain('ready\n');
       const k = await call(url, 'kill_command', {
         command_id: r.sc.command_id,
         wait_ms: 30_000,

@@ -151,10 +151,16 @@ export async function pollUntil(
   id: string,
   until: RegExp | null,
   chars = '',
+  /** Output the caller already has (e.g. exec_command's own result): counted, and enough if it matches. */
+  already = '',
 ): Promise<{ last: Result; stdout: string }> {
   const end = Date.now() + HUNG_MS;
+  if (!chars && until && until.test(already)) {
+    const last = await call(url, 'write_stdin', { command_id: id, chars: '', yield_time_ms: 0 });
+    return { last, stdout: already + (last.sc.stdout ?? '') };
+  }
   let last = await call(url, 'write_stdin', { command_id: id, chars, yield_time_ms: 10_000 });
-  let stdout = last.sc.stdout ?? '';
+  let stdout = already + (last.sc.stdout ?? '');
   while (last.sc.status === 'running' && !(until && until.test(stdout)) && Date.now() < end) {
     last = await call(url, 'write_stdin', { command_id: id, chars: '', yield_time_ms: 10_000 });
     stdout += last.sc.stdout ?? '';

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
 
   if (config.stdio) {
     log.info('serving on stdio', { workspace: rootCheck.root.lexical });
-    setImmediate(() => warnIfUnconfined(runtime, log));
+    setImmediate(() => afterReady(runtime, log));
     await serveStdio(runtime, process.stdin, process.stdout);
     return stop();
   }
@@ -167,12 +167,16 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
     // After the ready line: probing bubblewrap takes a few milliseconds.
-    setImmediate(() => warnIfUnconfined(runtime, log));
+    setImmediate(() => afterReady(runtime, log));
   });
 }
 
-/** Issue 10: without a sandbox, say at start what `safe`/`trusted` then do and do not stop. */
-function warnIfUnconfined(runtime: Runtime, log: ReturnType<typeof createLogger>): void {
+/**
+ * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper) so it
+ * does not wait for them (issue 12), and without a sandbox say what `safe`/`trusted` then cannot stop (issue 10).
+ */
+function afterReady(runtime: Runtime, log: ReturnType<typeof createLogger>): void {
+  runtime.commands.warm();
   const s = runtime.commands.sandboxStatus();
   if (s.in_use !== null || runtime.config.permissionMode === 'dangerous') return;
   log.warn(

@@ -99,6 +99,11 @@ export class Command {
     return this.streams.stdout.total > this.cursor.stdout || this.streams.stderr.total > this.cursor.stderr;
   }
 
+  /** Settles once the process exists or has ended: a `running` answer must name a spawned process. */
+  started(): Promise<void> {
+    return this.handle?.whenStarted ?? Promise.resolve();
+  }
+
   attach(handle: ProcessHandle): void {
     this.handle = handle;
     const t = setTimeout(() => this.onTimeout(), this.timeoutMs);

@@ -98,6 +98,16 @@ export class CommandRegistry {
     return this.sandbox().status;
   }
 
+  /**
+   * Everything the first command needs, done ahead (issue 12: the first command must not wait for it): the
+   * sandbox probe, the process-limit probe and the spawner helper. Called after the server is listening.
+   */
+  warm(): void {
+    this.sandbox();
+    this.processLimit();
+    this.spawner.warm();
+  }
+
   /** How each command tree's process count is bounded (probed once). */
   processLimit(): ProcessLimiter {
     this.limiter ??= probeProcessLimit(this.host.config.execMaxProcesses);

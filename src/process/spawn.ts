@@ -44,6 +44,8 @@ export interface ProcessHandle {
   closeStdin(): void;
   /** Signal the whole tree; false when no process was left to signal. */
   signal(sig: NodeJS.Signals): boolean;
+  /** Settles once the process exists (or could not start); absent when it exists on return (local spawns). */
+  readonly whenStarted?: Promise<void>;
 }
 
 export class SpawnError extends Error {

@@ -39,6 +39,8 @@ interface Remote {
   done: boolean;
   /** Signals asked for before the pid was known. */
   pending: NodeJS.Signals[];
+  /** Resolves the handle's whenStarted: the helper reported the spawn (or the end). */
+  started: () => void;
 }
 
 /** Consecutive helper failures after which commands are started in this process for good. */
@@ -70,7 +72,18 @@ export class Spawner {
     const child = this.helper();
     if (!child) return spawnPipes(spec, ev);
     const id = ++this.seq;
-    const r: Remote = { spec, ev, pid: 0, limited: undefined, stdinOpen: true, done: false, pending: [] };
+    let started!: () => void;
+    const whenStarted = new Promise<void>((resolve) => (started = resolve));
+    const r: Remote = {
+      spec,
+      ev,
+      pid: 0,
+      limited: undefined,
+      stdinOpen: true,
+      done: false,
+      pending: [],
+      started,
+    };
     this.remotes.set(id, r);
     const { argv, cwd, env, sandboxed, cgroup } = spec;
     this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup });
@@ -82,6 +95,7 @@ export class Spawner {
         return r.limited;
       },
       tty: false,
+      whenStarted,
       get stdinOpen() {
         return r.stdinOpen && !r.done;
       },
@@ -104,6 +118,11 @@ export class Spawner {
         return signalTree(treeTarget(r.pid, spec), sig);
       },
     };
+  }
+
+  /** Starts the helper ahead of the first command. */
+  warm(): void {
+    this.helper();
   }
 
   /** Let the helper go (after the registry ended every command). */
@@ -157,6 +176,7 @@ export class Spawner {
       this.failures = 0;
       r.pid = m.pid;
       r.limited = m.limited;
+      r.started();
       for (const sig of r.pending.splice(0)) signalTree(treeTarget(r.pid, r.spec), sig);
     } else if (m.t === 'out') {
       const b = Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength);
@@ -165,6 +185,7 @@ export class Spawner {
     } else {
       this.remotes.delete(m.id);
       r.done = true;
+      r.started();
       r.ev.onExit(m.code, m.signal, m.startError);
     }
   }

@@ -9,6 +9,7 @@ import type { Redeemed } from '../../runtime/grants.js';
 import { requireDirectory, resolveExisting } from '../common.js';
 import { defineTool, InputRequired, type ToolContext } from '../define.js';
 import { COMMAND_RESULT, commandOutcome } from './shape.js';
+import { FIRST_OUTPUT_SETTLE, totals, waitForOutput } from './settle.js';
 
 type Args = z.output<typeof input>;
 
@@ -62,7 +63,7 @@ export const execCommandTool = defineTool({
     'by command_id, and a cancelled request or a dropped connection does not stop it — only kill_command, timeout_ms or server ' +
     'shutdown do. Background jobs (&) end when the command itself ends; run a server as the command and poll it. Each result ' +
     'shows at most max_output_bytes per stream (head and tail, with the read_output call that pages the rest). tty: true gives ' +
-    'a real terminal for REPLs and prompts. Children get HOME and TMPDIR in a private runtime directory, PAGER=cat, and ' +
+    'a real terminal for REPLs and prompts, and returns as soon as the first output pauses for 0.25 s (a prompt). Children get HOME and TMPDIR in a private runtime directory, PAGER=cat, and ' +
     'NO_COLOR=1 TERM=dumb without a tty. Example: exec_command {"cmd": "npm test", "yield_time_ms": 20000} → ' +
     '{"status": "exited", "exit_code": 1, "stdout": "… 2 failing …", "command_id": "Qm…"}; a longer build returns ' +
     '{"status": "running", "next_action": {"tool": "write_stdin", "arguments": {"command_id": "Qm…", "chars": ""}}}.',
@@ -93,7 +94,12 @@ export const execCommandTool = defineTool({
       env: args.env,
       hostNetwork: granted === 'network',
     });
-    await c.waitUntil(() => !c.running, args.yield_time_ms, ctx.signal);
+    // A terminal program returns once its first output has settled (a REPL's prompt); pipes run to the exit
+    // or yield_time_ms.
+    if (args.tty) await waitForOutput(c, totals(c), args.yield_time_ms, ctx.signal, FIRST_OUTPUT_SETTLE);
+    else await c.waitUntil(() => !c.running, args.yield_time_ms, ctx.signal);
+    // `running` means the process exists (issue 12): a very short yield still waits for the spawn itself.
+    if (c.running) await c.started();
     return commandOutcome(c, registry);
   },
 });

@@ -8,11 +8,7 @@ import { defineTool } from '../define.js';
 import { callText } from '../result.js';
 import { MAX_YIELD_MS } from './exec_command.js';
 import { COMMAND_ID, COMMAND_RESULT, commandOutcome, pollAction } from './shape.js';
-
-/** After the first new output, return once the command has been quiet this long … */
-const SETTLE_QUIET_MS = 100;
-/** … or this long after the first new output at the latest. */
-const SETTLE_MAX_MS = 1000;
+import { totals, waitForOutput, type Totals } from './settle.js';
 
 const input = z.object({
   command_id: COMMAND_ID,
@@ -66,38 +62,6 @@ export const writeStdinTool = defineTool({
     return commandOutcome(c, registry);
   },
 });
-
-interface Totals {
-  stdout: number;
-  stderr: number;
-}
-
-function totals(c: Command): Totals {
-  return { stdout: c.streams.stdout.total, stderr: c.streams.stderr.total };
-}
-
-function grown(c: Command, t: Totals): boolean {
-  return c.streams.stdout.total > t.stdout || c.streams.stderr.total > t.stderr;
-}
-
-/** Wait for output past `since` (then let it settle briefly), the exit, or the deadline. */
-async function waitForOutput(c: Command, since: Totals, yieldMs: number, signal: AbortSignal): Promise<void> {
-  const deadline = Date.now() + yieldMs;
-  const got = await c.waitUntil(() => !c.running || grown(c, since), yieldMs, signal);
-  if (!got || !c.running) return;
-  const settleEnd = Math.min(deadline, Date.now() + SETTLE_MAX_MS);
-  for (let guard = 0; guard < 1000; guard++) {
-    const left = settleEnd - Date.now();
-    if (left <= 0 || signal.aborted) return;
-    const last = totals(c);
-    const more = await c.waitUntil(
-      () => !c.running || grown(c, last),
-      Math.min(SETTLE_QUIET_MS, left),
-      signal,
-    );
-    if (!more || !c.running) return;
-  }
-}
 
 function closed(c: Command, why: string): ToolError {
   return new ToolError(
