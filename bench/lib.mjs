@@ -25,9 +25,9 @@ export function benchWorkspace() {
  * Start the built bin on a free port, launched as an installed bin is: the file itself through its shebang (and
  * the V8 flags the shebang carries). Resolves {url, base, host, port, pid, token, stop}.
  */
-export function startServer(workspace, env = {}) {
+export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js')) {
   const token = randomBytes(24).toString('base64url');
-  const child = spawn(path.join(REPO, 'dist/cli/main.js'), ['--workspace', workspace, '--port', '0'], {
+  const child = spawn(bin, ['--workspace', workspace, '--port', '0'], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

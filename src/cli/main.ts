@@ -25,6 +25,7 @@ import { SandboxUnavailableError } from '../process/sandbox.js';
 import { serveStdio } from '../stdio/serve.js';
 import { checkRoot } from '../workspace/paths.js';
 import { helpText } from './help.js';
+import { runSubcommand } from './subcommands.js';
 
 function fail(message: string): never {
   process.stderr.write(`workbench-mcp: ${message}\n`);
@@ -82,6 +83,9 @@ function authenticatorFor(
 }
 
 async function main(): Promise<void> {
+  // eslint-disable-next-line no-restricted-syntax -- handed straight to config/ (through the subcommand)
+  const sub = await runSubcommand(process.argv.slice(2), process.env, process.cwd());
+  if (sub !== undefined) return void process.exit(sub);
   let action;
   try {
     // eslint-disable-next-line no-restricted-syntax -- handed straight to config/, the only reader

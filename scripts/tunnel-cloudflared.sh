@@ -1,0 +1,8 @@
+#!/bin/sh
+# Thin wrapper (spec §5.1 "helper scripts"): publish the current directory through cloudflared.
+#   scripts/tunnel-cloudflared.sh [--workspace DIR] [--auth-mode bearer|oauth] [--port N] [--name NAME]
+# Same as `workbench-mcp tunnel cloudflared …`; builds the checkout first if needed. cloudflared must be on PATH.
+set -e
+repo=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+node "$repo/scripts/build-if-needed.mjs"
+exec node "$repo/dist/cli/main.js" tunnel cloudflared "$@"

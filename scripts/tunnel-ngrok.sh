@@ -1,0 +1,8 @@
+#!/bin/sh
+# Thin wrapper (spec §5.1 "helper scripts"): publish the current directory through ngrok.
+#   scripts/tunnel-ngrok.sh [--workspace DIR] [--auth-mode bearer|oauth] [--port N] [--name NAME]
+# Same as `workbench-mcp tunnel ngrok …`; builds the checkout first if needed. ngrok must be on PATH.
+set -e
+repo=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+node "$repo/scripts/build-if-needed.mjs"
+exec node "$repo/dist/cli/main.js" tunnel ngrok "$@"

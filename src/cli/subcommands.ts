@@ -1,0 +1,20 @@
+// The `tunnel` and `doctor` subcommands (issue 11 items 1 and 2): main.ts hands argv and the environment here
+// before anything else, as it hands them to config/ (the only reader of SERVICE_* settings, which both
+// subcommands go through). Returns the exit code, or undefined when argv names no subcommand.
+import { runDoctor } from './doctor.js';
+import { runTunnel } from './tunnel/run.js';
+
+export async function runSubcommand(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<number | undefined> {
+  const io = {
+    out: (s: string) => void process.stdout.write(s),
+    err: (s: string) => void process.stderr.write(s),
+    isTTY: process.stdout.isTTY === true,
+  };
+  if (argv[0] === 'tunnel') return runTunnel(argv.slice(1), env, cwd, io);
+  if (argv[0] === 'doctor') return runDoctor(argv.slice(1), env, cwd, io);
+  return undefined;
+}
