@@ -1,23 +1,57 @@
-// --help text. The configuration table itself lives in config/schema.ts.
-import { ENTRIES, PREFIX } from '../config/schema.js';
+// --help text, generated from the configuration schema (config/schema.ts) like the README's table: each flag
+// with its variable, what it accepts, its default and its meaning, so the two can never disagree.
+import { describeKind, ENTRIES, PREFIX, type Entry } from '../config/schema.js';
+
+const WIDTH = 100;
+
+function wrap(text: string, indent: string): string {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && indent.length + line.length + 1 + word.length > WIDTH) {
+      out.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(indent + line);
+  return out.join('\n');
+}
+
+const plain = (s: string) => s.replace(/`/g, '');
+
+function defaultText(e: Entry): string {
+  if (e.defaultDoc) return plain(e.defaultDoc);
+  return e.default === undefined ? 'unset' : String(e.default);
+}
+
+function option(e: Entry): string {
+  const head = `  ${e.flag} <${describeKind(e.kind)}>   (${PREFIX}${e.env}; default: ${defaultText(e)})`;
+  return `${head}\n${wrap(plain(e.doc), '      ')}`;
+}
 
 export function helpText(version: string): string {
-  const flags = ENTRIES.filter((e) => e.flag).map(
-    (e) => `  ${(e.flag as string).padEnd(42)} ${PREFIX}${e.env}`,
+  const flags = ENTRIES.filter((e) => e.flag).map(option);
+  const secrets = ENTRIES.filter((e) => !e.flag).map(
+    (e) => `  ${PREFIX}${e.env} (default: ${defaultText(e)})\n${wrap(plain(e.doc), '      ')}`,
   );
   return `workbench-mcp ${version} — an MCP server for one local code workspace
 
 Usage:
   workbench-mcp [options]            serve the workspace over HTTP (POST /mcp)
   workbench-mcp --stdio [options]    serve over stdin/stdout (newline-delimited JSON-RPC)
+  workbench-mcp tunnel cloudflared|ngrok|devtunnel [options]
+                                     publish it through an HTTPS tunnel and print the client settings
+  workbench-mcp doctor [URL]         check a running server (local and public), one line per check
 
 Options (each also settable by its variable; a flag wins over its variable):
 ${flags.join('\n')}
-  --stdio                                    serve on stdin/stdout instead of HTTP
+  --stdio
+      Serve on stdin/stdout instead of HTTP (no authentication: the parent process is the client).
   --help, --version
 
-Secrets are never taken from the command line: set ${PREFIX}AUTH_TOKEN (or ${PREFIX}AUTH_TOKEN_FILE),
-${PREFIX}OAUTH_PASSWORD, ${PREFIX}OAUTH_TOKEN_SECRET and ${PREFIX}OAUTH_CLIENT_SECRET in the environment.
+Secrets, never taken from the command line (argv is visible to every local user) — set them in the
+environment (or SERVICE_AUTH_TOKEN_FILE):
+${secrets.join('\n')}
 Without a token, bearer mode generates one and prints it once on stderr.
 `;
 }

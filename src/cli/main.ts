@@ -123,7 +123,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop());
 
   if (config.stdio) {
-    log.info('serving on stdio', { workspace: rootCheck.root.lexical });
+    process.stderr.write(
+      `workbench-mcp: serving ${rootCheck.root.lexical} on stdio (permission mode ${config.permissionMode})\n`,
+    );
     setImmediate(() => afterReady(runtime, log));
     await serveStdio(runtime, process.stdin, process.stdout);
     return stop();
@@ -135,8 +137,16 @@ async function main(): Promise<void> {
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => {
     // Exit 2 like fail(), but through stop() so the runtime directory made above is removed.
+    const hint =
+      e.code === 'EADDRINUSE'
+        ? '; another program uses that port: choose another with --port N, or --port 0 for any free port'
+        : e.code === 'EADDRNOTAVAIL'
+          ? '; that address is not on this machine: use --host 127.0.0.1'
+          : e.code === 'EACCES'
+            ? '; ports below 1024 need privileges: use --port 8765 or --port 0'
+            : '';
     process.stderr.write(
-      `workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}\n`,
+      `workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}${hint}\n`,
     );
     void stop(2);
   });
@@ -169,6 +179,10 @@ async function main(): Promise<void> {
         'SERVICE_EXTERNAL_AUTH_PROXY=1: noauth serves forwarded requests; the proxy in front MUST authenticate every request',
       );
     }
+    process.stderr.write(
+      `workbench-mcp: serving ${rootCheck.root.lexical} (permission mode ${config.permissionMode}); ` +
+        'to reach it from anywhere: workbench-mcp tunnel cloudflared|ngrok|devtunnel\n',
+    );
     process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
     // After the ready line: probing bubblewrap takes a few milliseconds.
     setImmediate(() => afterReady(runtime, log));

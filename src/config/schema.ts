@@ -77,7 +77,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'list' },
     default: undefined,
     defaultDoc: 'generated and printed once',
-    doc: 'Static bearer token(s), comma-separated (several allow rotation without downtime).',
+    doc: 'Static bearer token(s), comma-separated (several allow rotation without downtime); each at least 16 characters of letters, digits and `-._~+/`.',
     secret: true,
   },
   {

@@ -63,3 +63,7 @@ process.on('message', (m: ToHelper) => {
   else if (m.t === 'end') l.handle.closeStdin();
 });
 process.on('disconnect', () => process.exit(0));
+// A terminal's Ctrl-C reaches the whole process group: the server shuts its commands down and then lets this
+// helper go (disconnect), so the helper must not die first (which the server would report as a crash).
+process.on('SIGINT', () => {});
+process.on('SIGHUP', () => {});

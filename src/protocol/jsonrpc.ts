@@ -24,38 +24,34 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function parseMessage(text: string): ParseResult {
+/** How messages arrive, so that errors speak of what the client sent: a POST body, or a line on stdin. */
+export type Framing = 'http' | 'stdio';
+
+const WORDS: Record<Framing, { unit: string; batch: string }> = {
+  http: { unit: 'the body', batch: 'send one message per POST' },
+  stdio: { unit: 'the line', batch: 'send one message per line' },
+};
+
+export function parseMessage(text: string, framing: Framing = 'http'): ParseResult {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
-    return {
-      ok: false,
-      id: null,
-      error: new ProtocolError(PARSE_ERROR, 'Parse error: the body is not valid JSON', 400),
-    };
+    const msg = `Parse error: ${WORDS[framing].unit} is not valid JSON`;
+    return { ok: false, id: null, error: new ProtocolError(PARSE_ERROR, msg, 400) };
   }
-  return classifyValue(v);
+  return classifyValue(v, framing);
 }
 
-export function classifyValue(v: unknown): ParseResult {
+export function classifyValue(v: unknown, framing: Framing = 'http'): ParseResult {
+  const w = WORDS[framing];
   if (Array.isArray(v)) {
-    return {
-      ok: false,
-      id: null,
-      error: new ProtocolError(
-        INVALID_REQUEST,
-        'Invalid Request: JSON-RPC batches are not supported; send one message per POST',
-        400,
-      ),
-    };
+    const msg = `Invalid Request: JSON-RPC batches are not supported; ${w.batch}`;
+    return { ok: false, id: null, error: new ProtocolError(INVALID_REQUEST, msg, 400) };
   }
   if (!isObject(v)) {
-    return {
-      ok: false,
-      id: null,
-      error: new ProtocolError(INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC object', 400),
-    };
+    const msg = `Invalid Request: ${w.unit} must be a JSON-RPC object`;
+    return { ok: false, id: null, error: new ProtocolError(INVALID_REQUEST, msg, 400) };
   }
   const rawId = v.id;
   const id: JsonRpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;

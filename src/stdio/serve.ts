@@ -26,7 +26,7 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
 
   const handleLine = async (line: string): Promise<void> => {
     if (line.trim() === '') return;
-    const parsed = parseMessage(line);
+    const parsed = parseMessage(line, 'stdio');
     if (!parsed.ok) return void write(errorBody(parsed.id, parsed.error));
     const msg = parsed.msg;
     if (msg.kind === 'response') return;

@@ -209,7 +209,8 @@ describe('invalid values → exit 2 with one line naming the variable or flag (d
       });
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toEqual([
-        `workbench-mcp: cannot listen on 127.0.0.1:${port}: EADDRINUSE`,
+        `workbench-mcp: cannot listen on 127.0.0.1:${port}: EADDRINUSE; another program uses that port: ` +
+          'choose another with --port N, or --port 0 for any free port',
       ]);
       const pidDirs = readdirSync(rt, { recursive: true })
         .map(String)
