@@ -152,7 +152,7 @@ describe('dry_run (tool-contract "apply_patch": validates everything and writes 
     const r = await apply(p, { dry_run: true });
     expect(r.isError, r.content[0]?.text).toBe(false);
     expect(r.content[0]?.text).toBe(
-      'Patch validated: it would change 3 file(s) (+2 -2). dry_run: nothing was written.\nA brand/new/file.txt\nM real.txt\nD dir/inner.txt',
+      'Patch checked (+2 -2); dry_run: nothing was written:\nA brand/new/file.txt\nM real.txt\nD dir/inner.txt',
     );
     expect(r.structuredContent).toMatchObject({ ok: true, dry_run: true, additions: 2, removals: 2 });
     expect(existsSync(path.join(ws.dir, 'brand'))).toBe(false);
@@ -204,7 +204,7 @@ describe('the advertised tool (tool-contract "Envelope")', () => {
     const r = await apply(patch('*** Update File: text.txt', '-a', '+A'));
     expect(r.content).toHaveLength(1);
     expect(r.content[0]?.text).toBe(
-      "Patch applied to 1 file(s) (+1 -1).\nM text.txt\nNote: some lines matched only with trailing whitespace ignored (fuzz 1); unchanged lines kept the file's own text.",
+      "Patch applied (+1 -1):\nM text.txt\nNote: some lines matched only with trailing whitespace ignored (fuzz 1); unchanged lines kept the file's own text.",
     );
   });
 });

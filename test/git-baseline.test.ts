@@ -48,12 +48,10 @@ afterAll(async () => {
 describe('git_diff outside a repository (changes made through apply_patch since start-up)', () => {
   it('is empty before anything changed', async () => {
     const r = await callTool(srv.url, 'git_diff', {});
-    expect(r.structuredContent).toMatchObject({
+    expect(r.structuredContent).toEqual({
       ok: true,
-      is_repo: false,
+      reason: 'not inside a git repository',
       source: 'since_start',
-      files: [],
-      truncated: false,
     });
     expect(r.content[0]!.text).toContain('no changes since start-up');
   });
@@ -75,7 +73,7 @@ describe('git_diff outside a repository (changes made through apply_patch since 
 
     const r = await callTool(srv.url, 'git_diff', {});
     const s = r.structuredContent;
-    expect(s.is_repo).toBe(false);
+    expect(s.source).toBe('since_start');
     expect(s.files.map((f: { path: string; kind: string }) => [f.path, f.kind])).toEqual([
       ['gone.txt', 'deleted'],
       ['img.bin', 'modified'],
@@ -117,7 +115,7 @@ describe('git_diff outside a repository (changes made through apply_patch since 
       'new/dir/added.ts',
     ]);
     const staged = await callTool(srv.url, 'git_diff', { staged: true, unstaged: false });
-    expect(staged.structuredContent.files).toEqual([]);
+    expect(staged.structuredContent.files).toBeUndefined();
   });
 
   it('truncates by whole files and pages with next_action', async () => {
@@ -133,7 +131,7 @@ describe('git_diff outside a repository (changes made through apply_patch since 
     recordBeforeWrite(srv.runtime, '/etc/hostname');
     recordBeforeWrite(srv.runtime, path.join(ws.dir, '..', 'elsewhere.txt'));
     const st = await callTool(srv.url, 'git_status', {});
-    expect(st.structuredContent.is_repo).toBe(false);
+    expect(st.structuredContent.reason).toBe('not inside a git repository');
     expect(st.content[0]!.text).toContain('5 file(s) were changed through apply_patch since start-up');
   });
 });

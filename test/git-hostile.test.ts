@@ -221,7 +221,7 @@ describe('hostile repository (tool-contract "Git", decisions.md 20)', () => {
     for (const [tool, args] of calls) {
       const r = await callTool(srv.url, tool, args);
       expect(r.isError, `${tool} ${JSON.stringify(args)}: ${r.content[0]?.text}`).toBe(false);
-      expect(r.structuredContent.is_repo).toBe(true);
+      expect(r.structuredContent.reason).toBeUndefined(); // in the repository
     }
     expect(firedNow()).toEqual([]);
     expect(indexHash()).toBe(before);

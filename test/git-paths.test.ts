@@ -51,7 +51,7 @@ describe('git_status: an untracked directory is "dir/" (issue 12 item 3)', () =>
   it('lists the directory once with a trailing slash, in structured and text, next to an untracked file', async () => {
     const r = await callTool(srv.url, 'git_status', {});
     expect(r.isError, r.content[0]?.text).toBe(false);
-    const untracked = r.structuredContent.entries.filter((e: { kind: string }) => e.kind === 'untracked');
+    const untracked = r.structuredContent.entries.filter((e: { code: string }) => e.code === '??');
     expect(paths(untracked).sort()).toEqual(['loose.txt', 'newdir/']);
     const text = r.content[0]!.text!;
     expect(text).toMatch(/^\?\? newdir\/$/m);
@@ -73,7 +73,8 @@ describe('a file as path means "this file" (issue 12 item 4, decisions.md 38)', 
   it('git_diff {path: "src/math.js"} shows that file only', async () => {
     const r = await callTool(srv.url, 'git_diff', { path: 'src/math.js' });
     expect(r.isError, r.content[0]?.text).toBe(false);
-    expect(r.structuredContent).toMatchObject({ is_repo: true, path: 'src/math.js', source: 'git' });
+    expect(r.structuredContent.reason).toBeUndefined(); // a repository (git), not the since-start baseline
+    expect(r.structuredContent.source).toBeUndefined();
     expect(paths(r.structuredContent.files)).toEqual(['src/math.js']);
     expect(r.structuredContent.diff).toContain('+export const mul');
     expect(r.structuredContent.diff).not.toContain('util');
@@ -100,7 +101,7 @@ describe('a file as path means "this file" (issue 12 item 4, decisions.md 38)', 
     const subjects = r.structuredContent.commits.map((c: { subject: string }) => c.subject);
     expect(subjects).toEqual(['remove gone.txt', 'first']);
     const none = await callTool(srv.url, 'git_log', { path: 'never-was.txt' });
-    expect(none.structuredContent.commits).toEqual([]);
+    expect(none.structuredContent.commits).toBeUndefined();
     expect(none.content[0]!.text).toContain('never-was.txt does not exist in the working tree');
   });
 

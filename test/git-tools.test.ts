@@ -59,27 +59,20 @@ describe('git_status — staged, unstaged, untracked, renamed, conflicted, unico
     srv = await serve(ws);
   });
 
-  it('lists each kind with its short code, in text and structured', async () => {
+  it('lists each kind with its short code, in text and structured (nothing at its default: decision 40)', async () => {
     const r = await callTool(srv.url, 'git_status', {});
     expect(r.isError).toBe(false);
     const s = r.structuredContent;
-    expect(s).toMatchObject({
-      ok: true,
-      is_repo: true,
-      path: '.',
-      repo_root: '.',
-      truncated: false,
-      clean: false,
-    });
+    // The repository is the workspace: no repo_root; every entry is listed: no totals, no truncated.
+    expect(Object.keys(s).sort()).toEqual(['branch', 'entries', 'ok']);
     expect(s.branch).toMatchObject({ head: 'main' });
     const by = Object.fromEntries(s.entries.map((e: { path: string }) => [e.path, e]));
-    expect(by['staged.txt']).toMatchObject({ code: 'M ', staged: true, unstaged: false, kind: 'changed' });
-    expect(by['unstaged.txt']).toMatchObject({ code: ' M', staged: false, unstaged: true });
-    expect(by['new näme.txt']).toMatchObject({ code: 'R ', kind: 'renamed', orig_path: 'old name.txt' });
-    expect(by['conflict.txt']).toMatchObject({ code: 'UU', kind: 'unmerged' });
-    expect(by['new file with spaces.txt']).toMatchObject({ code: '??', kind: 'untracked' });
+    expect(by['staged.txt']).toEqual({ path: 'staged.txt', code: 'M ' });
+    expect(by['unstaged.txt']).toEqual({ path: 'unstaged.txt', code: ' M' });
+    expect(by['new näme.txt']).toEqual({ path: 'new näme.txt', code: 'R ', orig_path: 'old name.txt' });
+    expect(by['conflict.txt']).toMatchObject({ code: 'UU' });
+    expect(by['new file with spaces.txt']).toMatchObject({ code: '??' });
     expect(by['ünï/ïn.txt']).toMatchObject({ code: ' M' });
-    expect(s.counts).toEqual({ staged: 2, unstaged: 2, untracked: 1, conflicted: 1 });
     const text = r.content[0]!.text!;
     expect(text).toContain('## main');
     expect(text).toContain('M  staged.txt');
@@ -92,13 +85,14 @@ describe('git_status — staged, unstaged, untracked, renamed, conflicted, unico
 
   it('include_untracked=false hides untracked files; max_entries truncates with next_action', async () => {
     const r = await callTool(srv.url, 'git_status', { include_untracked: false });
-    expect(r.structuredContent.entries.some((e: { kind: string }) => e.kind === 'untracked')).toBe(false);
+    expect(r.structuredContent.entries.some((e: { code: string }) => e.code === '??')).toBe(false);
     const t = await callTool(srv.url, 'git_status', { max_entries: 2 });
     expect(t.structuredContent).toMatchObject({ truncated: true, total_entries: 6 });
+    expect(t.structuredContent.counts).toEqual({ staged: 2, unstaged: 2, untracked: 1, conflicted: 1 });
     expect(t.structuredContent.entries).toHaveLength(2);
     expect(t.structuredContent.next_action).toEqual({
       tool: 'git_status',
-      arguments: { path: '.', include_untracked: true, max_entries: 10000 },
+      arguments: { max_entries: 10000 },
     });
     const next = await callTool(srv.url, 'git_status', t.structuredContent.next_action.arguments);
     expect(next.structuredContent.entries).toHaveLength(6);
@@ -144,22 +138,18 @@ describe('git_diff — staged and unstaged, path filters, truncation', () => {
   it('unstaged by default; staged on request; both in labelled sections', async () => {
     const u = await callTool(srv.url, 'git_diff', { paths: ['a.txt', 'src'] });
     expect(u.structuredContent.files).toEqual([
-      {
-        path: 'a.txt',
-        old_path: null,
-        kind: 'modified',
-        additions: 1,
-        deletions: 1,
-        binary: false,
-        section: 'unstaged',
-        shown: 'full',
-      },
+      { path: 'a.txt', kind: 'modified', additions: 1, deletions: 1 },
     ]);
+    expect(u.structuredContent.diff).not.toMatch(/^index /m); // blob ids tell a model nothing
     expect(u.content[0]!.text).toContain('-two\n+TWO');
     const s = await callTool(srv.url, 'git_diff', { staged: true, unstaged: false });
     expect(s.structuredContent.files.map((f: { path: string }) => f.path)).toEqual(['src/b.ts']);
     expect(s.structuredContent.diff).toContain('+export const b = 2;');
     const both = await callTool(srv.url, 'git_diff', { staged: true, paths: ['src/b.ts', 'a.txt'] });
+    expect(both.structuredContent.files.map((f: { section: string }) => f.section)).toEqual([
+      'staged',
+      'unstaged',
+    ]);
     expect(both.content[0]!.text).toContain('# staged (index vs HEAD)');
     expect(both.content[0]!.text).toContain('# unstaged (working tree vs index)');
   });
@@ -180,9 +170,9 @@ describe('git_diff — staged and unstaged, path filters, truncation', () => {
     const s = first.structuredContent;
     expect(s.truncated).toBe(true);
     expect(s.files).toHaveLength(6);
-    expect(s.diff_bytes).toBeLessThanOrEqual(4096);
+    expect(Buffer.byteLength(s.diff)).toBeLessThanOrEqual(4096);
     const shown = s.files
-      .filter((f: { shown: string }) => f.shown === 'full')
+      .filter((f: { shown?: string }) => f.shown === undefined) // in full: the default, left out
       .map((f: { path: string }) => f.path);
     expect(shown.length).toBeGreaterThan(0);
     expect(shown.length).toBeLessThan(6);
@@ -194,7 +184,7 @@ describe('git_diff — staged and unstaged, path filters, truncation', () => {
     for (let guard = 0; next && guard < 10; guard++) {
       expect(next.tool).toBe('git_diff');
       const r = await callTool(srv.url, 'git_diff', next.arguments);
-      for (const f of r.structuredContent.files) if (f.shown === 'full') seen.add(f.path);
+      for (const f of r.structuredContent.files) if (f.shown === undefined) seen.add(f.path);
       next = r.structuredContent.next_action;
     }
     expect([...seen].sort()).toEqual(Array.from({ length: 6 }, (_, i) => `big/f${i}.txt`));
@@ -271,7 +261,7 @@ describe('git_log — paging with next_action, path limit, refs', () => {
     expect(r.structuredContent.commits[2].refs).toContain('tag: v1');
     expect(r.structuredContent.next_action).toEqual({
       tool: 'git_log',
-      arguments: { path: '.', ref: 'HEAD', max_count: 3, skip: 3 },
+      arguments: { max_count: 3, skip: 3 },
     });
   });
 
@@ -312,7 +302,8 @@ describe('git_show — with and without diff, blobs, paging', () => {
   it('shows header, files and diff', async () => {
     const r = await callTool(srv.url, 'git_show', {});
     const s = r.structuredContent;
-    expect(s).toMatchObject({ is_repo: true, type: 'commit', truncated: false });
+    expect(s).toMatchObject({ type: 'commit' });
+    expect(s.truncated).toBeUndefined();
     expect(s.commit).toMatchObject({ subject: 'second', body: 'why it changed' });
     expect(s.files.map((f: { path: string; kind: string }) => [f.path, f.kind])).toEqual([
       ['a.txt', 'modified'],
@@ -328,7 +319,7 @@ describe('git_show — with and without diff, blobs, paging', () => {
 
   it('include_diff=false lists files only; paths limit the commit view', async () => {
     const r = await callTool(srv.url, 'git_show', { include_diff: false });
-    expect(r.structuredContent.diff).toBeNull();
+    expect(r.structuredContent.diff).toBeUndefined();
     expect(r.structuredContent.files).toHaveLength(3);
     expect(r.content[0]!.text).not.toContain('@@');
     const p = await callTool(srv.url, 'git_show', { rev: 'HEAD', paths: ['b.txt'] });
@@ -343,14 +334,14 @@ describe('git_show — with and without diff, blobs, paging', () => {
     expect(Buffer.byteLength(s.diff)).toBeLessThanOrEqual(2048);
     const sha = s.commit.sha;
     const seen = new Set<string>(
-      s.files.filter((f: { shown: string }) => f.shown === 'full').map((f: { path: string }) => f.path),
+      s.files.filter((f: { shown?: string }) => f.shown === undefined).map((f: { path: string }) => f.path),
     );
     let next = s.next_action;
     expect(next.arguments.rev).toBe(sha);
     for (let guard = 0; next && guard < 10; guard++) {
       const page = await callTool(srv.url, 'git_show', next.arguments);
       expect(page.structuredContent.commit.sha).toBe(sha);
-      for (const f of page.structuredContent.files) if (f.shown === 'full') seen.add(f.path);
+      for (const f of page.structuredContent.files) if (f.shown === undefined) seen.add(f.path);
       next = page.structuredContent.next_action;
     }
     expect([...seen].sort()).toEqual(['a.txt', 'b.txt', 'big1.txt', 'big2.txt', 'big3.txt']);
@@ -358,7 +349,7 @@ describe('git_show — with and without diff, blobs, paging', () => {
 
   it('a blob revision shows the file as of that commit; an unknown one is NOT_FOUND', async () => {
     const r = await callTool(srv.url, 'git_show', { rev: 'HEAD~1:a.txt' });
-    expect(r.structuredContent).toMatchObject({ type: 'blob', content: 'alpha\n', binary: false });
+    expect(r.structuredContent).toEqual({ ok: true, type: 'blob', content: 'alpha\n' });
     expect(r.content[0]!.text).toBe('alpha\n');
     const bad = await callTool(srv.url, 'git_show', { rev: 'deadbeef' });
     expect(bad.structuredContent.error.code).toBe('NOT_FOUND');
@@ -379,19 +370,22 @@ describe('git_blame — ranges and paging', () => {
   it('returns the asked range with commit, author and content', async () => {
     const r = await callTool(srv.url, 'git_blame', { path: 'f.txt', start_line: 2, end_line: 4 });
     const s = r.structuredContent;
-    expect(s).toMatchObject({ is_repo: true, start_line: 2, end_line: 4, has_more: false });
+    expect(s).toMatchObject({ path: 'f.txt', start_line: 2, end_line: 4 });
+    expect(s.has_more).toBeUndefined();
+    // Each commit's details once, in `commits`; the lines name their commit.
     expect(
-      s.lines.map((l: { line: number; summary: string; content: string; uncommitted: boolean }) => [
+      s.lines.map((l: { line: number; commit: string; content: string }) => [
         l.line,
-        l.summary,
+        s.commits[l.commit].summary,
         l.content,
-        l.uncommitted,
+        s.commits[l.commit].uncommitted ?? false,
       ]),
     ).toEqual([
       [2, 'second', 'L2 changed', false],
       [3, 'first', 'l3', false],
       [4, 'Version of f.txt from f.txt', 'l4 dirty', true],
     ]);
+    expect(Object.keys(s.commits)).toHaveLength(3);
     expect(r.content[0]!.text).toMatch(/^[0-9a-f]{10} \(test \d{4}-\d\d-\d\d 2\) L2 changed$/m);
     expect(s.next_action).toBeUndefined();
   });
@@ -404,7 +398,8 @@ describe('git_blame — ranges and paging', () => {
       arguments: { path: 'f.txt', start_line: 5, max_lines: 4 },
     });
     const second = await callTool(srv.url, 'git_blame', first.structuredContent.next_action.arguments);
-    expect(second.structuredContent).toMatchObject({ start_line: 5, end_line: 6, has_more: false });
+    expect(second.structuredContent).toMatchObject({ start_line: 5, end_line: 6 });
+    expect(second.structuredContent.has_more).toBeUndefined();
     const old = await callTool(srv.url, 'git_blame', { path: 'f.txt', rev: 'HEAD~1' });
     expect(old.structuredContent.lines.map((l: { content: string }) => l.content)).toEqual([
       'l1',
@@ -454,13 +449,13 @@ describe('revisions that look like options are refused (tool-contract "Git")', (
   });
 });
 
-describe('outside a repository (is_repo false, not a crash)', () => {
+describe('outside a repository (a reason, not a crash)', () => {
   let srv: InProcessServer;
   beforeAll(async () => {
     srv = await serve(workspace({ 'plain.txt': 'p\n' }, false));
   });
 
-  it('every tool answers is_repo: false', async () => {
+  it('every tool answers with the reason, and no repo_root', async () => {
     for (const [tool, args] of [
       ['git_status', {}],
       ['git_diff', {}],
@@ -470,7 +465,8 @@ describe('outside a repository (is_repo false, not a crash)', () => {
     ] as const) {
       const r = await callTool(srv.url, tool, args);
       expect(r.isError, tool).toBe(false);
-      expect(r.structuredContent.is_repo, tool).toBe(false);
+      expect(r.structuredContent.reason, tool).toMatch(/not inside a git repository/);
+      expect(r.structuredContent.repo_root, tool).toBeUndefined();
     }
   });
 });
@@ -546,9 +542,10 @@ describe('a repository nested in a workspace that is not one (decisions.md 20: p
     outer.write('repoA/x.txt', 'x2\n');
     const srv = await serve(outer);
     const root = await callTool(srv.url, 'git_status', {});
-    expect(root.structuredContent.is_repo).toBe(false);
+    expect(root.structuredContent.reason).toBeDefined();
     const st = await callTool(srv.url, 'git_status', { path: 'repoA' });
-    expect(st.structuredContent).toMatchObject({ is_repo: true, repo_root: 'repoA' });
+    expect(st.structuredContent).toMatchObject({ repo_root: 'repoA' });
+    expect(st.structuredContent.reason).toBeUndefined();
     expect(st.structuredContent.entries.map((e: { path: string }) => e.path)).toEqual(['repoA/x.txt']);
     const d = await callTool(srv.url, 'git_diff', { path: 'repoA' });
     expect(d.structuredContent.files.map((f: { path: string }) => f.path)).toEqual(['repoA/x.txt']);
@@ -556,7 +553,8 @@ describe('a repository nested in a workspace that is not one (decisions.md 20: p
     expect(sh.structuredContent.commit.subject).toBe('inner first');
     expect(sh.structuredContent.files.map((f: { path: string }) => f.path)).toEqual(['repoA/x.txt']);
     const bl = await callTool(srv.url, 'git_blame', { path: 'repoA/x.txt', rev: 'HEAD' });
-    expect(bl.structuredContent.lines[0]).toMatchObject({ content: 'x', summary: 'inner first' });
+    expect(bl.structuredContent.lines[0]).toMatchObject({ content: 'x' });
+    expect(bl.structuredContent.commits[bl.structuredContent.lines[0].commit].summary).toBe('inner first');
   });
 });
 
@@ -566,10 +564,10 @@ describe('a repository without commits', () => {
     git(ws.dir, 'add', 'first.txt');
     const srv = await serve(ws);
     const st = await callTool(srv.url, 'git_status', {});
-    expect(st.structuredContent.branch).toMatchObject({ head: 'main', oid: null });
+    expect(st.structuredContent.branch).toEqual({ head: 'main' }); // no oid: no commit yet
     expect(st.content[0]!.text).toBe('## No commits yet on main\nA  first.txt');
     const log = await callTool(srv.url, 'git_log', {});
-    expect(log.structuredContent).toMatchObject({ is_repo: true, commits: [], has_more: false });
+    expect(log.structuredContent).toEqual({ ok: true });
     expect(log.content[0]!.text).toBe('no commits yet');
     const d = await callTool(srv.url, 'git_diff', { staged: true, unstaged: false });
     expect(d.structuredContent.files).toMatchObject([

@@ -1,26 +1,32 @@
-// Pieces several tools share: the argument schemas that repeat, resolving a path that must exist, and
-// human-readable sizes for model-facing text.
+// Pieces several tools share: the argument schemas that repeat (described only where the name does not say
+// it), resolving a path that must exist, and human-readable sizes for model-facing text.
 import { statSync, type Stats } from 'node:fs';
 import { z } from 'zod';
 import { ToolError } from '../core/tool-error.js';
 import { notFound, resolvePath, type ResolvedPath } from '../workspace/paths.js';
 import type { ToolContext } from './define.js';
 
-export const pathArg = (what: string) =>
-  z
-    .string()
-    .describe(`${what}, relative to the workspace root (an absolute path inside the workspace is accepted).`);
-export const includeHiddenArg = z
-  .boolean()
-  .default(false)
-  .describe('Include entries whose name starts with a dot.');
+/** A workspace path (tool-contract "Paths"): the name says what it is, so it carries no description by default. */
+export const pathArg = (what?: string) => (what ? z.string().describe(what) : z.string());
+export const includeHiddenArg = z.boolean().default(false);
 export const includeIgnoredArg = z
   .boolean()
   .default(false)
-  .describe(
-    'Include git-ignored paths and the default excludes (.git, node_modules, dist, build, target, .venv, …).',
-  );
-export const globList = (what: string) => z.array(z.string()).max(100).optional().describe(what);
+  .describe('Also git-ignored files and node_modules, dist, .venv, ….');
+export const globList = (what?: string) => {
+  const list = z.array(z.string()).max(100).optional();
+  return what ? list.describe(what) : list;
+};
+
+/** The arguments that differ from their defaults: what a next_action repeats (parsed args carry every default). */
+export function explicitArgs(input: z.ZodObject, args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    const d = (input.shape[k] as z.ZodType | undefined)?.safeParse(undefined);
+    if (v !== undefined && !(d?.success && JSON.stringify(d.data) === JSON.stringify(v))) out[k] = v;
+  }
+  return out;
+}
 
 export interface Existing extends ResolvedPath {
   stat: Stats;

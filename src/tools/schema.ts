@@ -1,28 +1,10 @@
 // Advertised schemas are generated from the same zod schemas that validate (one source). outputSchema is
-// `anyOf` the success shape and the shared error shape, because the v1 client validates structuredContent
-// even when isError is true (decisions.md 13). Validation failures become INVALID_ARGUMENT tool errors.
+// `anyOf` the success shape and the shared error shape (`ok: false, error{code, message, category, retryable,
+// details}`), because the v1 client validates structuredContent even when isError is true (decisions.md 13).
+// Validation failures become INVALID_ARGUMENT tool errors.
 import { z } from 'zod';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolDef } from './define.js';
-
-export const ERROR_SHAPE = z.object({
-  ok: z.literal(false),
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    category: z.enum([
-      'validation',
-      'security',
-      'permission',
-      'runtime',
-      'not_found',
-      'conflict',
-      'internal',
-    ]),
-    retryable: z.boolean(),
-    details: z.record(z.string(), z.unknown()),
-  }),
-});
 
 export const NEXT_ACTION = z
   .object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) })
@@ -31,9 +13,12 @@ export const NEXT_ACTION = z
 type Json = Record<string, unknown>;
 
 /**
- * Drops what validators do not need from advertised schemas: `propertyNames` on records, and (in output
- * schemas) `additionalProperties: false`, so a result may grow a field without breaking older clients.
- * tools/list is the call clients make most; every byte here is sent on each of them.
+ * Drops what validators and models do not need from advertised schemas: `propertyNames` on records; in input
+ * schemas the obvious bounds — a count's or line number's lower bound of 0 or 1, a non-empty string's
+ * minLength 1, the sanity caps on string lengths and list sizes (the server still checks them all and answers
+ * INVALID_ARGUMENT); in output schemas `additionalProperties: false`, so a result may grow a field without
+ * breaking older clients. tools/list is the call clients make most; every byte here is
+ * sent on each of them.
  */
 function slim(node: unknown, io: 'input' | 'output'): void {
   if (Array.isArray(node)) return node.forEach((n) => slim(n, io));
@@ -42,6 +27,12 @@ function slim(node: unknown, io: 'input' | 'output'): void {
   delete o.propertyNames;
   if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum;
   if (o.minimum === Number.MIN_SAFE_INTEGER) delete o.minimum;
+  if (io === 'input') {
+    if (o.type === 'integer' && (o.minimum === 0 || o.minimum === 1)) delete o.minimum;
+    if (o.type === 'array') delete o.maxItems;
+    if (o.type === 'string') delete o.maxLength;
+    if (o.minLength === 1) delete o.minLength;
+  }
   if (io === 'output' && o.additionalProperties === false) delete o.additionalProperties;
   if (
     o.additionalProperties &&
@@ -66,34 +57,35 @@ export function inputJsonSchema(def: ToolDef): Json {
   return js;
 }
 
-/**
- * Output schemas name every top-level result field with its type; nested objects and arrays are advertised by
- * type only. Clients validate structuredContent against them (the v1 SDK even on errors) and models read the
- * field names; the nested detail tripled tools/list, the call every client makes first and most often.
- */
-function collapse(node: Json, depth: number): Json {
-  if (depth >= 2) {
-    if (Array.isArray(node.anyOf)) return { anyOf: (node.anyOf as Json[]).map((n) => collapse(n, depth)) };
-    return node.type !== undefined ? { type: node.type } : {};
-  }
-  const out: Json = { ...node };
-  delete out.description;
-  if (out.properties && typeof out.properties === 'object') {
-    out.properties = Object.fromEntries(
-      Object.entries(out.properties as Record<string, Json>).map(([k, v]) => [k, collapse(v, depth + 1)]),
-    );
-  }
-  if (out.items && typeof out.items === 'object') out.items = collapse(out.items as Json, depth + 1);
-  if (Array.isArray(out.anyOf)) out.anyOf = (out.anyOf as Json[]).map((n) => collapse(n, depth));
-  return out;
+/** One result field as an output schema advertises it: its type only (`anyOf` of types for a union). */
+function typeOnly(node: Json): Json {
+  if (node.type !== undefined) return { type: node.type };
+  if (Array.isArray(node.anyOf)) return { anyOf: (node.anyOf as Json[]).map(typeOnly) };
+  if (node.const !== undefined) return { const: node.const };
+  return { type: 'object' };
 }
 
+/**
+ * The error branch, the same for every tool (decisions.md 13): an error result has `ok` (false) and `error`. Its
+ * fields are the contract's (tool-contract "Envelope") and not repeated in every tool's schema: the success
+ * branch requires `ok: true`, so only an error result needs this one.
+ */
+const ERROR_BRANCH: Json = { required: ['ok', 'error'] };
+
+/**
+ * Output schemas name every top-level result field with its type only; `required` lists what every success
+ * carries, and a field a result may leave out (decision 40) is optional: no type arrays, no `null`. Nested
+ * objects and arrays are advertised by type. Clients validate structuredContent against them (the v1 SDK even
+ * on errors, hence `anyOf` with the error branch); tools/list is the call every client makes first and most.
+ */
 export function outputJsonSchema(def: ToolDef): Json {
-  const success = def.output.extend({ ok: z.literal(true) });
-  return {
-    type: 'object',
-    anyOf: [collapse(toJson(success, 'output'), 0), collapse(toJson(ERROR_SHAPE, 'output'), 0)],
+  const js = toJson(def.output, 'output');
+  const props = Object.entries((js.properties ?? {}) as Record<string, Json>);
+  const success: Json = {
+    properties: { ok: { const: true }, ...Object.fromEntries(props.map(([k, v]) => [k, typeOnly(v)])) },
+    required: ['ok', ...((js.required as string[] | undefined) ?? [])],
   };
+  return { type: 'object', anyOf: [success, ERROR_BRANCH] };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

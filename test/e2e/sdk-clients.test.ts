@@ -120,6 +120,13 @@ async function everyOutputSchema(client: AnyClient) {
     list_files: {},
     search_text: { query: 'needle', context_lines: 1 },
     view_image: { path: 'img/dot.png' },
+    // Not a repository: the git tools answer with a reason (decision 40: lean results, optional fields).
+    git_status: {},
+    git_diff: {},
+    git_log: {},
+    git_show: {},
+    git_blame: { path: 'README.md' },
+    apply_patch: { patch: '*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch', dry_run: true },
   };
   for (const [name, args] of Object.entries(successes)) {
     if (!tools.some((t) => t.name === name)) continue;
@@ -379,7 +386,7 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     });
     expect(byId(6)[0]?.error?.code).toBe(-32601);
     expect(byId(7)[0]?.error?.code).toBe(-32601);
-    expect(err).toMatch(/workbench-mcp (debug|info): /);
+    expect(err).toMatch(/workbench-mcp: serving .* on stdio/);
     expect(out).not.toMatch(/workbench-mcp (debug|info|warn|error):/);
   });
 

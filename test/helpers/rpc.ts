@@ -70,14 +70,61 @@ export function handshake(
   return post(url, { jsonrpc: '2.0', id, method, params }, headers);
 }
 
-/** tools/call in the handshake era; returns the CallToolResult. */
+/**
+ * Tools whose results are not yet checked here against their advertised outputSchema: the command and runtime
+ * tools, until they leave out their defaults too (issue 13). The e2e v1-client test checks them meanwhile.
+ */
+const SCHEMA_CHECK_PENDING = new Set([
+  'server_info',
+  'check_exec_environment',
+  'exec_command',
+  'write_stdin',
+  'kill_command',
+  'read_output',
+]);
+
+type Check = (value: unknown) => { valid: boolean; errorMessage?: string };
+const checks = new Map<string, Promise<Map<string, Check>>>();
+
+/** The outputSchema validators of the server at `url`, compiled as the v1 SDK client compiles them. */
+function outputChecks(url: string): Promise<Map<string, Check>> {
+  let p = checks.get(url);
+  if (!p) {
+    p = (async () => {
+      const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+      const ajv = new AjvJsonSchemaValidator();
+      const r = await handshake(url, 1, 'tools/list', {});
+      const tools = (r.json?.result?.tools ?? []) as Array<{ name: string; outputSchema?: object }>;
+      return new Map(
+        tools
+          .filter((t) => t.outputSchema)
+          .map((t) => [t.name, ajv.getValidator(t.outputSchema as never) as Check] as const),
+      );
+    })();
+    checks.set(url, p);
+  }
+  return p;
+}
+
+/**
+ * tools/call in the handshake era; returns the CallToolResult. Every result is checked against the outputSchema
+ * its tool advertises, as the v1 SDK client checks it (decisions 13 and 40): a field a result leaves out must be
+ * optional there, and no field may be `null` unless the schema says so.
+ */
 export async function callTool(url: string, name: string, args: Record<string, unknown> = {}) {
   const r = await handshake(url, 1, 'tools/call', { name, arguments: args });
   if (r.status !== 200 || !r.json?.result)
     throw new Error(`tools/call ${name} failed: ${r.status} ${r.text}`);
-  return r.json.result as {
+  const result = r.json.result as {
     content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
     structuredContent: any; // eslint-disable-line @typescript-eslint/no-explicit-any
     isError: boolean;
   };
+  const check = SCHEMA_CHECK_PENDING.has(name) ? undefined : (await outputChecks(url)).get(name);
+  const verdict = check?.(result.structuredContent);
+  if (verdict && !verdict.valid)
+    throw new Error(
+      `${name} result does not match its outputSchema (${verdict.errorMessage}): ${JSON.stringify(result.structuredContent)}`,
+    );
+  return result;
 }

@@ -42,31 +42,28 @@ afterAll(async () => {
 const read = (args: Record<string, unknown>) => callTool(srv.url, 'read_file', args);
 
 describe('read_file: content and ranges', () => {
-  it('reads a whole small file with totals', async () => {
+  it('reads a whole small file: path, content, total_lines, nothing at its default (decision 40)', async () => {
     const r = await read({ path: 'small.txt' });
     expect(r.isError).toBe(false);
-    expect(r.structuredContent).toMatchObject({
+    expect(r.structuredContent).toEqual({
       ok: true,
       path: 'small.txt',
       content: 'alpha\nbeta\ngamma\n',
-      start_line: 1,
-      end_line: 3,
       total_lines: 3,
-      total_bytes: 17,
-      truncated: false,
-      truncated_by: null,
-      next_start_line: null,
     });
     expect(r.content[0]?.text).toBe('alpha\nbeta\ngamma\n');
   });
 
   it('returns a line range and says which lines it shows', async () => {
     const r = await read({ path: 'small.txt', start_line: 2, end_line: 2 });
-    expect(r.structuredContent).toMatchObject({
+    expect(r.structuredContent).toEqual({
+      ok: true,
+      path: 'small.txt',
       content: 'beta\n',
       start_line: 2,
       end_line: 2,
-      truncated: false,
+      total_lines: 3,
+      total_bytes: 17,
     });
     expect(r.content[0]?.text).toContain('[lines 2-2 of 3]');
   });
@@ -78,8 +75,8 @@ describe('read_file: content and ranges', () => {
       total_lines: 5000,
       truncated: true,
       truncated_by: 'max_lines',
-      next_start_line: 2001,
     });
+    expect(first.structuredContent.next_start_line).toBeUndefined(); // next_action says it
     expect(first.structuredContent.next_action).toEqual({
       tool: 'read_file',
       arguments: { path: 'many.txt', start_line: 2001 },
@@ -110,7 +107,7 @@ describe('read_file: content and ranges', () => {
     const r = await read({ path: 'long.txt', max_bytes: 50 });
     expect(r.structuredContent.content).toBe('x'.repeat(50));
     expect(r.content[0]?.text).toContain('longer than max_bytes');
-    expect(r.structuredContent.next_start_line).toBe(2);
+    expect(r.structuredContent.next_action.arguments.start_line).toBe(2);
   });
 
   it('max_lines limits and line_numbers prefixes', async () => {
@@ -130,10 +127,10 @@ describe('read_file: content and ranges', () => {
     expect((await read({ path: 'bom.txt' })).structuredContent.content).toBe('hello\nworld\n');
     const ne = await read({ path: 'noeol.txt' });
     expect(ne.structuredContent).toMatchObject({ content: 'one\ntwo', total_lines: 2 });
-    expect((await read({ path: 'empty.txt' })).structuredContent).toMatchObject({
+    expect((await read({ path: 'empty.txt' })).structuredContent).toEqual({
+      ok: true,
+      path: 'empty.txt',
       content: '',
-      total_lines: 0,
-      end_line: 0,
     });
   });
 

@@ -67,7 +67,7 @@ describe.skipIf(rg.kind !== 'ripgrep')('search_text: ripgrep and the JS engine a
     const b = await callTool(srv.url, 'search_text', req);
     srv.runtime.search.use(rg);
     expect(a.isError).toBe(false);
-    expect(a.structuredContent.engine).toBe('ripgrep');
+    expect(a.structuredContent.engine).toBeUndefined(); // ripgrep, the default (decision 40)
     expect(b.structuredContent.engine).toBe('js');
     const strip = (s: Record<string, unknown>) => ({ ...s, engine: undefined, next_action: undefined });
     expect(strip(b.structuredContent)).toEqual(strip(a.structuredContent));
@@ -96,9 +96,10 @@ describe('search_text behaviour', () => {
   it('context lines come before and after; text shows them like grep', async () => {
     const r = await search({ query: 'ISVALID', path: 'src/app.ts', context_lines: 1 });
     expect(r.structuredContent.matches).toEqual([
-      { path: 'src/app.ts', line: 5, column: 7, preview: 'const ISVALID = 1;', before: ['}'], after: [] },
+      { path: 'src/app.ts', line: 5, column: 7, preview: 'const ISVALID = 1;', before: ['}'] },
     ]);
-    expect(r.content[0]?.text).toContain('src/app.ts-4- }\nsrc/app.ts:5:7: const ISVALID = 1;');
+    expect(r.structuredContent).toEqual({ ok: true, matches: r.structuredContent.matches });
+    expect(r.content[0]?.text).toContain('src/app.ts-4- }\nsrc/app.ts:5: const ISVALID = 1;');
   });
   it('skips binary, hidden, ignored and node_modules files by default', async () => {
     const paths = new Set(
@@ -111,7 +112,8 @@ describe('search_text behaviour', () => {
   });
   it('truncation says how many, and next_action raises max_results', async () => {
     const r = await search({ query: 'isValid', max_results: 3 });
-    expect(r.structuredContent).toMatchObject({ truncated: true, total_is_lower_bound: false });
+    expect(r.structuredContent).toMatchObject({ truncated: true });
+    expect(r.structuredContent.total_is_lower_bound).toBeUndefined();
     expect(r.structuredContent.matches).toHaveLength(3);
     expect(r.structuredContent.total_matches).toBeGreaterThan(30);
     expect(r.structuredContent.next_action).toMatchObject({

@@ -1,11 +1,13 @@
 // apply_patch (tool-contract "apply_patch"): the only tool that writes files. Validates arguments, runs the
 // patch engine against the runtime's workspace and per-file locks, and writes the result for a model: one
-// line of totals, the A/M/D/R summary, and a note when fuzzy matching was needed.
+// line of totals, the A/M/D/R summary (in the text only: affected_files says it in the structured result),
+// and a note when fuzzy matching was needed.
 import { z } from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';
 import { FUZZ_NAMES } from '../../patch/line-index.js';
 import { defineTool } from '../define.js';
+import { lean } from '../result.js';
 
 const EXAMPLE = [
   '*** Begin Patch',
@@ -21,47 +23,33 @@ const EXAMPLE = [
 ].join('\n');
 
 const DESCRIPTION =
-  'Change files in the workspace with a patch — the only tool that writes files. Format:\n\n' +
+  'Change files with a patch; the only tool that writes files. Format:\n\n' +
   `${EXAMPLE}\n\n` +
-  'Per file: "*** Update File: PATH" (optionally followed by "*** Move to: NEW_PATH"), "*** Add File: PATH" ' +
-  '(every line starts with "+"), or "*** Delete File: PATH". In a hunk, lines start with " " (unchanged ' +
-  'context), "-" (removed) or "+" (added); give about 3 context lines around each change. "@@ <line>" names a ' +
-  'line above the change (e.g. the function signature) and the hunk is placed after it; "*** End of File" pins ' +
-  'a hunk to the end of the file. Paths are relative to the workspace root. A unified diff as `git diff` ' +
-  'prints it is accepted too. Matching tolerates whitespace and typographic-quote slips (reported as fuzz) ' +
-  'but never guesses between two places. Everything is checked before anything is written; a multi-file patch ' +
-  'applies completely or not at all. dry_run: true checks the patch and writes nothing.';
+  'Hunk lines: " " context (about 3 lines around each change), "-" removed, "+" added; "@@ LINE" names a line ' +
+  'above the change. Also "*** Move to: PATH" after "*** Update File", and "*** End of File". A unified diff ' +
+  'works too. Each hunk must match one place; nothing is written unless all of it applies.';
 
 const input = z.object({
-  patch: z
-    .string()
-    .min(1)
-    .describe('The patch text: "*** Begin Patch" … "*** End Patch", or a unified diff.'),
-  dry_run: z.boolean().default(false).describe('Validate and match the patch without writing anything.'),
+  patch: z.string().min(1),
+  dry_run: z.boolean().default(false),
 });
 
+/**
+ * What changed: the files in patch order and the line totals (fuzz: the loosest matching tier any hunk
+ * needed, 1 trailing whitespace, 2 surrounding whitespace, 3 Unicode dashes/quotes/spaces; absent when exact).
+ */
 const output = z.object({
-  affected_files: z
-    .array(
-      z.object({
-        path: z.string(),
-        operation: z.enum(['add', 'update', 'delete', 'move']),
-        old_path: z.string().optional().describe('For a move: where the file was.'),
-      }),
-    )
-    .describe('Files the patch changes, in patch order.'),
-  additions: z.number().int().describe('Lines added.'),
-  removals: z.number().int().describe('Lines removed.'),
-  fuzz: z
-    .number()
-    .int()
-    .min(0)
-    .max(3)
-    .describe(
-      'Loosest matching tier any hunk needed: 0 exact, 1 trailing whitespace ignored, 2 surrounding whitespace ignored, 3 Unicode dashes/quotes/spaces folded.',
-    ),
-  summary: z.string().describe('One line per file: "A path", "M path", "D path", or "R old_path -> path".'),
-  dry_run: z.boolean().describe('True when nothing was written.'),
+  affected_files: z.array(
+    z.object({
+      path: z.string(),
+      operation: z.enum(['add', 'update', 'delete', 'move']),
+      old_path: z.string().optional(),
+    }),
+  ),
+  additions: z.number().int().optional(),
+  removals: z.number().int().optional(),
+  fuzz: z.number().int().min(0).max(3).optional(),
+  dry_run: z.boolean().optional(),
 });
 
 export const applyPatchTool = defineTool({
@@ -82,16 +70,17 @@ export const applyPatchTool = defineTool({
         dryRun: args.dry_run,
       },
     );
-    const summary = summaryLines(outcome);
-    const structured: Record<string, unknown> = {
-      affected_files: outcome.affected,
-      additions: outcome.additions,
-      removals: outcome.removals,
-      fuzz: outcome.fuzz,
-      summary,
-      dry_run: outcome.dryRun,
-    };
-    return { structured, text: resultText(outcome, summary) };
+    const structured = lean(
+      {
+        affected_files: outcome.affected,
+        additions: outcome.additions,
+        removals: outcome.removals,
+        fuzz: outcome.fuzz,
+        dry_run: outcome.dryRun,
+      },
+      ['affected_files'],
+    );
+    return { structured, text: resultText(outcome, summaryLines(outcome)) };
   },
 });
 
@@ -105,11 +94,10 @@ function summaryLines(o: PatchOutcome): string {
 }
 
 function resultText(o: PatchOutcome, summary: string): string {
-  const n = o.affected.length;
-  const totals = `${n} file(s) (+${o.additions} -${o.removals})`;
+  const totals = `+${o.additions} -${o.removals}`;
   const head = o.dryRun
-    ? `Patch validated: it would change ${totals}. dry_run: nothing was written.`
-    : `Patch applied to ${totals}.`;
+    ? `Patch checked (${totals}); dry_run: nothing was written:`
+    : `Patch applied (${totals}):`;
   const lines = [head, summary];
   if (o.fuzz > 0) {
     lines.push(

@@ -10,16 +10,14 @@ const PERMISSIONS = ['network', 'destructive', 'outside_write', 'secret_env'] as
 type Permission = (typeof PERMISSIONS)[number];
 
 const input = z.object({
-  tool_name: z.string().min(1).max(100).describe('The tool whose call was refused, e.g. "exec_command".'),
-  permission: z
-    .enum(PERMISSIONS)
-    .describe('What was refused: the `rule` of the PERMISSION_REQUIRED error (network, destructive, …).'),
-  reason: z.string().min(1).max(2000).describe('Why the task needs it, in words the user will read.'),
-  arguments: z.record(z.string(), z.unknown()).optional().describe('The refused call’s arguments.'),
+  tool_name: z.string().min(1).max(100),
+  permission: z.enum(PERMISSIONS).describe('The `rule` of the PERMISSION_REQUIRED error.'),
+  reason: z.string().min(1).max(2000).describe('Shown to the user.'),
+  arguments: z.record(z.string(), z.unknown()).optional().describe('Of the refused call.'),
 });
 
+/** Nothing is ever granted here, so there is no `granted` field: the call itself asks (ask_on_call). */
 const output = z.object({
-  granted: z.literal(false),
   ask_on_call: z.literal(true),
   next_action: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) }).optional(),
 });
@@ -35,10 +33,7 @@ const NEEDS: Record<Permission, { mode: 'trusted' | 'dangerous'; askable: boolea
 export const requestPermissionsTool = defineTool({
   name: 'request_permissions',
   title: 'Request permissions',
-  description:
-    'Ask how a refused call (PERMISSION_REQUIRED) can be allowed. It never grants by itself: where the client can ' +
-    'ask its user, send the refused call again and the user is asked to approve it once; otherwise it says what ' +
-    'the operator would have to change.',
+  description: 'Ask how a call refused with PERMISSION_REQUIRED can be allowed; it grants nothing itself.',
   input,
   output,
   annotations: READ_ONLY,
@@ -46,7 +41,7 @@ export const requestPermissionsTool = defineTool({
     const need = NEEDS[args.permission];
     const mode = ctx.runtime.config.permissionMode;
     if (need.askable && ctx.consent?.canAsk) {
-      const structured: Record<string, unknown> = { granted: false, ask_on_call: true };
+      const structured: Record<string, unknown> = { ask_on_call: true };
       if (args.arguments) structured.next_action = { tool: args.tool_name, arguments: args.arguments };
       return {
         structured,

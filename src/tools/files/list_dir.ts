@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { walk, type WalkEntry } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { lean } from '../result.js';
 import {
   humanBytes,
   includeHiddenArg,
@@ -16,41 +17,28 @@ import {
 const COLLECT_CAP = 200_000;
 
 const input = z.object({
-  path: pathArg('Directory to list').default('.'),
-  recursive: z
-    .boolean()
-    .default(false)
-    .describe('Descend into subdirectories (up to max_depth, 20 when max_depth is not given).'),
-  max_depth: z
-    .number()
-    .int()
-    .min(1)
-    .max(20)
-    .optional()
-    .describe('How many levels to list (1 = this directory only; default 1, or 20 with recursive).'),
-  max_entries: z.number().int().min(1).max(100_000).default(1000).describe('Most entries to return.'),
+  path: pathArg().default('.'),
+  recursive: z.boolean().default(false).describe('max_depth then defaults to 20.'),
+  max_depth: z.number().int().min(1).max(20).optional().describe('1 = this directory only.'),
+  max_entries: z.number().int().min(1).max(100_000).default(1000),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
-  sort: z
-    .enum(['name', 'type', 'modified'])
-    .default('name')
-    .describe('name: by path; type: directories first; modified: newest first.'),
+  sort: z.enum(['name', 'type', 'modified']).default('name').describe('modified: newest first.'),
 });
 
 const entryShape = z.object({
-  name: z.string(),
   path: z.string(),
   type: z.enum(['file', 'directory', 'symlink', 'other']),
-  size_bytes: z.number(),
-  modified: z.string(),
+  size_bytes: z.number().optional(),
+  modified: z.string().optional(),
   symlink_target: z.string().optional(),
 });
 
+/** total_entries only when not every entry is listed. */
 const output = z.object({
-  path: z.string(),
-  entries: z.array(entryShape),
-  total_entries: z.number(),
-  truncated: z.boolean(),
+  entries: z.array(entryShape).optional(),
+  total_entries: z.number().optional(),
+  truncated: z.boolean().optional(),
 });
 
 type Entry = z.infer<typeof entryShape>;
@@ -60,10 +48,7 @@ const TYPE_ORDER: Record<string, number> = { directory: 0, file: 1, symlink: 2, 
 export const listDirTool = defineTool({
   name: 'list_dir',
   title: 'List directory',
-  description:
-    'List a directory of the workspace (or a tree of it with recursive/max_depth): name, path, type, size, ' +
-    'modification time, symlink target. Skips hidden and git-ignored entries and .git, node_modules, dist, ' +
-    'build, … unless include_hidden / include_ignored.',
+  description: 'List a directory or a tree of it. Hidden and git-ignored entries are skipped unless asked.',
   input,
   output,
   annotations: READ_ONLY,
@@ -93,11 +78,10 @@ export const listDirTool = defineTool({
     const entries: Entry[] = found.map((e) => {
       const st = e.stat;
       const out: Entry = {
-        name: e.name,
         path: e.rel,
         type: e.type,
         size_bytes: st && !st.isDirectory() ? st.size : 0,
-        modified: st ? isoTime(st.mtimeMs) : '',
+        modified: st ? isoTime(st.mtimeMs) : undefined,
       };
       if (e.target)
         out.symlink_target = e.target.inside
@@ -108,7 +92,8 @@ export const listDirTool = defineTool({
     entries.sort((a, b) => {
       if (args.sort === 'type' && a.type !== b.type)
         return (TYPE_ORDER[a.type] as number) - (TYPE_ORDER[b.type] as number);
-      if (args.sort === 'modified' && a.modified !== b.modified) return b.modified < a.modified ? -1 : 1; // ISO times sort as text: newest first
+      if (args.sort === 'modified' && a.modified !== b.modified)
+        return (b.modified ?? '') < (a.modified ?? '') ? -1 : 1; // ISO times sort as text: newest first
       return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
     });
     const shown = entries.slice(0, args.max_entries);
@@ -118,7 +103,7 @@ export const listDirTool = defineTool({
         ? `${e.path}/`
         : e.type === 'symlink'
           ? `${e.path} -> ${e.symlink_target}`
-          : `${e.path} (${humanBytes(e.size_bytes)})`,
+          : `${e.path} (${humanBytes(e.size_bytes ?? 0)})`,
     );
     if (shown.length === 0)
       lines.push(
@@ -129,7 +114,10 @@ export const listDirTool = defineTool({
         `[${shown.length} of ${capped ? 'more than ' : ''}${entries.length} entries shown; raise max_entries or list a subdirectory]`,
       );
     return {
-      structured: { path: dir.rel, entries: shown, total_entries: entries.length, truncated },
+      structured: lean({
+        entries: shown,
+        ...(truncated ? { total_entries: entries.length, truncated } : {}),
+      }),
       text: lines.join('\n'),
     };
   },

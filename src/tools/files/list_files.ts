@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { compileGlobs } from '../../workspace/glob.js';
 import { walk } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { lean } from '../result.js';
 import {
   globList,
   includeHiddenArg,
@@ -18,31 +19,28 @@ import {
 const COLLECT_CAP = 500_000;
 
 const input = z.object({
-  path: pathArg('Directory to list below').default('.'),
-  patterns: globList(
-    'Glob patterns to include (relative to path; "*.ts" matches at any depth, "src/**/*.ts" from path, "**/*" everything).',
-  ),
-  glob: z.string().optional().describe('One more include pattern, added to patterns.'),
-  exclude_patterns: globList(
-    'Glob patterns to leave out (a matching directory leaves out everything below it).',
-  ),
+  path: pathArg().default('.'),
+  patterns: globList('Globs to include ("*.ts" matches at any depth).'),
+  glob: z.string().optional(),
+  exclude_patterns: globList(),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
-  max_results: z.number().int().min(1).max(100_000).default(5000).describe('Most files to return.'),
-  sort: z.enum(['path', 'modified']).default('path').describe('path, or modified (newest first).'),
+  max_results: z.number().int().min(1).max(100_000).default(5000),
+  sort: z.enum(['path', 'modified']).default('path').describe('modified: newest first.'),
 });
 
+/** `type` only for a symlink (to a file inside the workspace); every other entry is a file. */
 const fileShape = z.object({
   path: z.string(),
-  type: z.enum(['file', 'symlink']),
-  size_bytes: z.number(),
-  modified: z.string(),
+  type: z.literal('symlink').optional(),
+  size_bytes: z.number().optional(),
+  modified: z.string().optional(),
 });
+/** total_files only when not every file is listed. */
 const output = z.object({
-  path: z.string(),
-  files: z.array(fileShape),
-  total_files: z.number(),
-  truncated: z.boolean(),
+  files: z.array(fileShape).optional(),
+  total_files: z.number().optional(),
+  truncated: z.boolean().optional(),
 });
 type FileEntry = z.infer<typeof fileShape>;
 
@@ -50,8 +48,8 @@ export const listFilesTool = defineTool({
   name: 'list_files',
   title: 'List files',
   description:
-    'List files below a directory, optionally filtered by glob patterns ("*.py", "src/**/*.ts", "**/*"). Git-ignored ' +
-    'files, hidden files and .git/node_modules/dist/build/… are skipped unless include_ignored / include_hidden.',
+    'List the files below a directory, optionally matching globs. Hidden and git-ignored files are skipped ' +
+    'unless asked.',
   input,
   output,
   annotations: READ_ONLY,
@@ -85,14 +83,20 @@ export const listFilesTool = defineTool({
       const st = f.st;
       return {
         path: f.rel,
-        type: f.type,
+        type: f.type === 'symlink' ? 'symlink' : undefined,
         size_bytes: st?.size ?? 0,
-        modified: st ? isoTime(st.mtimeMs) : '',
+        modified: st ? isoTime(st.mtimeMs) : undefined,
       };
     });
     if (args.sort === 'modified')
       files.sort((a, b) =>
-        a.modified === b.modified ? (a.path < b.path ? -1 : 1) : a.modified < b.modified ? 1 : -1,
+        a.modified === b.modified
+          ? a.path < b.path
+            ? -1
+            : 1
+          : (a.modified ?? '') < (b.modified ?? '')
+            ? 1
+            : -1,
       );
     const shown = files.slice(0, args.max_results);
     const truncated = capped || found.length > shown.length;
@@ -103,7 +107,7 @@ export const listFilesTool = defineTool({
         `[${shown.length} of ${capped ? 'more than ' : ''}${found.length} files shown; narrow with patterns or path, or raise max_results]`,
       );
     return {
-      structured: { path: dir.rel, files: shown, total_files: found.length, truncated },
+      structured: lean({ files: shown, ...(truncated ? { total_files: found.length, truncated } : {}) }),
       text: lines.join('\n'),
     };
   },

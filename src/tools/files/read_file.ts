@@ -5,7 +5,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { validUtf8, utf8Boundary } from '../../workspace/text.js';
 import { resolvePath, notFound } from '../../workspace/paths.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { pathArg } from '../common.js';
 import { readRange } from './read-range.js';
@@ -15,36 +15,24 @@ export const DEFAULT_MAX_BYTES = 131_072;
 export const MAX_BYTES_LIMIT = 1_048_576;
 
 const input = z.object({
-  path: pathArg('File to read'),
-  start_line: z.number().int().min(1).default(1).describe('First line to return (1-based).'),
-  end_line: z.number().int().min(1).optional().describe('Last line to return (inclusive).'),
-  max_lines: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LINES_PER_CALL)
-    .optional()
-    .describe(`Most lines to return (≤ ${MAX_LINES_PER_CALL}).`),
-  max_bytes: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_BYTES_LIMIT)
-    .default(DEFAULT_MAX_BYTES)
-    .describe('Most bytes of content to return (≤ 1 MiB).'),
+  path: pathArg(),
+  start_line: z.number().int().min(1).default(1),
+  end_line: z.number().int().min(1).optional().describe('Inclusive.'),
+  max_lines: z.number().int().min(1).max(MAX_LINES_PER_CALL).optional(),
+  max_bytes: z.number().int().min(1).max(MAX_BYTES_LIMIT).default(DEFAULT_MAX_BYTES),
   line_numbers: z.boolean().default(false).describe('Prefix each line with "N: ".'),
 });
 
+/** A whole file is `path, content, total_lines`; a part also says which lines and how large the file is. */
 const output = z.object({
   path: z.string(),
   content: z.string(),
-  start_line: z.number(),
-  end_line: z.number(),
-  total_lines: z.number(),
-  total_bytes: z.number(),
-  truncated: z.boolean(),
-  truncated_by: z.enum(['max_lines', 'max_bytes']).nullable(),
-  next_start_line: z.number().nullable(),
+  start_line: z.number().optional(),
+  end_line: z.number().optional(),
+  total_lines: z.number().optional(),
+  total_bytes: z.number().optional(),
+  truncated: z.boolean().optional(),
+  truncated_by: z.enum(['max_lines', 'max_bytes']).optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
@@ -52,9 +40,8 @@ export const readFileTool = defineTool({
   name: 'read_file',
   title: 'Read file',
   description:
-    'Read a UTF-8 text file, or a range of its lines, from the workspace. Returns at most 2000 lines and max_bytes ' +
-    'per call; when more remains, the result says so and carries next_action with the call that continues. ' +
-    'Binary files and non-UTF-8 text are refused with BINARY_FILE / UNSUPPORTED_ENCODING.',
+    'Read a UTF-8 text file or a range of its lines: at most 2000 lines and max_bytes per call, next_action ' +
+    'continues.',
   input,
   output,
   annotations: READ_ONLY,
@@ -115,16 +102,15 @@ export const readFileTool = defineTool({
     if (args.start_line === 1 && content.charCodeAt(0) === 0xfeff) content = content.slice(1);
     const truncated = range.truncatedBy !== null;
     const next = truncated ? range.lastLine + 1 : null;
+    const partial = args.start_line > 1 || range.lastLine < range.totalLines;
     const structured: Record<string, unknown> = {
       path: r.rel,
       content,
-      start_line: args.start_line,
-      end_line: range.lastLine,
+      ...(partial ? { start_line: args.start_line, end_line: range.lastLine } : {}),
       total_lines: range.totalLines,
-      total_bytes: range.totalBytes,
+      ...(partial || truncated ? { total_bytes: range.totalBytes } : {}),
       truncated,
       truncated_by: range.truncatedBy,
-      next_start_line: next,
     };
     let nextCall = '';
     if (next !== null) {
@@ -137,14 +123,13 @@ export const readFileTool = defineTool({
       nextCall = callText('read_file', nextArgs);
     }
     let text = args.line_numbers ? numberLines(content, args.start_line) : content;
-    const partial = args.start_line > 1 || range.lastLine < range.totalLines;
     if (truncated || partial || range.lineCut) {
       const notes = [`lines ${args.start_line}-${range.lastLine} of ${range.totalLines}`];
       if (range.lineCut) notes.push(`line ${range.lastLine} is longer than max_bytes and was cut`);
       if (truncated) notes.push(`truncated by ${range.truncatedBy}; continue with ${nextCall}`);
       text += `${text.endsWith('\n') || text === '' ? '' : '\n'}[${notes.join('; ')}]`;
     }
-    return { structured, text };
+    return { structured: lean(structured, ['content']), text };
   },
 });
 

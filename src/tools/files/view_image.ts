@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { lean } from '../result.js';
 import { humanBytes, pathArg, resolveExisting } from '../common.js';
 import { imageInfo } from './image-header.js';
 import { openRegularForTool } from '../../workspace/confined-fs.js';
@@ -13,36 +14,29 @@ const readAsync = promisify(read);
 const closeAsync = promisify(close);
 
 const input = z.object({
-  path: pathArg('Image file (PNG, JPEG, GIF or WEBP)'),
+  path: pathArg(),
   max_bytes: z
     .number()
     .int()
     .min(1)
     .max(20 * 1024 * 1024)
-    .default(5 * 1024 * 1024)
-    .describe('Largest file accepted, in bytes.'),
-  max_width: z.number().int().min(1).max(20_000).default(2000).describe('Widest image accepted, in pixels.'),
-  max_height: z
-    .number()
-    .int()
-    .min(1)
-    .max(20_000)
-    .default(2000)
-    .describe('Tallest image accepted, in pixels.'),
+    .default(5 * 1024 * 1024),
+  max_width: z.number().int().min(1).max(20_000).default(2000),
+  max_height: z.number().int().min(1).max(20_000).default(2000),
 });
 
 const output = z.object({
   path: z.string(),
   mime_type: z.string(),
   size_bytes: z.number(),
-  width: z.number().nullable(),
-  height: z.number().nullable(),
+  width: z.number().optional(),
+  height: z.number().optional(),
 });
 
 export const viewImageTool = defineTool({
   name: 'view_image',
   title: 'View image',
-  description: 'Show an image file from the workspace (PNG, JPEG, GIF, WEBP) to the model as an image block.',
+  description: 'Show a PNG, JPEG, GIF or WEBP file from the workspace to the model as an image.',
   input,
   output,
   annotations: READ_ONLY,
@@ -105,13 +99,16 @@ export const viewImageTool = defineTool({
     }
     const dims = info.width && info.height ? `${info.width}x${info.height}, ` : '';
     return {
-      structured: {
-        path: f.rel,
-        mime_type: info.mime,
-        size_bytes: data.length,
-        width: info.width,
-        height: info.height,
-      },
+      structured: lean(
+        {
+          path: f.rel,
+          mime_type: info.mime,
+          size_bytes: data.length,
+          width: info.width,
+          height: info.height,
+        },
+        ['size_bytes'],
+      ),
       text: `${f.rel}: ${info.mime}, ${dims}${humanBytes(data.length)}`,
       extra: [{ type: 'image', data: data.toString('base64'), mimeType: info.mime }],
     };

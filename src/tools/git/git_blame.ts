@@ -6,60 +6,82 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { gitPath, validateRev } from '../../git/args.js';
-import { parseBlamePorcelain } from '../../git/parse-blame.js';
+import { parseBlamePorcelain, type BlameLine } from '../../git/parse-blame.js';
 import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
 import { notFound } from '../../workspace/paths.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { pathArg } from '../common.js';
-import { repoFor, repoRootRel, REPO_FIELDS } from './shared.js';
+import { repoFields, repoFor, REPO_FIELDS } from './shared.js';
 
 export const MAX_BLAME_LINES = 2000;
 export const DEFAULT_BLAME_LINES = 200;
 
 const input = z.object({
-  path: pathArg('File to blame'),
-  rev: z.string().optional().describe('Blame the file as of this commit; default: the working-tree copy.'),
-  start_line: z.number().int().min(1).default(1).describe('First line (1-based).'),
-  end_line: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('Last line (inclusive); at most max_lines lines are returned.'),
-  max_lines: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_BLAME_LINES)
-    .default(DEFAULT_BLAME_LINES)
-    .describe(`Most lines per call (≤ ${MAX_BLAME_LINES}).`),
+  path: pathArg(),
+  rev: z.string().optional().describe('Default: the working tree.'),
+  start_line: z.number().int().min(1).default(1),
+  end_line: z.number().int().min(1).optional().describe('Inclusive.'),
+  max_lines: z.number().int().min(1).max(MAX_BLAME_LINES).default(DEFAULT_BLAME_LINES),
 });
 
+/** orig_line / orig_path: where the line was in its commit, when not the same line of the same path. */
 const LINE = z.object({
   line: z.number(),
   commit: z.string(),
-  orig_line: z.number(),
+  orig_line: z.number().optional(),
+  orig_path: z.string().optional(),
+  content: z.string(),
+});
+
+/** Each commit's details once, however many lines it last changed. */
+const COMMIT_INFO = z.object({
   author: z.string(),
   author_email: z.string(),
   author_time: z.string(),
   summary: z.string(),
-  orig_path: z.string().nullable(),
-  boundary: z.boolean(),
-  uncommitted: z.boolean(),
-  content: z.string(),
+  boundary: z.boolean().optional(),
+  uncommitted: z.boolean().optional(),
 });
 
+/** end_line: the last line returned (start_line - 1 when none). */
 const output = z.object({
+  path: z.string(),
   ...REPO_FIELDS,
-  rev: z.string().nullable(),
-  start_line: z.number(),
-  end_line: z.number().describe('Last line returned (start_line - 1 when none).'),
-  lines: z.array(LINE),
-  has_more: z.boolean(),
+  start_line: z.number().optional(),
+  end_line: z.number().optional(),
+  lines: z.array(LINE).optional(),
+  commits: z.record(z.string(), COMMIT_INFO).optional(),
+  has_more: z.boolean().optional(),
   next_action: NEXT_ACTION.optional(),
 });
+
+/** Lines and the commits they name, each commit once. */
+function blameOut(lines: BlameLine[]): { lines: unknown[]; commits: Record<string, unknown> } {
+  const commits: Record<string, unknown> = {};
+  const out = lines.map((l) => {
+    commits[l.commit] ??= lean({
+      author: l.author,
+      author_email: l.author_email,
+      author_time: l.author_time,
+      summary: l.summary,
+      boundary: l.boundary,
+      uncommitted: l.uncommitted,
+    });
+    return lean(
+      {
+        line: l.line,
+        commit: l.commit,
+        orig_line: l.orig_line === l.line ? undefined : l.orig_line,
+        orig_path: l.orig_path,
+        content: l.content,
+      },
+      ['content'],
+    );
+  });
+  return { lines: out, commits };
+}
 
 function nearestDir(p: string, root: string): string {
   for (let d = path.dirname(p); ; d = path.dirname(d)) {
@@ -75,10 +97,7 @@ function nearestDir(p: string, root: string): string {
 export const gitBlameTool = defineTool({
   name: 'git_blame',
   title: 'Git blame',
-  description:
-    'Show, for a range of lines of one file, the commit, author and date that last changed each line ' +
-    '(max_lines per call, default 200; next_action continues). rev blames the file as of a commit; without it, ' +
-    'the working-tree copy (uncommitted lines show as "Not Committed Yet").',
+  description: 'Show who last changed each line of a file, and in which commit (next_action continues).',
   input,
   output,
   annotations: READ_ONLY,
@@ -113,18 +132,9 @@ export const gitBlameTool = defineTool({
     }
     if (!file.exists && rev === null) throw notFound(file.rel, 'file');
     const found = await repoFor(ctx, nearestDir(file.spec, ctx.runtime.root.real));
-    const base = { path: file.rel, rev, start_line: args.start_line };
     if (!found.repo) {
       return {
-        structured: {
-          is_repo: false,
-          ...base,
-          repo_root: null,
-          reason: found.reason,
-          end_line: args.start_line - 1,
-          lines: [],
-          has_more: false,
-        },
+        structured: { path: file.rel, ...repoFields(ctx, found) },
         text: `${file.rel} is not in a git repository (${found.reason}); there is no history to blame.`,
       };
     }
@@ -150,13 +160,12 @@ export const gitBlameTool = defineTool({
       filterArgs: repo.filterArgs,
       signal: ctx.signal,
     });
-    const structured: Record<string, unknown> = { is_repo: true, ...base, repo_root: repoRootRel(ctx, repo) };
+    const structured: Record<string, unknown> = { path: file.rel, ...repoFields(ctx, found) };
     if (r.code !== 0) {
       const only = /has only (\d+) lines?/.exec(r.stderr);
       if (only) {
         const total = Number(only[1]);
         if (total === 0 || args.start_line === 1) {
-          Object.assign(structured, { end_line: args.start_line - 1, lines: [], has_more: false });
           return { structured, text: `${file.rel} is empty` };
         }
         const retry = {
@@ -200,7 +209,10 @@ export const gitBlameTool = defineTool({
     const lines = all.slice(0, want);
     const hasMore = all.length > want;
     const last = lines.length ? lines[lines.length - 1]!.line : args.start_line - 1;
-    Object.assign(structured, { end_line: last, lines, has_more: hasMore });
+    Object.assign(
+      structured,
+      lean({ start_line: args.start_line, end_line: last, ...blameOut(lines), has_more: hasMore }),
+    );
     const width = String(last).length;
     const text = lines.map((l) => {
       const who = l.uncommitted ? 'Not Committed Yet' : l.author;

@@ -2,7 +2,7 @@
 // repository that contains `path`, limited to `path` or to `paths`. The file list comes from numstat and is
 // complete; the text is the unified diff cut to max_bytes by whole files, with next_action naming the files
 // still to show. In a workspace that is not a repository it shows what apply_patch changed since start-up
-// (git/baseline). Runs git with external diff and textconv off.
+// (git/baseline). Runs git with external diff and textconv off. `index <blob>..<blob>` lines are left out.
 import { z } from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { gitPath } from '../../git/args.js';
@@ -11,12 +11,13 @@ import { parseNumstatZ } from '../../git/parse-diff.js';
 import { gitFailed, runGit } from '../../git/run.js';
 import type { GitRepo } from '../../git/repo.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
 import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
+import { callText, lean } from '../result.js';
 import {
   assembleDiff,
   DEFAULT_DIFF_MAX_BYTES,
   DIFF_FILE,
+  diffFilesOut,
   fileLine,
   gitPathArg,
   maxBytesArg,
@@ -25,8 +26,9 @@ import {
   numstatFiles,
   pathScope,
   pathsArg,
+  REPO_FIELDS,
+  repoFields,
   repoFor,
-  repoRootRel,
   scopeSpec,
   wsPath,
   type AssembledDiff,
@@ -40,29 +42,19 @@ export const MAX_CONTEXT_LINES = 1000;
 const input = z.object({
   path: gitPathArg,
   paths: pathsArg,
-  staged: z.boolean().default(false).describe('Include staged changes (index vs HEAD).'),
-  unstaged: z.boolean().default(true).describe('Include unstaged changes (working tree vs index).'),
-  context_lines: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_CONTEXT_LINES)
-    .default(3)
-    .describe('Unchanged lines around each change.'),
+  staged: z.boolean().default(false),
+  unstaged: z.boolean().default(true),
+  context_lines: z.number().int().min(0).max(MAX_CONTEXT_LINES).default(3),
   max_bytes: maxBytesArg,
 });
 
+/** source: "since_start" outside a repository (changes made through apply_patch since start-up). */
 const output = z.object({
-  is_repo: z.boolean(),
-  path: z.string(),
-  repo_root: z.string().nullable(),
-  source: z
-    .enum(['git', 'since_start'])
-    .describe('"since_start": not a repository; changes made through apply_patch since the server started.'),
-  files: z.array(DIFF_FILE),
-  diff: z.string(),
-  diff_bytes: z.number(),
-  truncated: z.boolean(),
+  ...REPO_FIELDS,
+  source: z.literal('since_start').optional(),
+  files: z.array(DIFF_FILE).optional(),
+  diff: z.string().optional(),
+  truncated: z.boolean().optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
@@ -149,13 +141,12 @@ function nextCall(args: Args, dir: PathScope, d: AssembledDiff): Record<string, 
       targets.flatMap((f) => (f.old_path && f.old_path !== f.path ? [f.old_path, f.path] : [f.path])),
     ),
   ].slice(0, MAX_PATHS);
-  const next: Record<string, unknown> = {
-    path: dir.rel,
-    paths,
-    staged: targets.some((f) => f.section === 'staged'),
-    unstaged: targets.some((f) => f.section === 'unstaged'),
-    context_lines: args.context_lines,
-  };
+  const next: Record<string, unknown> = {};
+  if (dir.rel !== '.') next.path = dir.rel;
+  next.paths = paths;
+  if (targets.some((f) => f.section === 'staged')) next.staged = true;
+  if (!targets.some((f) => f.section === 'unstaged')) next.unstaged = false;
+  if (args.context_lines !== 3) next.context_lines = args.context_lines;
   if (maxBytes !== DEFAULT_DIFF_MAX_BYTES) next.max_bytes = maxBytes;
   return next;
 }
@@ -164,11 +155,8 @@ export const gitDiffTool = defineTool({
   name: 'git_diff',
   title: 'Git diff',
   description:
-    'Show changes as a unified diff: unstaged (working tree vs index, default) and/or staged (index vs HEAD), for ' +
-    'the repository that contains path (a workspace directory or file), limited to path or to paths. Lists every ' +
-    'changed file with +/- counts; the diff text is cut to max_bytes by whole files and next_action asks for the rest. Untracked files are not ' +
-    'included (git_status lists them). In a workspace that is not a git repository it shows the changes made ' +
-    'through apply_patch since the server started.',
+    'Show uncommitted changes as a unified diff, cut to max_bytes by whole files (next_action continues). ' +
+    'Outside a git repository: the changes apply_patch made since start-up.',
   input,
   output,
   annotations: READ_ONLY,
@@ -208,16 +196,13 @@ export const gitDiffTool = defineTool({
       source = 'since_start';
     }
     const d = assembleDiff(sections, args.max_bytes);
-    const structured: Record<string, unknown> = {
-      is_repo: source === 'git',
-      path: dir.rel,
-      repo_root: found.repo ? repoRootRel(ctx, found.repo) : null,
-      source,
-      files: d.files,
+    const structured: Record<string, unknown> = lean({
+      ...repoFields(ctx, found),
+      source: source === 'since_start' ? source : undefined,
+      files: diffFilesOut(d.files, args.staged),
       diff: d.text,
-      diff_bytes: d.bytes,
       truncated: d.truncated,
-    };
+    });
     const lines: string[] = [];
     if (source === 'since_start')
       lines.push(

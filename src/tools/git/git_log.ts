@@ -7,16 +7,18 @@ import { LOG_FORMAT, parseLog } from '../../git/parse-log.js';
 import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { explicitArgs } from '../common.js';
 import {
   COMMIT,
+  commitOut,
   gitPathArg,
   missingNote,
   pathScope,
   REPO_FIELDS,
+  repoFields,
   repoFor,
-  repoRootRel,
   scopeName,
   scopeSpec,
 } from './shared.js';
@@ -26,36 +28,22 @@ const LOG_MAX_BYTES = 8 * 1024 * 1024;
 
 const input = z.object({
   path: gitPathArg,
-  ref: z
-    .string()
-    .default('HEAD')
-    .describe('Where to start: a branch, tag, commit id, HEAD~N, or a range such as "main..feature".'),
-  max_count: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LOG_COUNT)
-    .default(20)
-    .describe(`Most commits to return (≤ ${MAX_LOG_COUNT}).`),
-  skip: z.number().int().min(0).default(0).describe('Commits to skip first (paging).'),
+  ref: z.string().default('HEAD').describe('Also a range such as "main..feature".'),
+  max_count: z.number().int().min(1).max(MAX_LOG_COUNT).default(20),
+  skip: z.number().int().min(0).default(0),
 });
 
 const output = z.object({
   ...REPO_FIELDS,
-  ref: z.string(),
-  commits: z.array(COMMIT),
-  skip: z.number(),
-  has_more: z.boolean(),
+  commits: z.array(COMMIT).optional(),
+  has_more: z.boolean().optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
 export const gitLogTool = defineTool({
   name: 'git_log',
   title: 'Git log',
-  description:
-    'List commits reachable from ref (default HEAD), newest first, one line each: short id, date, author, subject ' +
-    'and refs. When path (a workspace directory or file) is not the whole repository, only commits touching it are listed. ' +
-    'Page with skip; next_action carries the next page. git_show shows one commit in full.',
+  description: 'List the commits reachable from ref that touch path, newest first (next_action continues).',
   input,
   output,
   annotations: READ_ONLY,
@@ -63,17 +51,9 @@ export const gitLogTool = defineTool({
     const ref = validateRev(args.ref, 'ref', 'git_log');
     const dir = pathScope(ctx, args.path);
     const found = await repoFor(ctx, dir.lookup);
-    const base = { path: dir.rel, ref, skip: args.skip };
     if (!found.repo) {
       return {
-        structured: {
-          is_repo: false,
-          ...base,
-          repo_root: null,
-          reason: found.reason,
-          commits: [],
-          has_more: false,
-        },
+        structured: repoFields(ctx, found),
         text: `${dir.rel} is not in a git repository (${found.reason}); there is no history to show.`,
       };
     }
@@ -96,13 +76,12 @@ export const gitLogTool = defineTool({
       maxStdoutBytes: LOG_MAX_BYTES,
       signal: ctx.signal,
     });
-    const structured: Record<string, unknown> = { is_repo: true, ...base, repo_root: repoRootRel(ctx, repo) };
+    const structured: Record<string, unknown> = repoFields(ctx, found);
     if (r.code !== 0 && !r.truncated) {
       if (
         /does not have any commits yet/i.test(r.stderr) ||
         (ref === 'HEAD' && isUnknownRevision(r.stderr) && /HEAD/.test(r.stderr))
       ) {
-        Object.assign(structured, { commits: [], has_more: false });
         return { structured, text: 'no commits yet' };
       }
       if (isUnknownRevision(r.stderr)) {
@@ -121,7 +100,7 @@ export const gitLogTool = defineTool({
     const parsed = parseLog(r.stdout);
     const commits = parsed.commits.slice(0, args.max_count);
     const hasMore = parsed.commits.length > args.max_count || (r.truncated && commits.length > 0);
-    Object.assign(structured, { commits, has_more: hasMore });
+    Object.assign(structured, lean({ commits: commits.map(commitOut), has_more: hasMore }));
     const lines = commits.map((c) => {
       const refs = c.refs.length ? ` (${c.refs.join(', ')})` : '';
       return `${c.sha.slice(0, 10)} ${c.author.date.slice(0, 10)} ${c.author.name}: ${c.subject}${refs}`;
@@ -130,7 +109,10 @@ export const gitLogTool = defineTool({
       lines.push((args.skip ? `no commits after skipping ${args.skip}` : 'no commits') + missingNote(dir));
     if (spec.length) lines.unshift(`[commits touching ${scopeName(dir)}]`);
     if (hasMore) {
-      const next = { path: dir.rel, ref, max_count: args.max_count, skip: args.skip + commits.length };
+      const next = {
+        ...explicitArgs(input, { path: dir.rel, ref, max_count: args.max_count }),
+        skip: args.skip + commits.length,
+      };
       structured.next_action = { tool: 'git_log', arguments: next };
       lines.push(`[more: ${callText('git_log', next)}]`);
     }

@@ -12,48 +12,43 @@ import { LOG_FORMAT, parseLog, type LogCommit } from '../../git/parse-log.js';
 import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
 import type { GitRepo } from '../../git/repo.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import {
   assembleDiff,
   COMMIT,
   DEFAULT_DIFF_MAX_BYTES,
   DIFF_FILE,
+  commitOut,
+  diffFilesOut,
   fileLine,
   maxBytesArg,
   numstatFiles,
   pathsArg,
+  REPO_FIELDS,
+  repoFields,
   repoFor,
-  repoRootRel,
   wsPath,
   type AssembledDiff,
 } from './shared.js';
 
 const input = z.object({
-  rev: z
-    .string()
-    .default('HEAD')
-    .describe('A commit (branch, tag, id, HEAD~N), or a blob/tree such as "HEAD:src/a.ts".'),
+  rev: z.string().default('HEAD'),
   paths: pathsArg,
-  include_diff: z
-    .boolean()
-    .default(true)
-    .describe('Include the diff text; false lists the changed files only.'),
+  include_diff: z.boolean().default(true),
   max_bytes: maxBytesArg,
 });
 
+/** content: a blob's or tree's text (type blob/tree). */
 const output = z.object({
-  is_repo: z.boolean(),
-  repo_root: z.string().nullable(),
-  reason: z.string().optional(),
-  rev: z.string(),
-  type: z.enum(['commit', 'blob', 'tree', 'none']),
-  commit: COMMIT.nullable(),
-  files: z.array(DIFF_FILE),
-  diff: z.string().nullable(),
-  content: z.string().nullable().describe('Blob or tree contents (type blob/tree).'),
-  binary: z.boolean(),
-  truncated: z.boolean(),
+  ...REPO_FIELDS,
+  type: z.enum(['commit', 'blob', 'tree']).optional(),
+  commit: COMMIT.optional(),
+  files: z.array(DIFF_FILE).optional(),
+  diff: z.string().optional(),
+  content: z.string().optional(),
+  binary: z.boolean().optional(),
+  truncated: z.boolean().optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
@@ -121,12 +116,12 @@ function nextCall(args: Args, rev: string, d: AssembledDiff): Record<string, unk
   if (rest.length === 0) {
     const partial = d.files.find((f) => f.shown === 'partial');
     if (!partial || args.max_bytes >= 4 * 1024 * 1024) return null;
-    return { rev, paths: [partial.path], include_diff: true, max_bytes: 4 * 1024 * 1024 };
+    return { rev, paths: [partial.path], max_bytes: 4 * 1024 * 1024 };
   }
   const paths = [
     ...new Set(rest.flatMap((f) => (f.old_path && f.old_path !== f.path ? [f.old_path, f.path] : [f.path]))),
   ].slice(0, 1000);
-  const next: Record<string, unknown> = { rev, paths, include_diff: true };
+  const next: Record<string, unknown> = { rev, paths };
   if (args.max_bytes !== DEFAULT_DIFF_MAX_BYTES) next.max_bytes = args.max_bytes;
   return next;
 }
@@ -183,9 +178,8 @@ export const gitShowTool = defineTool({
   name: 'git_show',
   title: 'Git show',
   description:
-    'Show one commit: id, author, date, message, the changed files with +/- counts and (include_diff, default) ' +
-    'the diff against its first parent, limited to paths when given and cut to max_bytes by whole files with ' +
-    'next_action for the rest. A blob or tree ("HEAD~2:src/a.ts") shows its contents.',
+    'Show a commit (message, files, diff against its first parent cut to max_bytes; next_action continues), ' +
+    'or a blob or tree such as "HEAD~2:src/a.ts".',
   input,
   output,
   annotations: READ_ONLY,
@@ -193,28 +187,15 @@ export const gitShowTool = defineTool({
     const rev = validateRev(args.rev, 'rev', 'git_show');
     const only = args.paths?.map((p, i) => gitPath(ctx.runtime.root, p, `paths[${i}]`));
     const found = await repoFor(ctx, lookupDir(ctx, only?.[0]));
-    const empty = {
-      rev,
-      commit: null,
-      files: [],
-      diff: null,
-      content: null,
-      binary: false,
-      truncated: false,
-    };
     if (!found.repo) {
       return {
-        structured: { is_repo: false, repo_root: null, reason: found.reason, type: 'none', ...empty },
+        structured: repoFields(ctx, found),
         text: `The workspace is not in a git repository (${found.reason}); there is no history to show.`,
       };
     }
     const repo = found.repo;
     const type = await objectType(ctx, repo, rev);
-    const structured: Record<string, unknown> = {
-      is_repo: true,
-      repo_root: repoRootRel(ctx, repo),
-      ...empty,
-    };
+    const structured: Record<string, unknown> = repoFields(ctx, found);
     if (type === 'blob' || type === 'tree') {
       const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
         cwd: repo.cwd,
@@ -227,7 +208,7 @@ export const gitShowTool = defineTool({
       const binary = r.stdout.subarray(0, 8000).includes(0);
       let content = binary ? '' : r.stdout.subarray(0, args.max_bytes).toString('utf8');
       if (!binary && r.truncated) content = content.replace(/\uFFFD$/, '');
-      Object.assign(structured, { type, content, binary, truncated: r.truncated });
+      Object.assign(structured, lean({ type, content, binary, truncated: r.truncated }));
       let text = binary ? `${rev} is a binary blob; its contents are not shown.` : content;
       if (r.truncated)
         text += `${text.endsWith('\n') ? '' : '\n'}[cut at max_bytes=${args.max_bytes}; read_file shows the working-tree copy in ranges]`;
@@ -235,13 +216,16 @@ export const gitShowTool = defineTool({
     }
     if (type !== 'commit' && type !== 'tag') throw notFoundRev(rev);
     const { commit, d } = await showCommit(ctx, repo, args, rev, only?.map((p) => p.spec) ?? []);
-    Object.assign(structured, {
-      type: 'commit',
-      commit,
-      files: d.files,
-      diff: args.include_diff ? d.text : null,
-      truncated: d.truncated,
-    });
+    Object.assign(
+      structured,
+      lean({
+        type: 'commit',
+        commit: commitOut(commit),
+        files: diffFilesOut(d.files, false),
+        diff: args.include_diff ? d.text : undefined,
+        truncated: d.truncated,
+      }),
+    );
     const parts = [header(commit), ''];
     if (d.files.length)
       parts.push(

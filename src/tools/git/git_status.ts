@@ -1,20 +1,22 @@
 // git_status (tool-contract "Git"): the branch and the changed, conflicted and untracked paths of the repository
 // that contains `path`, limited to that directory, from `git status --porcelain=v2 -z`. Text is the short
 // format a model knows (`M  src/a.ts`); paths in results are workspace-relative. Outside a repository:
-// is_repo false, not an error.
+// `reason`, not an error.
 import { z } from 'zod';
 import { runGit, gitFailed } from '../../git/run.js';
 import { parseStatusV2, shortCode, type StatusBranch, type StatusEntry } from '../../git/parse-status.js';
 import { baselineChanges } from '../../git/baseline.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { explicitArgs } from '../common.js';
 import {
   gitPathArg,
   missingNote,
   pathScope,
+  REPO_FIELDS,
+  repoFields,
   repoFor,
-  repoRootRel,
   scopeName,
   scopeSpec,
   showPath,
@@ -26,57 +28,54 @@ export const MAX_STATUS_ENTRIES = 10_000;
 
 const input = z.object({
   path: gitPathArg,
-  include_untracked: z
-    .boolean()
-    .default(true)
-    .describe('List untracked files (a new directory is listed once, as "dir/", as git does).'),
-  max_entries: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_STATUS_ENTRIES)
-    .default(DEFAULT_STATUS_ENTRIES)
-    .describe(`Most entries to return (≤ ${MAX_STATUS_ENTRIES}).`),
+  include_untracked: z.boolean().default(true),
+  max_entries: z.number().int().min(1).max(MAX_STATUS_ENTRIES).default(DEFAULT_STATUS_ENTRIES),
 });
 
+/** code: git's two-letter short status, index then worktree (" M", "M ", "R ", "UU", "??"). */
 const ENTRY = z.object({
-  path: z.string().describe('Workspace-relative; an untracked directory ends with "/".'),
-  orig_path: z.string().nullable().describe('Source of a rename or copy.'),
-  code: z.string().describe('Two-letter short status: index then worktree (" M", "M ", "R ", "UU", "??").'),
-  kind: z.enum(['changed', 'renamed', 'copied', 'unmerged', 'untracked', 'ignored']),
-  staged: z.boolean(),
-  unstaged: z.boolean(),
-  submodule: z.boolean(),
-});
-
-const BRANCH = z.object({
-  head: z.string().nullable().describe('Branch name; null when HEAD is detached.'),
-  oid: z.string().nullable().describe('Commit id of HEAD; null before the first commit.'),
-  upstream: z.string().nullable(),
-  ahead: z.number().nullable(),
-  behind: z.number().nullable(),
-});
-
-const output = z.object({
-  is_repo: z.boolean(),
   path: z.string(),
-  repo_root: z.string().nullable().describe('Workspace-relative top of the work tree.'),
-  reason: z.string().optional(),
-  branch: BRANCH.nullable(),
-  entries: z.array(ENTRY),
-  total_entries: z.number(),
-  truncated: z.boolean(),
-  counts: z.object({
-    staged: z.number(),
-    unstaged: z.number(),
-    untracked: z.number(),
-    conflicted: z.number(),
-  }),
-  clean: z.boolean(),
+  orig_path: z.string().optional(),
+  code: z.string(),
+  submodule: z.boolean().optional(),
+});
+
+/** head absent: detached; oid absent: no commit yet. */
+const BRANCH = z.object({
+  head: z.string().optional(),
+  oid: z.string().optional(),
+  upstream: z.string().optional(),
+  ahead: z.number().optional(),
+  behind: z.number().optional(),
+});
+
+/** No entries: clean. total_entries and counts only when not every entry is listed. */
+const output = z.object({
+  ...REPO_FIELDS,
+  branch: BRANCH.optional(),
+  entries: z.array(ENTRY).optional(),
+  total_entries: z.number().optional(),
+  truncated: z.boolean().optional(),
+  counts: z
+    .object({
+      staged: z.number().optional(),
+      unstaged: z.number().optional(),
+      untracked: z.number().optional(),
+      conflicted: z.number().optional(),
+    })
+    .optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
-type Entry = z.infer<typeof ENTRY>;
+interface Entry {
+  path: string;
+  orig_path: string | null;
+  code: string;
+  kind: StatusEntry['kind'];
+  staged: boolean;
+  unstaged: boolean;
+  submodule: boolean;
+}
 
 function toEntry(e: StatusEntry, conv: (p: string) => string): Entry {
   const changedLetter = (c: string) => c !== '.' && c !== '?' && c !== '!';
@@ -107,11 +106,7 @@ function branchLine(b: StatusBranch): string {
 export const gitStatusTool = defineTool({
   name: 'git_status',
   title: 'Git status',
-  description:
-    'Show the branch and the staged, unstaged, conflicted and untracked files of the git repository that contains ' +
-    'path (a workspace directory or file, default "."), limited to it. Text uses the short format ("M  src/a.ts" ' +
-    'staged, " M" unstaged, "??" untracked, "?? dir/" an untracked directory, "UU" conflicted). Read-only: git runs with hooks, fsmonitor, filters ' +
-    'and external programs disabled. Outside a repository the result says is_repo: false.',
+  description: 'Show the branch and the changed, conflicted and untracked files (git status --short codes).',
   input,
   output,
   annotations: READ_ONLY,
@@ -124,18 +119,7 @@ export const gitStatusTool = defineTool({
         ? ` ${changed} file(s) were changed through apply_patch since start-up; git_diff ${JSON.stringify({ path: dir.rel })} shows them.`
         : '';
       return {
-        structured: {
-          is_repo: false,
-          path: dir.rel,
-          repo_root: null,
-          reason: found.reason,
-          branch: null,
-          entries: [],
-          total_entries: 0,
-          truncated: false,
-          counts: { staged: 0, unstaged: 0, untracked: 0, conflicted: 0 },
-          clean: true,
-        },
+        structured: repoFields(ctx, found),
         text: `${dir.rel} is not in a git repository (${found.reason}).${note}`,
       };
     }
@@ -162,17 +146,17 @@ export const gitStatusTool = defineTool({
       untracked: all.filter((e) => e.kind === 'untracked').length,
       conflicted: all.filter((e) => e.kind === 'unmerged').length,
     };
-    const structured: Record<string, unknown> = {
-      is_repo: true,
-      path: dir.rel,
-      repo_root: repoRootRel(ctx, repo),
+    const structured: Record<string, unknown> = lean({
+      ...repoFields(ctx, found),
       branch: parsed.branch,
-      entries,
-      total_entries: all.length,
-      truncated,
-      counts,
-      clean: all.length === 0,
-    };
+      entries: entries.map((e) => ({
+        path: e.path,
+        orig_path: e.orig_path,
+        code: e.code,
+        submodule: e.submodule,
+      })),
+      ...(truncated ? { total_entries: all.length, truncated, counts } : {}),
+    });
     const lines: string[] = [];
     if (parsed.branch) lines.push(branchLine(parsed.branch));
     if (spec.length) lines.push(`[limited to ${scopeName(dir)}]`);
@@ -191,10 +175,14 @@ export const gitStatusTool = defineTool({
       );
     if (truncated) {
       let next: Record<string, unknown> | null = null;
+      const same = {
+        path: dir.rel,
+        include_untracked: args.include_untracked,
+        max_entries: args.max_entries,
+      };
       if (args.max_entries < MAX_STATUS_ENTRIES)
-        next = { path: dir.rel, include_untracked: args.include_untracked, max_entries: MAX_STATUS_ENTRIES };
-      else if (args.include_untracked)
-        next = { path: dir.rel, include_untracked: false, max_entries: args.max_entries };
+        next = explicitArgs(input, { ...same, max_entries: MAX_STATUS_ENTRIES });
+      else if (args.include_untracked) next = explicitArgs(input, { ...same, include_untracked: false });
       const total = parsed.cut ? `at least ${all.length}` : String(all.length);
       let note = `[showing ${entries.length} of ${total} entries`;
       if (next) {

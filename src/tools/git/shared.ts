@@ -1,6 +1,6 @@
 // What the five git tools share: finding the repository for a path argument (decisions.md 20, 38), turning
-// git's paths into workspace-relative ones, the output schema pieces, and cutting a multi-file diff to a byte
-// budget by whole files so the rest can be asked for with next_action. Runs git only through git/run.
+// git's paths into workspace-relative ones, the output schema pieces and their lean result forms, and cutting
+// a multi-file diff to a byte budget by whole files so the rest can be asked for with next_action.
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -9,35 +9,50 @@ import { openRepo, type GitRepo } from '../../git/repo.js';
 import { splitPatch, type FileChangeKind, type NumstatEntry } from '../../git/parse-diff.js';
 import { toPosixRel } from '../../workspace/paths.js';
 import type { ToolContext } from '../define.js';
+import { lean } from '../result.js';
 
-export const gitPathArg = z
-  .string()
-  .default('.')
-  .describe(
-    'A directory or file in the workspace (default "."); git finds the repository that contains it, and results are limited to it.',
-  );
+export const gitPathArg = z.string().default('.').describe('Limits results to this directory or file.');
 
-/** The fields every git tool result starts with: whether there is a repository, and where. */
+/**
+ * Where the repository is (every git tool result): `repo_root` when its top is not the workspace root, `reason`
+ * when `path` is in no repository (not an error). Neither: the workspace root is the top of the repository.
+ */
 export const REPO_FIELDS = {
-  is_repo: z.boolean(),
-  path: z.string(),
-  repo_root: z.string().nullable(),
+  repo_root: z.string().optional(),
   reason: z.string().optional(),
 };
 
+/** REPO_FIELDS for a result: the top's workspace-relative path unless it is the workspace root. */
+export function repoFields(ctx: ToolContext, found: RepoOrNot): { repo_root?: string; reason?: string } {
+  if (!found.repo) return { reason: found.reason };
+  const top = repoRootRel(ctx, found.repo);
+  return top === '.' ? {} : { repo_root: top };
+}
+
 const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
 
-/** One commit as git_log lists it and git_show shows it. */
+/** One commit as git_log lists it and git_show shows it; `committer` only when it differs from `author`. */
 export const COMMIT = z.object({
   sha: z.string(),
-  parents: z.array(z.string()),
+  parents: z.array(z.string()).optional(),
   author: PERSON,
-  committer: PERSON,
-  refs: z.array(z.string()),
+  committer: PERSON.optional(),
+  refs: z.array(z.string()).optional(),
   subject: z.string(),
-  body: z.string(),
-  body_truncated: z.boolean(),
+  body: z.string().optional(),
+  body_truncated: z.boolean().optional(),
 });
+
+type Person = z.infer<typeof PERSON>;
+
+/** A parsed commit as results carry it: lean, committer left out when it is the author. */
+export function commitOut<C extends { author: Person; committer: Person }>(c: C): Record<string, unknown> {
+  const same =
+    c.committer.name === c.author.name &&
+    c.committer.email === c.author.email &&
+    c.committer.date === c.author.date;
+  return lean({ ...c, committer: same ? undefined : c.committer }, ['subject']);
+}
 
 export const DEFAULT_DIFF_MAX_BYTES = 262_144;
 export const MAX_DIFF_BYTES_LIMIT = 4 * 1024 * 1024;
@@ -47,17 +62,14 @@ export const pathsArg = z
   .array(z.string())
   .max(MAX_PATHS)
   .optional()
-  .describe('Only these files or directories (workspace-relative, literal: no globs).');
+  .describe('Only these files or directories (no globs).');
 
 export const maxBytesArg = z
   .number()
   .int()
   .min(1024)
   .max(MAX_DIFF_BYTES_LIMIT)
-  .default(DEFAULT_DIFF_MAX_BYTES)
-  .describe(
-    'Most bytes of diff text to return (≤ 4 MiB); whole files are kept together, the rest comes with next_action.',
-  );
+  .default(DEFAULT_DIFF_MAX_BYTES);
 
 export interface PathScope {
   /** Workspace-relative path, as the caller named it. */
@@ -152,16 +164,28 @@ export interface DiffFile {
   shown: 'full' | 'partial' | 'omitted';
 }
 
+/** A changed file in a result: `shown` only when not in full; `section` only where the call asked for two. */
 export const DIFF_FILE = z.object({
   path: z.string(),
-  old_path: z.string().nullable(),
+  old_path: z.string().optional(),
   kind: z.enum(['added', 'deleted', 'modified', 'renamed', 'copied', 'unmerged']),
-  additions: z.number().nullable(),
-  deletions: z.number().nullable(),
-  binary: z.boolean(),
-  section: z.enum(['staged', 'unstaged', 'commit']),
-  shown: z.enum(['full', 'partial', 'omitted']),
+  additions: z.number().optional(),
+  deletions: z.number().optional(),
+  binary: z.boolean().optional(),
+  section: z.enum(['staged', 'unstaged']).optional(),
+  shown: z.enum(['partial', 'omitted']).optional(),
 });
+
+/** DiffFiles as results carry them (DIFF_FILE). */
+export function diffFilesOut(files: DiffFile[], withSection: boolean): Array<Record<string, unknown>> {
+  return files.map((f) =>
+    lean({
+      ...f,
+      section: withSection ? f.section : undefined,
+      shown: f.shown === 'full' ? undefined : f.shown,
+    }),
+  );
+}
 
 export interface DiffSectionInput {
   section: DiffFile['section'];
@@ -195,6 +219,15 @@ function cutText(text: string, max: number): string {
     while (n > 0 && ((b[n] as number) & 0xc0) === 0x80) n--;
   }
   return b.subarray(0, n).toString('utf8');
+}
+
+const INDEX_LINE = /^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n/m;
+
+/** A file's section without its `index <blob>..<blob>` header line: blob ids tell a model nothing. */
+function dropIndexLine(text: string): string {
+  const hunk = text.indexOf('\n@@');
+  const head = hunk < 0 ? text : text.slice(0, hunk + 1);
+  return head.replace(INDEX_LINE, '') + text.slice(head.length);
 }
 
 /**
@@ -242,16 +275,17 @@ export function assembleDiff(inputs: DiffSectionInput[], maxBytes: number): Asse
       }
       if (stopped) return;
       const complete = i < sections.length - 1 || !s.patchCut;
-      const size = Buffer.byteLength(sec.text);
+      const secText = dropIndexLine(sec.text);
+      const size = Buffer.byteLength(secText);
       if (complete && used + size <= maxBytes) {
-        out.push(sec.text);
+        out.push(secText);
         used += size;
         if (f) f.shown = 'full';
         return;
       }
       stopped = true;
       if (used === 0 && f) {
-        const part = cutText(sec.text, maxBytes);
+        const part = cutText(secText, maxBytes);
         out.push(part);
         used += Buffer.byteLength(part);
         f.shown = 'partial';
