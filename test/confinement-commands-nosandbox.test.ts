@@ -37,7 +37,7 @@ describe('no sandbox available (SERVICE_SANDBOX=off)', () => {
 
   it('check_exec_environment says so in its warnings and policy, and reports the process limit', async () => {
     const r = await call(srv.url, 'check_exec_environment');
-    expect(r.sc.sandbox.in_use).toBeNull();
+    expect(r.sc.sandbox.in_use).toBeUndefined();
     expect(r.sc.warnings.join('\n')).toMatch(
       /safe mode now only filters command lines and cannot stop a script/,
     );

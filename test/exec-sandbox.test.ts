@@ -40,7 +40,7 @@ d('bubblewrap sandbox', () => {
     const t = await call(trusted.url, 'check_exec_environment');
     expect(t.sc.sandbox).toMatchObject({ in_use: 'bwrap', network: 'host' });
     const dd = await call(dangerous.url, 'check_exec_environment');
-    expect(dd.sc.sandbox.in_use).toBeNull();
+    expect(dd.sc.sandbox.in_use).toBeUndefined();
     expect(dd.sc.sandbox.reason).toMatch(/dangerous/);
   });
 

@@ -66,6 +66,14 @@ const FAKE_READONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/**
+ * destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP tool annotations), so
+ * a read-only tool advertises just readOnlyHint and openWorldHint (whose default, true, would be wrong).
+ */
+function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
+  return a.readOnlyHint ? { readOnlyHint: true, openWorldHint: a.openWorldHint } : a;
+}
+
 export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL_TOOLS): Catalog {
   const tools = all.filter((t) => opts.enableViewImage || t.name !== 'view_image');
   const byName = new Map(tools.map((t) => [t.name, { def: t, input: t.input.strict() }]));
@@ -77,7 +85,7 @@ export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL
     outputSchema: outputJsonSchema(t),
     annotations: opts.fakeReadonly
       ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
-      : t.annotations,
+      : advertised(t.annotations),
   }));
   return { tools, byName, listPayload, realAnnotations: new Map(tools.map((t) => [t.name, t.annotations])) };
 }

@@ -78,12 +78,16 @@ const ERROR_BRANCH: Json = { required: ['ok', 'error'] };
  * objects and arrays are advertised by type. Clients validate structuredContent against them (the v1 SDK even
  * on errors, hence `anyOf` with the error branch); tools/list is the call every client makes first and most.
  */
+const ALWAYS_PRESENT = new Set(['status', 'command_id']);
+
 export function outputJsonSchema(def: ToolDef): Json {
   const js = toJson(def.output, 'output');
   const props = Object.entries((js.properties ?? {}) as Record<string, Json>);
   const success: Json = {
     properties: { ok: { const: true }, ...Object.fromEntries(props.map(([k, v]) => [k, typeOnly(v)])) },
-    required: ['ok', ...((js.required as string[] | undefined) ?? [])],
+    // Only what every result of every tool carries is listed as required (decision 40): the names and types
+    // above tell a client what may come; a list of every always-present field of every tool cost ~800 bytes.
+    required: ['ok', ...((js.required as string[] | undefined) ?? []).filter((k) => ALWAYS_PRESENT.has(k))],
   };
   return { type: 'object', anyOf: [success, ERROR_BRANCH] };
 }

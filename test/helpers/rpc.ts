@@ -70,18 +70,8 @@ export function handshake(
   return post(url, { jsonrpc: '2.0', id, method, params }, headers);
 }
 
-/**
- * Tools whose results are not yet checked here against their advertised outputSchema: the command and runtime
- * tools, until they leave out their defaults too (issue 13). The e2e v1-client test checks them meanwhile.
- */
-const SCHEMA_CHECK_PENDING = new Set([
-  'server_info',
-  'check_exec_environment',
-  'exec_command',
-  'write_stdin',
-  'kill_command',
-  'read_output',
-]);
+/** Tools whose results are not checked here against their advertised outputSchema (none: every tool is). */
+const SCHEMA_CHECK_PENDING = new Set<string>();
 
 type Check = (value: unknown) => { valid: boolean; errorMessage?: string };
 const checks = new Map<string, Promise<Map<string, Check>>>();

@@ -15,7 +15,7 @@ const output = z.object({
   permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
   sandbox: z.object({
     requested: z.string(),
-    in_use: z.string().nullable(),
+    in_use: z.string().optional(),
     reason: z.string(),
     network: z.string(),
   }),
@@ -55,10 +55,8 @@ export const checkExecEnvironmentTool = defineTool({
   name: 'check_exec_environment',
   title: 'Check command environment',
   description:
-    'Describe what commands run with before running one: permission mode and what it allows, the OS sandbox in use (or why ' +
-    'there is none), the shell, whether tty: true works, HOME/TMPDIR and cache directories, the command limits with current ' +
-    'use, and warnings (e.g. no git identity for commits). Example: check_exec_environment {} → {"permission_mode": "safe", ' +
-    '"sandbox": {"in_use": "bwrap", "network": "none", …}, "shell": "bash", "limits": {"max_running": 16, …}, "warnings": [ … ]}.',
+    'What commands run with, before running one: permission mode and what it allows, the OS sandbox (or why there is ' +
+    'none), shell, tty, HOME/TMPDIR, limits with current use, and warnings (e.g. no git identity for commits).',
   input,
   output,
   annotations: READ_ONLY,
@@ -97,7 +95,7 @@ export const checkExecEnvironmentTool = defineTool({
       );
     const structured = {
       permission_mode: mode,
-      sandbox,
+      sandbox: { ...sandbox, in_use: sandbox.in_use ?? undefined },
       process_limit: processLimit,
       policy: {
         network:

@@ -18,55 +18,37 @@ export const MAX_YIELD_MS = 30_000;
 export const MAX_OUTPUT_BYTES_LIMIT = 1_048_576;
 
 const input = z.object({
-  cmd: z.string().min(1).describe('The command line, run by bash -c (sh -c when bash is absent).'),
-  workdir: z.string().default('.').describe('Directory to run in, relative to the workspace root.'),
-  timeout_ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TIMEOUT_MS)
-    .default(600_000)
-    .describe('Stop the command (TERM, then KILL) after this long (≤ 3600000).'),
+  cmd: z.string().min(1),
+  workdir: z.string().default('.'),
+  timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).default(600_000).describe('Then TERM, then KILL.'),
   yield_time_ms: z
     .number()
     .int()
     .min(0)
     .max(MAX_YIELD_MS)
     .default(10_000)
-    .describe('Wait this long for it to finish before answering "running" (≤ 30000).'),
+    .describe('How long to wait before answering "running".'),
   max_output_bytes: z
     .number()
     .int()
     .min(256)
     .max(MAX_OUTPUT_BYTES_LIMIT)
     .default(65_536)
-    .describe('Most bytes of each stream in one result; head and tail are kept.'),
-  tty: z
-    .boolean()
-    .default(false)
-    .describe('Run in a real terminal: stdout and stderr merged, stdin stays open for write_stdin.'),
-  stdin: z
-    .string()
-    .default('')
-    .describe("Text written to the command's input at start (then closed, unless tty)."),
-  env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for this command.'),
+    .describe('Per stream and result; head and tail are kept.'),
+  tty: z.boolean().default(false),
+  stdin: z.string().default('').describe('Written at start, then closed (kept open with tty).'),
+  env: z.record(z.string(), z.string()).default({}),
 });
 
 export const execCommandTool = defineTool({
   name: 'exec_command',
   title: 'Run command',
   description:
-    'Run a shell command in the workspace (bash -c, or sh -c where bash is absent), in its own process group. It waits up to ' +
-    'yield_time_ms (≤ 30 s) for the command to finish; if it is still running the result says status "running" and carries ' +
-    'next_action: write_stdin with empty chars to keep waiting. A non-zero exit is a normal result (status "exited" with its ' +
-    'exit_code), not a tool error. Commands belong to the workspace, not to the request: any client can poll, read or kill one ' +
-    'by command_id, and a cancelled request or a dropped connection does not stop it — only kill_command, timeout_ms or server ' +
-    'shutdown do. Background jobs (&) end when the command itself ends; run a server as the command and poll it. Each result ' +
-    'shows at most max_output_bytes per stream (head and tail, with the read_output call that pages the rest). tty: true gives ' +
-    'a real terminal for REPLs and prompts, and returns as soon as the first output pauses for 0.25 s (a prompt). Children get HOME and TMPDIR in a private runtime directory, PAGER=cat, and ' +
-    'NO_COLOR=1 TERM=dumb without a tty. Example: exec_command {"cmd": "npm test", "yield_time_ms": 20000} → ' +
-    '{"status": "exited", "exit_code": 1, "stdout": "… 2 failing …", "command_id": "Qm…"}; a longer build returns ' +
-    '{"status": "running", "next_action": {"tool": "write_stdin", "arguments": {"command_id": "Qm…", "chars": ""}}}.',
+    'Run a shell command (bash -c) in the workspace, waiting up to yield_time_ms. Still running: status "running" and ' +
+    'next_action (write_stdin, empty chars) to wait more. A non-zero exit is a normal result. Commands outlive the request: ' +
+    'any client can poll, read or kill one by command_id. Output over max_output_bytes keeps head and tail and names the ' +
+    'read_output call for the rest. tty: true gives a terminal (REPLs) and returns once the first output pauses 0.25 s. ' +
+    'Example: {"cmd": "npm test"} → {"status": "exited", "exit_code": 1, "stdout": "…"}.',
   input,
   output: COMMAND_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -4,49 +4,37 @@
 // SIGKILL has not ended it within kill_wait_ms. Output stays readable afterwards.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { COMMAND_ID, STATUS, statusLine } from './shape.js';
 import { outputRef } from './view.js';
 
 const input = z.object({
   command_id: COMMAND_ID,
-  signal: z
-    .enum(['TERM', 'KILL', 'INT'])
-    .default('TERM')
-    .describe('Signal for the process group: TERM (polite), INT (like Ctrl-C) or KILL.'),
-  wait_ms: z
-    .number()
-    .int()
-    .min(0)
-    .max(30_000)
-    .default(5000)
-    .describe('How long the command may take to end before SIGKILL follows (≤ 30000).'),
+  signal: z.enum(['TERM', 'KILL', 'INT']).default('TERM'),
+  wait_ms: z.number().int().min(0).max(30_000).default(5000).describe('Then SIGKILL.'),
   kill_wait_ms: z
     .number()
     .int()
     .min(0)
     .max(10_000)
     .default(2000)
-    .describe('How long to wait after SIGKILL before answering (≤ 10000).'),
+    .describe('Wait after SIGKILL before answering.'),
 });
 
 const output = z.object({
   status: STATUS,
-  signal_sent: z.string().nullable(),
-  signal: z.string().nullable(),
-  exit_code: z.number().nullable(),
+  signal_sent: z.string().optional(),
+  signal: z.string().optional(),
+  exit_code: z.number().optional(),
 });
 
 export const killCommandTool = defineTool({
   name: 'kill_command',
   title: 'Stop a command',
   description:
-    'Stop a running command from any client: send signal (TERM by default) to its whole process group, wait up to wait_ms, then ' +
-    'send SIGKILL if it is still running. The result says what really happened: status "terminated" (ended by the signal ' +
-    'sent), "killed" (it survived that signal and SIGKILL ended it), "exited" (it had already finished, or exited on its own ' +
-    'when signalled; signal_sent is null if nothing was sent). Its output stays readable with read_output. Example: ' +
-    'kill_command {"command_id": "Qm…"} → {"status": "terminated", "signal_sent": "SIGTERM", "signal": "SIGTERM", ' +
-    '"exit_code": null}; for a program that ignores TERM → {"status": "killed", "signal_sent": "SIGTERM", "signal": "SIGKILL"}.',
+    'Stop a command from any client: signal its process group, wait up to wait_ms, then SIGKILL. status: "terminated" ' +
+    '(by the signal sent), "killed" (SIGKILL was needed) or "exited" (it ended by itself; no signal_sent if nothing was ' +
+    'sent). Example: {"command_id": "Qm…"} → {"status": "terminated", "signal_sent": "SIGTERM", "signal": "SIGTERM"}.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -63,7 +51,7 @@ export const killCommandTool = defineTool({
       }
       await c.waitUntil(() => !c.running, args.kill_wait_ms, ctx.signal);
     }
-    const structured = { status: c.status, signal_sent: sent, signal: c.signal, exit_code: c.exitCode };
+    const structured = lean({ status: c.status, signal_sent: sent, signal: c.signal, exit_code: c.exitCode });
     const lines = [
       sent === null
         ? `Nothing sent: command ${c.id} ${c.running ? 'had no process left to signal' : 'had already finished'}. ${statusLine(c)}`

@@ -4,32 +4,23 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { fmt, READ_LIMIT_MAX, readPage } from './view.js';
 
 const REF = /^command:([A-Za-z0-9_-]{1,200}):(stdout|stderr)$/;
 
 const input = z.object({
-  output_ref: z
-    .string()
-    .describe('"command:<command_id>:stdout" or "command:<command_id>:stderr", as in output_refs.'),
-  offset: z.number().int().min(0).default(0).describe('Absolute byte offset in the stream to start at.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(READ_LIMIT_MAX)
-    .default(4096)
-    .describe('Most bytes to return (≤ 1048576).'),
+  output_ref: z.string().describe('"command:<command_id>:stdout" (or :stderr), as in output_refs.'),
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(READ_LIMIT_MAX).default(4096),
 });
 
 const output = z.object({
   content: z.string(),
-  offset: z.number(),
-  next_offset: z.number().nullable(),
-  eof: z.boolean(),
-  skipped_bytes: z.number(),
+  offset: z.number().optional(),
+  eof: z.boolean().optional(),
+  skipped_bytes: z.number().optional(),
   total_bytes: z.number(),
   next_action: NEXT_ACTION.optional(),
 });
@@ -38,12 +29,9 @@ export const readOutputTool = defineTool({
   name: 'read_output',
   title: 'Read command output',
   description:
-    'Page through the output a command produced, by absolute byte offset, e.g. the part a result left out. Each stream keeps ' +
-    'its first 64 KiB and its most recent bytes (448 KiB by default); an offset in the dropped middle moves to the kept tail ' +
-    "and skipped_bytes says how much was jumped. eof is true at the end of a finished command's stream; next_offset and " +
-    'next_action continue. Example: exec_command {"cmd": "seq 1 1000000"} left bytes out and suggested read_output ' +
-    '{"output_ref": "command:Qm…:stdout", "offset": 32768, "limit": 65536} → {"content": "…", "offset": 32768, ' +
-    '"next_offset": 65536, "eof": false, "skipped_bytes": 0, "total_bytes": 6888896}.',
+    "Page a command's output by absolute byte offset (e.g. what a result left out). A stream keeps its first 64 KiB " +
+    'and its latest bytes; an offset in the dropped middle moves to the kept tail (skipped_bytes). next_action continues; ' +
+    'eof ends a finished stream. Example: {"output_ref": "command:Qm…:stdout", "offset": 65536}.',
   input,
   output,
   annotations: READ_ONLY,
@@ -65,14 +53,17 @@ export const readOutputTool = defineTool({
     const page = readPage(buf, args.offset, args.limit);
     const total = buf.total;
     const eof = page.end >= total && !c.running;
-    const structured: Record<string, unknown> = {
-      content: page.content,
-      offset: page.offset,
-      next_offset: eof ? null : page.end,
-      eof,
-      skipped_bytes: page.skipped,
-      total_bytes: total,
-    };
+    // The next offset is in next_action; `offset` only when the page did not start where it was asked.
+    const structured: Record<string, unknown> = lean(
+      {
+        content: page.content,
+        offset: page.offset !== args.offset ? page.offset : undefined,
+        eof,
+        skipped_bytes: page.skipped,
+        total_bytes: total,
+      },
+      ['content'],
+    );
     const notes = [
       `bytes ${fmt(page.offset)}–${fmt(page.end)} of ${fmt(total)} (${stream} of command ${id}${c.running ? ', still running' : ''})`,
     ];

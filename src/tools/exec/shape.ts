@@ -6,28 +6,31 @@ import { z } from 'zod';
 import type { Command, StreamName } from '../../process/command.js';
 import type { CommandRegistry } from '../../process/registry.js';
 import { NEXT_ACTION } from '../schema.js';
-import { callText } from '../result.js';
+import { callText, lean } from '../result.js';
 import { fmt, outputRef, READ_LIMIT_MAX, viewNew } from './view.js';
 
 export const STATUS = z.enum(['running', 'exited', 'timeout', 'terminated', 'killed', 'failed']);
 
+/**
+ * Fields at their default are left out (decision 40): `exit_code` appears once the command ended, `signal` when
+ * one ended it, each stream when it printed something new, `*_omitted_bytes` and `output_refs` only when output
+ * was left out (the omitted count says it was truncated), `next_action` only when there is a next call.
+ */
 export const COMMAND_RESULT = z.object({
   command_id: z.string(),
   status: STATUS,
-  exit_code: z.number().nullable(),
-  signal: z.string().nullable(),
-  elapsed_ms: z.number(),
-  stdout: z.string(),
-  stderr: z.string(),
-  stdout_truncated: z.boolean(),
-  stderr_truncated: z.boolean(),
-  stdout_omitted_bytes: z.number(),
-  stderr_omitted_bytes: z.number(),
-  output_refs: z.object({ stdout: z.string(), stderr: z.string() }),
+  exit_code: z.number().optional(),
+  signal: z.string().optional(),
+  elapsed_ms: z.number().optional(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  stdout_omitted_bytes: z.number().optional(),
+  stderr_omitted_bytes: z.number().optional(),
+  output_refs: z.object({ stdout: z.string().optional(), stderr: z.string().optional() }).optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
-export const COMMAND_ID = z.string().min(1).max(200).describe('The command_id returned by exec_command.');
+export const COMMAND_ID = z.string().min(1).max(200);
 
 export function pollAction(id: string) {
   return { tool: 'write_stdin', arguments: { command_id: id, chars: '' } };
@@ -68,7 +71,8 @@ export function commandOutcome(
     c.cursor[s] = to;
   }
   const refs = { stdout: outputRef(c.id, 'stdout'), stderr: outputRef(c.id, 'stderr') };
-  const structured: Record<string, unknown> = {
+  const omitted = (s: StreamName) => (views[s].omitted > 0 ? refs[s] : undefined);
+  const structured: Record<string, unknown> = lean({
     command_id: c.id,
     status: c.status,
     exit_code: c.exitCode,
@@ -76,13 +80,13 @@ export function commandOutcome(
     elapsed_ms: c.elapsedMs,
     stdout: views.stdout.text,
     stderr: views.stderr.text,
-    stdout_truncated: views.stdout.omitted > 0,
-    stderr_truncated: views.stderr.omitted > 0,
     stdout_omitted_bytes: views.stdout.omitted,
     stderr_omitted_bytes: views.stderr.omitted,
-    output_refs: refs,
-  };
-  const lines = [`${statusLine(c)} command_id: ${c.id}`];
+    output_refs: { stdout: omitted('stdout'), stderr: omitted('stderr') },
+  });
+  // The id is said where a next call needs it (running, or output left out), not on every finished result.
+  const needsId = c.running || views.stdout.omitted > 0 || views.stderr.omitted > 0;
+  const lines = [needsId ? `${statusLine(c)} command_id: ${c.id}` : statusLine(c)];
   const label = (s: StreamName) => (c.tty ? 'terminal output' : s);
   for (const s of ['stdout', 'stderr'] as const) {
     const v = views[s];

@@ -15,27 +15,17 @@ const input = z.object({
   chars: z
     .string()
     .default('')
-    .describe('Text to type into the terminal ("\\n" for Enter, "\\u0003" for Ctrl-C); empty polls.'),
-  yield_time_ms: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_YIELD_MS)
-    .default(10_000)
-    .describe('Most time to wait for new output (≤ 30000).'),
+    .describe('Typed into the terminal ("\\n" Enter, "\\u0003" Ctrl-C); empty polls.'),
+  yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS).default(10_000),
 });
 
 export const writeStdinTool = defineTool({
   name: 'write_stdin',
   title: 'Write to / poll a command',
   description:
-    'Continue a command started by exec_command, from any client. With empty chars it polls: it returns as soon as there is new ' +
-    'output, when the command exits, or after yield_time_ms, and a finished command answers with its final status. With chars ' +
-    "it types them into the command's terminal (exec_command with tty: true) and returns shortly after the reply. Only output " +
-    'not yet returned is shown. Writing to a finished command, or to one started without tty (its stdin was closed after the ' +
-    'stdin argument), is COMMAND_CLOSED. Example: after exec_command {"cmd": "python3 -i", "tty": true, "yield_time_ms": 1000} ' +
-    'answered {"status": "running", "command_id": "Qm…"}, write_stdin {"command_id": "Qm…", "chars": "print(6*7)\\n"} → ' +
-    '{"status": "running", "stdout": "print(6*7)\\n42\\n>>> "}; write_stdin {"command_id": "Qm…", "chars": ""} polls.',
+    'Continue a command from any client: empty chars polls (returns on new output, the exit or yield_time_ms); chars is ' +
+    'typed into a tty command. Only new output is shown; a finished command, or one without tty, takes no input ' +
+    '(COMMAND_CLOSED). Example: {"command_id": "Qm…", "chars": "print(6*7)\\n"} → {"status": "running", "stdout": "42\\n>>> "}.',
   input,
   output: COMMAND_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

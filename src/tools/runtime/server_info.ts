@@ -13,13 +13,14 @@ const output = z.object({
   protocol_versions: z.array(z.string()),
   workspace: z.string(),
   permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
-  sandbox: z.object({ requested: z.string(), in_use: z.string().nullable(), reason: z.string() }),
+  sandbox: z.object({ requested: z.string(), in_use: z.string().optional(), reason: z.string() }),
   process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
   auth_mode: z.string(),
   annotation_override: z.enum(['fake_readonly']).nullable(),
   limits: z.record(z.string(), z.number()),
   project_context_files: z.array(z.string()),
   search_engine: z.string(),
+  tool_count: z.number(),
   tools: z.array(z.string()),
 });
 
@@ -27,7 +28,7 @@ export const serverInfoTool = defineTool({
   name: 'server_info',
   title: 'Server info',
   description:
-    'Describe this server: version, protocol versions, workspace, permission mode, sandbox, auth mode, limits, project instruction files and tool names.',
+    'This server: version, protocols, workspace, permission mode, sandbox, auth, limits, instruction files, tools.',
   input,
   output,
   annotations: READ_ONLY,
@@ -43,7 +44,7 @@ export const serverInfoTool = defineTool({
       protocol_versions: [...SUPPORTED_VERSIONS],
       workspace: root.lexical,
       permission_mode: config.permissionMode,
-      sandbox,
+      sandbox: { requested: sandbox.requested, in_use: sandbox.in_use ?? undefined, reason: sandbox.reason },
       process_limit: processLimit,
       auth_mode: config.stdio ? 'stdio' : config.authMode,
       annotation_override: config.dangerouslyFakeReadonlyAnnotations ? ('fake_readonly' as const) : null,
@@ -60,6 +61,7 @@ export const serverInfoTool = defineTool({
       },
       project_context_files: ctx.runtime.instructions.files(),
       search_engine: engine.kind === 'ripgrep' ? `ripgrep (${engine.source})` : 'js',
+      tool_count: catalog.tools.length,
       tools: catalog.tools.map((t) => t.name),
     };
     const text = [
@@ -74,7 +76,7 @@ export const serverInfoTool = defineTool({
         ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).'
         : '',
       `project instructions: ${structured.project_context_files.join(', ') || 'none'}; search: ${structured.search_engine}`,
-      `tools: ${structured.tools.join(', ')}`,
+      `tools (${structured.tool_count}): ${structured.tools.join(', ')}`,
     ].filter(Boolean);
     return { structured, text: lines(text) };
   },
