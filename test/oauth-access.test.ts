@@ -44,19 +44,19 @@ afterAll(async () => {
 const getJson = (url: string, headers: Record<string, string> = {}) => rawRequest(url, { headers });
 
 describe('discovery documents (spec §4; RFC 9728 §2–3; RFC 8414 §2)', () => {
-  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])(
-    '%s names the exact resource and this issuer',
-    async (p) => {
-      const r = await getJson(srv.base + p);
-      expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({
-        resource: `${srv.base}/mcp`,
-        authorization_servers: [srv.base],
-        bearer_methods_supported: ['header'],
-      });
-      expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    },
-  );
+  it.each([
+    ['/.well-known/oauth-protected-resource', ''],
+    ['/.well-known/oauth-protected-resource/mcp', '/mcp'],
+  ])('%s names the resource its path was derived from (RFC 9728 §3.3) and this issuer', async (p, suffix) => {
+    const r = await getJson(srv.base + p);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({
+      resource: `${srv.base}${suffix}`,
+      authorization_servers: [srv.base],
+      bearer_methods_supported: ['header'],
+    });
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+  });
 
   it('authorization-server metadata: one issuer string, every endpoint, S256 only, iss parameter supported', async () => {
     const r = await getJson(`${srv.base}/.well-known/oauth-authorization-server`);
@@ -69,8 +69,15 @@ describe('discovery documents (spec §4; RFC 9728 §2–3; RFC 8414 §2)', () =>
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+      token_endpoint_auth_methods_supported: [
+        'none',
+        'client_secret_post',
+        'client_secret_basic',
+        'private_key_jwt',
+      ],
+      token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining(['ES256', 'RS256', 'EdDSA']),
       authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
     });
     expect(r.json.issuer.endsWith('/')).toBe(false);
   });
@@ -105,7 +112,7 @@ describe('discovery documents (spec §4; RFC 9728 §2–3; RFC 8414 §2)', () =>
   });
 
   it('forwarded headers are ignored without SERVICE_TRUST_PROXY_HEADERS', async () => {
-    const r = await getJson(`${srv.base}/.well-known/oauth-protected-resource`, {
+    const r = await getJson(`${srv.base}/.well-known/oauth-protected-resource/mcp`, {
       'x-forwarded-proto': 'https',
       'x-forwarded-host': 'evil.example',
     });

@@ -72,7 +72,8 @@ describe('the password page (contract "GET /oauth/authorize")', () => {
     expect(csp).toContain("form-action 'self' http://127.0.0.1:9");
     expect(p.headers.get('x-frame-options')).toBe('DENY');
     expect(p.headers.get('cache-control')).toBe('no-store');
-    expect(p.headers.get('referrer-policy')).toBe('no-referrer');
+    // same-origin, not no-referrer: the form's POST must carry a real Origin for the same-origin check.
+    expect(p.headers.get('referrer-policy')).toBe('same-origin');
   });
 
   it.each([
@@ -117,23 +118,25 @@ describe('the password page (contract "GET /oauth/authorize")', () => {
     ['resource of another server', { resource: 'https://other.example/mcp' }, 'invalid_target'],
     ['resource with a fragment', { resource: 'http://127.0.0.1:PORT/mcp#x' }, 'invalid_target'],
     ['a malformed scope', { scope: 'a\\b' }, 'invalid_scope'],
-  ])('%s → 302 back with error=%s, state and iss (RFC 6749 §4.1.2.1, RFC 9207)', async (_n, over, code) => {
-    const port = new URL(srv.base).port;
-    const fixed = Object.fromEntries(Object.entries(over).map(([k, v]) => [k, v?.replace('PORT', port)]));
-    const p = await open(fixed);
-    expect(p.status).toBe(302);
-    const loc = new URL(p.location ?? '');
-    expect(loc.origin + loc.pathname).toBe(CALLBACK);
-    expect(loc.searchParams.get('error')).toBe(code);
-    expect(loc.searchParams.get('state')).toBe('xyz');
-    expect(loc.searchParams.get('iss')).toBe(srv.base);
-    expect(loc.searchParams.get('code')).toBeNull();
-  });
+  ])(
+    '%s → an HTML page with error=%s, never a redirect (issue 11: no open redirector before the operator acts; RFC 9700 §4.11.2)',
+    async (_n, over, code) => {
+      const port = new URL(srv.base).port;
+      const fixed = Object.fromEntries(Object.entries(over).map(([k, v]) => [k, v?.replace('PORT', port)]));
+      const p = await open(fixed);
+      expect(p.status).toBe(400);
+      expect(p.location).toBeUndefined();
+      expect(p.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(p.html).toContain(code);
+      expect(p.handle).toBeUndefined();
+    },
+  );
 
-  it('a repeated parameter is invalid_request (RFC 6749 §3.1)', async () => {
+  it('a repeated parameter is invalid_request, on a page (RFC 6749 §3.1)', async () => {
     const url = authorizeUrl(srv.base, params()) + '&state=again';
     const p = await getPage(url);
-    expect(new URL(p.location ?? '').searchParams.get('error')).toBe('invalid_request');
+    expect(p.location).toBeUndefined();
+    expect(p.html).toContain('invalid_request');
   });
 
   it.each(['/mcp', '/mcp/', '', '/'])(

@@ -79,7 +79,9 @@ describe('registration over HTTP (RFC 7591 §3; spec §2.1)', () => {
     expect(r.json.client_id.length).toBeGreaterThanOrEqual(20);
     expect(typeof r.json.client_id_issued_at).toBe('number');
     expect(r.json.client_secret).toBeUndefined();
-    expect(r.json.logo_uri).toBeUndefined(); // not understood → ignored (RFC 7591 §2)
+    // registered metadata is returned (RFC 7591 §3.2.1); display-only, never rendered on the page
+    expect(r.json.logo_uri).toBe('https://x/y.png');
+    expect(r.json.application_type).toBe('native');
   });
 
   it.each(['client_secret_post', 'client_secret_basic'])(

@@ -1,10 +1,11 @@
 // Who is calling (http-and-auth-contract step 2). An Authenticator turns a request into a Principal or a
 // challenge. bearer: static tokens compared in constant time. noauth: loopback callers only — a tunnel
 // forwards to loopback, so a non-loopback Host or any forwarding header is refused unless the operator
-// declared an authenticating proxy (decisions.md 9). OAuth plugs in here as another Authenticator.
+// declared an authenticating proxy (decisions.md 9). OAuth plugs in here as another Authenticator. A right token
+// sent without the `Bearer ` scheme is answered with a 401 that says how to send it (never echoing it).
 import type { IncomingMessage } from 'node:http';
 import { SecretSet } from '../core/constant-time.js';
-import { FORWARDING_HEADERS, isLoopbackHostHeader } from '../http/hosts.js';
+import { isLoopbackHostHeader, proxySign } from '../http/hosts.js';
 import type { Principal } from './principal.js';
 
 export type AuthResult =
@@ -25,6 +26,24 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(h);
   return m ? (m[1] as string) : '';
 }
+
+/** The credential of an Authorization header that is not `Bearer <token>` — a bare token, `Token <t>`,
+ *  `Bearer:<t>` — so a right token sent the wrong way can be told from a wrong one. undefined otherwise. */
+export function nonBearerCredential(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (!h || bearerToken(req)) return undefined;
+  const parts = h
+    .trim()
+    .split(/[\s:]+/)
+    .filter(Boolean);
+  return parts[parts.length - 1];
+}
+
+/** What a client is told when its token is right but was not sent with the Bearer scheme. */
+export const BEARER_SCHEME_HINT =
+  'The token is right, but the Authorization header does not use the Bearer scheme; send it as "Authorization: Bearer <token>".';
+export const NOT_BEARER =
+  'The Authorization header is not a Bearer token; send "Authorization: Bearer <token>".';
 
 export function bearerChallenge(sent: boolean, description: string, extra = ''): AuthResult {
   const params = [`realm="${REALM}"`, extra, sent ? 'error="invalid_token"' : ''].filter(Boolean).join(', ');
@@ -52,7 +71,11 @@ export class BearerAuthenticator implements Authenticator {
   authenticate(req: IncomingMessage): AuthResult {
     const token = bearerToken(req);
     if (token === undefined) return bearerChallenge(false, 'Send Authorization: Bearer <token>.');
-    const i = token ? this.match(token) : -1;
+    if (!token) {
+      const other = nonBearerCredential(req);
+      return bearerChallenge(true, other && this.match(other) >= 0 ? BEARER_SCHEME_HINT : NOT_BEARER);
+    }
+    const i = this.match(token);
     if (i < 0) return bearerChallenge(true, 'The bearer token is not valid for this server.');
     return { ok: true, principal: { kind: 'bearer', id: `token#${i + 1}` } };
   }
@@ -64,7 +87,7 @@ export class NoAuthAuthenticator implements Authenticator {
 
   authenticate(req: IncomingMessage): AuthResult {
     if (!this.externalProxy) {
-      const forwarded = FORWARDING_HEADERS.find((h) => req.headers[h] !== undefined);
+      const forwarded = proxySign(req.headers, req.headersDistinct.host);
       if (forwarded || !isLoopbackHostHeader(req.headers.host)) {
         return {
           ok: false,

@@ -37,11 +37,29 @@ export function isAllowedOrigin(origin: string, allowed: readonly string[]): boo
   return isLoopbackHostname(u.hostname);
 }
 
+/** Headers a proxy, tunnel or CDN adds on the way in; any of them means the caller is not local (noauth). */
 export const FORWARDING_HEADERS = [
   'forwarded',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
   'x-forwarded-port',
+  'x-forwarded-server',
+  'x-original-forwarded-for',
   'x-real-ip',
+  'via',
+  'cf-connecting-ip',
+  'true-client-ip',
 ];
+
+/** The first sign that a request came through a proxy: a forwarding header, or a Host header sent twice (a
+ *  proxy that appends instead of replacing). undefined for a plain local request. */
+export function proxySign(
+  headers: NodeJS.Dict<string | string[]>,
+  distinctHost?: string[],
+): string | undefined {
+  const forwarded = FORWARDING_HEADERS.find((h) => headers[h] !== undefined);
+  if (forwarded) return forwarded;
+  if (distinctHost && distinctHost.length > 1) return 'a repeated Host header';
+  return undefined;
+}

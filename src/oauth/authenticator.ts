@@ -1,16 +1,21 @@
 // The /mcp side of OAuth mode (http-and-auth-contract "POST /mcp" step 2): a request is admitted with a valid
 // access token of this server — right key, HS256, this issuer, audience exactly `<base>/mcp`, not expired,
-// its client still registered and its grant family not revoked — or with a configured static bearer token
-// (decisions.md 11). Otherwise 401 with the RFC 9728 §5.1 challenge pointing at the resource metadata.
+// its client still registered (a metadata-document client is never "unregistered") and its grant family not
+// revoked — or with a configured static bearer token (decisions.md 11). Otherwise 401 with the RFC 9728 §5.1
+// challenge pointing at the resource metadata; a right token sent without `Bearer ` is told how to send it.
 import type { IncomingMessage } from 'node:http';
 import {
+  BEARER_SCHEME_HINT,
   BearerAuthenticator,
   bearerToken,
+  nonBearerCredential,
+  NOT_BEARER,
   type AuthResult,
   type Authenticator,
 } from '../auth/authenticate.js';
 import type { AccessTokens } from './access-tokens.js';
 import { resourceOf } from './checks/resource-indicator.js';
+import { isCimdClientId } from './cimd.js';
 import type { ClientRegistry } from './clients.js';
 import type { GrantStore } from './grants.js';
 import { PRM_PATH } from './metadata.js';
@@ -49,14 +54,17 @@ export class OAuthAuthenticator implements Authenticator {
         'Authorization required: discover the authorization server through the resource_metadata URL in WWW-Authenticate',
       );
     }
-    if (!token) return oauthChallenge(base, true, 'The Authorization header is not a Bearer token');
+    if (!token) {
+      const right = await this.isRightToken(nonBearerCredential(req), base);
+      return oauthChallenge(base, true, right ? BEARER_SCHEME_HINT : NOT_BEARER);
+    }
     if (this.staticTokens) {
       const i = this.staticTokens.match(token);
       if (i >= 0) return { ok: true, principal: { kind: 'bearer', id: `token#${i + 1}` } };
     }
     const v = await this.tokens.verify(token, { issuer: base, audience: resourceOf(base) });
     if (!v.ok) return oauthChallenge(base, true, v.reason);
-    if (!this.clients.get(v.claims.client_id)) {
+    if (!isCimdClientId(v.claims.client_id) && !this.clients.get(v.claims.client_id)) {
       return oauthChallenge(
         base,
         true,
@@ -66,5 +74,13 @@ export class OAuthAuthenticator implements Authenticator {
     if (!this.grants.isActive(v.claims.sid))
       return oauthChallenge(base, true, 'the authorization behind this token was revoked; authorize again');
     return { ok: true, principal: { kind: 'oauth', id: v.claims.client_id } };
+  }
+
+  /** True when a credential sent outside the Bearer scheme would have been accepted. */
+  private async isRightToken(candidate: string | undefined, base: string): Promise<boolean> {
+    if (!candidate) return false;
+    if (this.staticTokens && this.staticTokens.match(candidate) >= 0) return true;
+    const v = await this.tokens.verify(candidate, { issuer: base, audience: resourceOf(base) });
+    return v.ok;
   }
 }

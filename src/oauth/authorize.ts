@@ -1,8 +1,10 @@
 // GET/POST /oauth/authorize — the operator's password page (spec §4, §5.2.2; http-and-auth-contract
-// "GET /oauth/authorize", "POST /oauth/authorize"). GET runs the checks in order: the first two answer with
-// a page (never redirect to an unverified URI, RFC 6749 §4.1.2.1), the rest redirect with `error=`. POST acts
-// on a filed request only, checks the password in constant time under the global attempt limit, and
-// redirects with `code`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207 §2).
+// "GET /oauth/authorize", "POST /oauth/authorize"). GET finds the client (registered, or a Client ID Metadata
+// Document) and runs the checks in order; every failure before the operator has acted is shown on a page and
+// never redirected (issue 11 hardening; RFC 9700 §4.11.2: anyone can register a redirect URI, so redirecting
+// errors to it would make this endpoint an open redirector). POST accepts a same-origin submission of a filed
+// request only, checks the password in constant time under the global attempt limit, and redirects with
+// `code`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207 §2) — or `error=access_denied` when the operator denies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { safeEqual } from '../core/constant-time.js';
 import { firstFailure, type Check } from './checks/check.js';
@@ -11,10 +13,12 @@ import { checkClientGrant } from './checks/client-grant.js';
 import { checkClientKnown } from './checks/client-known.js';
 import { checkParamsOnce } from './checks/params-once.js';
 import { checkPkceChallenge } from './checks/pkce-challenge.js';
-import { checkRedirectUriMatch } from './checks/redirect-uri-match.js';
+import { checkRedirectUriMatch, redirectUriAllowed } from './checks/redirect-uri-match.js';
 import { checkResourceIndicator, resourceOf } from './checks/resource-indicator.js';
 import { checkResponseType } from './checks/response-type.js';
+import { checkSameOriginPost } from './checks/same-origin-post.js';
 import { checkScope } from './checks/scope-syntax.js';
+import { lookupClient } from './client-lookup.js';
 import type { Client } from './clients.js';
 import type { OAuthContext } from './context.js';
 import {
@@ -29,11 +33,10 @@ import { authorizePage, sendHtml } from './html.js';
 import { dropRestOfBody, mediaType, parseForm, readBody } from './http-io.js';
 import type { AuthorizationRequest } from './pending.js';
 
-/** Failures here are shown on a page: there is no trustworthy place to redirect to. */
-const PAGE_CHECKS: readonly Check<AuthorizeCtx>[] = [checkClientKnown, checkRedirectUriMatch];
-
-/** Failures here go back to the (now verified) redirect URI with `error=` (RFC 6749 §4.1.2.1). */
-const REDIRECT_CHECKS: readonly Check<AuthorizeCtx>[] = [
+/** Every check of an authorization request, in order; a failure is an error page, never a redirect. */
+const CHECKS: readonly Check<AuthorizeCtx>[] = [
+  checkClientKnown,
+  checkRedirectUriMatch,
   checkParamsOnce,
   checkResponseType,
   checkPkceChallenge,
@@ -51,57 +54,53 @@ export function redirectHost(uri: string): string {
 
 function showForm(
   res: ServerResponse,
-  ctx: OAuthContext,
+  client: Client,
   handle: string,
   request: AuthorizationRequest,
   status: number,
   message?: string,
   headers: Record<string, string> = {},
 ): void {
-  const client = ctx.clients.get(request.clientId);
   const page = authorizePage(
     {
-      clientName: client?.clientName ?? 'An unnamed application',
+      clientName: client.clientName ?? 'An unnamed application',
       clientId: request.clientId,
       redirectHost: redirectHost(request.redirectUri),
       handle,
       message,
+      documentHost: client.documentHost,
     },
     [request.redirectUri],
   );
   sendHtml(res, status, page, headers);
 }
 
-export function handleAuthorizeGet(
+export async function handleAuthorizeGet(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   ctx: OAuthContext,
-): void {
+): Promise<void> {
   const form = parseForm(url.search.slice(1));
   const base = ctx.baseUrl(req);
-  const actx: AuthorizeCtx = {
-    form,
-    client: form.repeated.includes('client_id') ? undefined : ctx.clients.get(form.get('client_id')),
-    base,
-  };
-  const pageErr = firstFailure(PAGE_CHECKS, actx);
-  if (pageErr) return sendErrorPage(res, pageErr);
-  const redirectUri = form.get('redirect_uri') as string;
-  const state = form.get('state');
-  const err = firstFailure(REDIRECT_CHECKS, actx);
-  if (err) return sendRedirect(res, errorRedirectUrl(redirectUri, err, state, base));
-
+  const found = form.repeated.includes('client_id')
+    ? undefined
+    : await lookupClient(ctx, form.get('client_id'));
+  if (found && !found.ok) return sendErrorPage(res, found.error);
+  const actx: AuthorizeCtx = { form, client: found?.client, base };
+  const err = firstFailure(CHECKS, actx);
+  if (err) return sendErrorPage(res, err);
+  const client = actx.client as Client;
   const request: AuthorizationRequest = {
-    clientId: (actx.client as Client).clientId,
-    redirectUri,
-    state,
+    clientId: client.clientId,
+    redirectUri: form.get('redirect_uri') as string,
+    state: form.get('state'),
     codeChallenge: form.get('code_challenge') as string,
     resource: resourceOf(base),
     scope: form.get('scope'),
     base,
   };
-  showForm(res, ctx, ctx.pending.add(request), request, 200);
+  showForm(res, client, ctx.pending.add(request), request, 200);
 }
 
 function seconds(ms: number): number {
@@ -114,6 +113,8 @@ export async function handleAuthorizePost(
   ctx: OAuthContext,
 ): Promise<void> {
   const pageError = (e: OAuthError) => sendErrorPage(res, e);
+  const crossSite = checkSameOriginPost(req.headers, ctx.baseUrl(req));
+  if (crossSite) return pageError(crossSite);
   if (mediaType(req) !== 'application/x-www-form-urlencoded') {
     return pageError(
       oauthError(
@@ -141,9 +142,11 @@ export async function handleAuthorizePost(
       ),
     );
   }
-  // The client may have been evicted while the page was open: never redirect to a URI no longer registered.
-  const client = ctx.clients.get(request.clientId);
-  if (!client || !client.redirectUris.includes(request.redirectUri)) {
+  // The client may have been evicted (or its document changed) while the page was open: never redirect to a
+  // URI that is no longer registered.
+  const found = await lookupClient(ctx, request.clientId);
+  const client = found?.ok ? found.client : undefined;
+  if (!client || !redirectUriAllowed(client, request.redirectUri)) {
     ctx.pending.take(handle);
     return pageError(
       oauthError(
@@ -162,7 +165,7 @@ export async function handleAuthorizePost(
     const s = seconds(wait);
     return showForm(
       res,
-      ctx,
+      client,
       handle,
       request,
       429,
@@ -178,7 +181,7 @@ export async function handleAuthorizePost(
       next > 0
         ? `Wrong password. Wait ${seconds(next)} seconds before the next attempt.`
         : 'Wrong password. Try again.';
-    return showForm(res, ctx, handle, request, 401, msg);
+    return showForm(res, client, handle, request, 401, msg);
   }
   ctx.attempts.success();
   ctx.pending.take(handle);

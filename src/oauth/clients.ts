@@ -3,14 +3,18 @@
 // (decisions.md 7); the pre-registered client is never evicted. Secrets are held only as digests.
 import { digest } from './secrets.js';
 
-export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
+export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
 export type GrantType = 'authorization_code' | 'refresh_token';
 
-export const SUPPORTED_AUTH_METHODS: readonly AuthMethod[] = [
+/** Methods a dynamic registration may ask for (spec §2.1). */
+export const REGISTRABLE_AUTH_METHODS: readonly AuthMethod[] = [
   'none',
   'client_secret_post',
   'client_secret_basic',
 ];
+/** Every method the token endpoint accepts: private_key_jwt (RFC 7523) only for clients identified by a Client
+ *  ID Metadata Document that publishes its keys (ChatGPT's does), never for a registration. */
+export const SUPPORTED_AUTH_METHODS: readonly AuthMethod[] = [...REGISTRABLE_AUTH_METHODS, 'private_key_jwt'];
 export const SUPPORTED_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 export const SUPPORTED_RESPONSE_TYPES: readonly string[] = ['code'];
 
@@ -33,6 +37,11 @@ export interface Client {
   preRegistered: boolean;
   /** Other registered metadata echoed in the registration response (RFC 7591 §3.2.1). */
   extra: Readonly<Record<string, unknown>>;
+  /** Set for a client identified by a Client ID Metadata Document: its client_id is this https URL, and the
+   *  page names the URL's host as the verified identity (cimd.ts). */
+  documentHost?: string;
+  /** Where a CIMD client's public keys are (private_key_jwt): an https jwks_uri or the inline JWK Set. */
+  jwks?: { uri?: string; keys?: readonly unknown[] };
 }
 
 export class ClientRegistry {

@@ -4,6 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { AccessTokens } from './access-tokens.js';
+import type { CimdResolver } from './cimd.js';
+import type { ClientAssertions } from './client-assertion.js';
 import type { PasswordAttempts } from './attempts.js';
 import type { ClientRegistry } from './clients.js';
 import type { CodeStore } from './codes.js';
@@ -13,6 +15,10 @@ import type { RandomSource } from './secrets.js';
 
 export interface OAuthContext {
   clients: ClientRegistry;
+  /** Clients identified by a Client ID Metadata Document (cimd.ts). */
+  cimd: CimdResolver;
+  /** private_key_jwt assertions of metadata-document clients: their keys and the jti already seen. */
+  assertions: ClientAssertions;
   pending: PendingRequests;
   attempts: PasswordAttempts;
   codes: CodeStore;

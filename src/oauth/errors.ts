@@ -1,7 +1,8 @@
 // The one OAuthError family (architecture "closed error families") and the only place it is serialised:
 // as JSON for the token and registration endpoints (RFC 6749 §5.2, RFC 7591 §3.2.2), as a redirect back to
-// the client (RFC 6749 §4.1.2.1, with `iss` per RFC 9207 §2), or as an HTML page when redirecting would be
-// unsafe (unknown client or redirect URI, RFC 6749 §4.1.2.1 first paragraph). Every response is no-store.
+// the client (RFC 6749 §4.1.2.1, with `iss` per RFC 9207 §2) once the operator has answered, or as an HTML
+// page for every authorization error before that (no open redirector, RFC 9700 §4.11.2). Every response is
+// no-store.
 import type { ServerResponse } from 'node:http';
 import { errorPage, sendHtml } from './html.js';
 

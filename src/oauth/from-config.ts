@@ -43,6 +43,10 @@ export function oauthSetupFromConfig(
       'SERVICE_OAUTH_REDIRECT_URIS / SERVICE_OAUTH_CLIENT_SECRET are ignored without SERVICE_OAUTH_CLIENT_ID',
     );
   }
+  if (c.testCimdAllowLoopback)
+    warnings.push(
+      'WB_TEST_CIMD_ALLOW_LOOPBACK is set: client metadata documents may be fetched from loopback addresses (a test-only setting; never use it in production)',
+    );
   return {
     ok: true,
     generatedPassword,
@@ -57,6 +61,7 @@ export function oauthSetupFromConfig(
       allowedOrigins: c.allowedOrigins,
       clock: deps.clock,
       random: deps.random,
+      cimd: { allowLoopback: c.testCimdAllowLoopback ?? false },
     },
   };
 }

@@ -1,6 +1,7 @@
 // The HTML the operator sees: the password page and the error page (http-and-auth-contract "GET
 // /oauth/authorize"). Owns escaping and the page's security headers: CSP with frame-ancestors 'none'
-// (RFC 9700 §4.16 clickjacking), X-Frame-Options DENY, no-store, no referrer. Every value from a client
+// (RFC 9700 §4.16 clickjacking), X-Frame-Options DENY, no-store, referrer to this origin only (so the form's
+// POST carries a real Origin header for the same-origin check; no-referrer would make it `null`). Every value from a client
 // (its name, its redirect host) is escaped here and nowhere else; no script runs on these pages.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -45,7 +46,7 @@ function layout(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
@@ -65,6 +66,14 @@ export interface AuthorizeView {
   handle: string;
   /** Shown above the form, announced to screen readers. */
   message?: string;
+  /** For a client identified by a metadata document: the host that served it (the only verified identity). */
+  documentHost?: string;
+}
+
+function whoLine(v: AuthorizeView): string {
+  const name = `<span class="who">${escapeHtml(v.clientName)}</span>`;
+  if (!v.documentHost) return `${name} wants to connect to this workbench-mcp server.`;
+  return `${name}, identified by its metadata document at <span class="host">${escapeHtml(v.documentHost)}</span>, wants to connect to this workbench-mcp server.`;
 }
 
 export function authorizePage(v: AuthorizeView, formTargets: string[]): Page {
@@ -72,7 +81,7 @@ export function authorizePage(v: AuthorizeView, formTargets: string[]): Page {
   const message = v.message ? `<p class="err" id="${msgId}" role="alert">${escapeHtml(v.message)}</p>` : '';
   const described = v.message ? ` aria-describedby="${msgId}" aria-invalid="true"` : '';
   const body = `<h1>Authorize access to this workspace</h1>
-<p><span class="who">${escapeHtml(v.clientName)}</span> wants to connect to this workbench-mcp server.
+<p>${whoLine(v)}
 It will be able to read and change files and run commands in the workspace.</p>
 <p>After you approve, your browser goes back to <span class="host">${escapeHtml(v.redirectHost)}</span>.</p>
 <p class="warn">Only continue if you started this connection yourself and you recognise that address.</p>
@@ -130,7 +139,7 @@ export function sendHtml(
     'Content-Security-Policy': csp,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    'Referrer-Policy': 'same-origin',
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',
     ...extra,

@@ -2,11 +2,12 @@
 // "POST /oauth/register"). JSON of at most 8 KiB; the checks below run in this order; unsupported grant and
 // response types are narrowed to what this server supports and reported back in the 201 record (RFC 7591
 // §3.2.1 lets the server replace values); a confidential client gets a secret that is kept only as a digest.
+// Null members are absent and an empty scope is no scope (decisions.md 37); unknown members are ignored.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../http/respond.js';
 import { checkAuthMethod } from './checks/auth-method.js';
 import { firstFailure, type Check } from './checks/check.js';
-import { checkMetadataTypes } from './checks/metadata-types.js';
+import { checkMetadataTypes, normaliseMetadata } from './checks/metadata-types.js';
 import { checkRedirectUris } from './checks/redirect-uris-list.js';
 import type { AuthMethod, Client, GrantType } from './clients.js';
 import type { OAuthContext } from './context.js';
@@ -20,7 +21,17 @@ type Meta = Record<string, unknown>;
 const REGISTRATION_CHECKS: readonly Check<Meta>[] = [checkRedirectUris, checkAuthMethod, checkMetadataTypes];
 
 /** Members echoed back as registered when the client sent them (display and bookkeeping only). */
-const ECHOED = ['client_uri', 'scope', 'software_id', 'software_version', 'contacts'];
+export const ECHOED = [
+  'client_uri',
+  'logo_uri',
+  'tos_uri',
+  'policy_uri',
+  'application_type',
+  'scope',
+  'software_id',
+  'software_version',
+  'contacts',
+];
 
 /** authorization_code is always granted (it is the only way in); refresh_token when asked for or when the
  *  client did not say — narrowing rather than refusing (http-and-auth-contract). */
@@ -75,7 +86,7 @@ export async function handleRegister(
       cors,
     );
   }
-  const m = meta as Meta;
+  const m = normaliseMetadata(meta as Meta);
   const err = firstFailure(REGISTRATION_CHECKS, m);
   if (err) return sendOAuthJson(res, err, cors);
 

@@ -10,6 +10,8 @@ import { AccessTokens } from './access-tokens.js';
 import { PasswordAttempts } from './attempts.js';
 import { OAuthAuthenticator } from './authenticator.js';
 import { handleAuthorizeGet, handleAuthorizePost } from './authorize.js';
+import { CimdResolver } from './cimd.js';
+import { ClientAssertions } from './client-assertion.js';
 import { ClientRegistry, preRegisteredClient, type PreRegisteredSettings } from './clients.js';
 import { CodeStore } from './codes.js';
 import type { OAuthContext } from './context.js';
@@ -45,6 +47,9 @@ export interface OAuthOptions {
   log?: Logger;
   /** Override of the dynamic registry bound (tests). */
   maxDynamicClients?: number;
+  /** Fetching Client ID Metadata Documents: loopback allowed only by the test-only setting; an extra trusted CA
+   *  for in-process tests (a spawned server trusts NODE_EXTRA_CA_CERTS). */
+  cimd?: { allowLoopback?: boolean; ca?: string | Buffer };
 }
 
 export interface OAuthServer {
@@ -59,8 +64,15 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
   const pre = o.preRegistered
     ? preRegisteredClient(o.preRegistered, Math.floor(o.clock.now() / 1000))
     : undefined;
+  const cimd = new CimdResolver({
+    clock: o.clock,
+    allowLoopback: o.cimd?.allowLoopback ?? false,
+    ca: o.cimd?.ca,
+  });
   const context: OAuthContext = {
     clients: new ClientRegistry(pre, o.maxDynamicClients),
+    cimd,
+    assertions: new ClientAssertions(cimd, o.clock),
     pending: new PendingRequests(o.clock, random),
     attempts: new PasswordAttempts(o.clock),
     codes: new CodeStore(o.clock, random),
@@ -107,7 +119,9 @@ async function route(
       else {
         const base = ctx.baseUrl(req);
         const doc =
-          path === AS_METADATA_PATH ? authorizationServerMetadata(base) : protectedResourceMetadata(base);
+          path === AS_METADATA_PATH
+            ? authorizationServerMetadata(base)
+            : protectedResourceMetadata(base, path === PRM_PATH);
         sendJson(res, 200, JSON.stringify(doc), { ...PUBLIC_CORS });
       }
       return true;
@@ -123,7 +137,7 @@ async function route(
       else await handleToken(req, res, ctx, cors);
       return true;
     case AUTHORIZE_PATH:
-      if (method === 'GET' || method === 'HEAD') handleAuthorizeGet(req, res, url, ctx);
+      if (method === 'GET' || method === 'HEAD') await handleAuthorizeGet(req, res, url, ctx);
       else if (method === 'POST') await handleAuthorizePost(req, res, ctx);
       else sendErrorPage(res, oauthError('invalid_request', 'Use GET to open the authorization page', 405));
       return true;

@@ -1,11 +1,12 @@
 // POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6; spec §4; http-and-auth-contract "POST /oauth/token"):
 // form-encoded, ≤ 8 KiB, each parameter once. The code is spent the moment it is presented — before client
 // authentication or any other check — so a failing exchange still uses it up (spec §3). Then the client
-// authenticates with its registered method, and the grant's checks run in the order listed below. Errors
+// authenticates with its registered method (token-client.ts: secrets, none, or a private_key_jwt assertion of a
+// metadata-document client), and the grant's checks run in the order listed below. Errors
 // are RFC 6749 §5.2 JSON with no-store; successes are §5.1 JSON with no-store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { firstFailure, type Check } from './checks/check.js';
-import { authenticateClient } from './checks/client-auth.js';
+import { authenticateTokenClient } from './token-client.js';
 import { checkClientGrant } from './checks/client-grant.js';
 import { checkCodeClient } from './checks/code-client.js';
 import type { CodeCtx } from './checks/code-context.js';
@@ -89,12 +90,12 @@ export async function handleToken(
       ),
     );
   }
-  const auth = authenticateClient(req.headers.authorization, form, ctx.clients);
+  const base = ctx.baseUrl(req);
+  const auth = await authenticateTokenClient(req.headers.authorization, form, ctx, base);
   if (!auth.ok) return fail(auth.error);
   const unauthorized = checkClientGrant(auth.client, grantType as GrantType);
   if (unauthorized) return fail(unauthorized);
 
-  const base = ctx.baseUrl(req);
   const now = ctx.clock.now();
   if (grantType === 'authorization_code') {
     const err = firstFailure(CODE_CHECKS, { form, client: auth.client, redemption, now, base });

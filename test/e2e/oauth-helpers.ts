@@ -25,6 +25,8 @@ export async function startOAuthServer(opts: {
   clock?: Clock;
   random?: RandomSource;
   maxDynamicClients?: number;
+  /** Client ID Metadata Document fetching: loopback allowed, an extra trusted CA (oauth-cimd tests). */
+  cimd?: { allowLoopback?: boolean; ca?: string };
 }): Promise<OAuthTestServer> {
   const env: Record<string, string> = {
     SERVICE_AUTH_MODE: 'oauth',
@@ -45,6 +47,7 @@ export async function startOAuthServer(opts: {
     ...setup.options,
     ...(opts.clock ? { clock: opts.clock } : {}),
     maxDynamicClients: opts.maxDynamicClients,
+    ...(opts.cimd ? { cimd: opts.cimd } : {}),
   });
   const server = await startInProcess({
     workspace: opts.workspace,

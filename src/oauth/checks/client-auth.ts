@@ -3,7 +3,7 @@
 // client_id in the body. One method per request (RFC 6749 §2.3); secrets compared by digest through the one
 // constant-time door. Failures are invalid_client, 401, with a Basic challenge when Basic was tried (§5.2).
 import { safeEqual } from '../../core/constant-time.js';
-import type { AuthMethod, Client, ClientRegistry } from '../clients.js';
+import type { AuthMethod, Client } from '../clients.js';
 import { oauthError, type OAuthError } from '../errors.js';
 import type { Form } from '../http-io.js';
 import { digest } from '../secrets.js';
@@ -31,10 +31,15 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
   }
 }
 
+/** Where authenticateClient finds clients: the registry, or a view that also holds a resolved metadata document. */
+export interface ClientSource {
+  get(clientId: string | undefined): Client | undefined;
+}
+
 export function authenticateClient(
   authorization: string | undefined,
   form: Form,
-  registry: ClientRegistry,
+  registry: ClientSource,
 ): ClientAuthResult {
   const fail = (description: string, basic = false): ClientAuthResult => ({
     ok: false,

@@ -1,5 +1,5 @@
 // response_type is `code` (RFC 6749 §4.1.1; OAuth 2.1 has no implicit grant, RFC 9700 §2.1.2)
-// → unsupported_response_type, sent back to the client's redirect URI.
+// → unsupported_response_type, shown on the error page (never redirected: authorize.ts).
 import { oauthError, type OAuthError } from '../errors.js';
 import type { AuthorizeCtx } from './authorize-context.js';
 
