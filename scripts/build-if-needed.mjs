@@ -1,6 +1,8 @@
-// `npm start` builds only when dist/ is missing or older than a source file (decisions.md 10: "builds if needed").
+// `npm start` and `npm install` (prepare) build only when dist/ is missing or older than a source file
+// (decisions.md 10: "builds if needed"); an installed package (no src/) never builds. Without TypeScript (an
+// `npm install --omit=dev` of a checkout) an up-to-date dist/ is used as it is, and a missing one is explained.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +15,7 @@ const newest = (dir) => {
   }
   return t;
 };
+if (!existsSync(path.join(repo, 'src'))) process.exit(0); // an installed package ships dist/ only
 let built = 0;
 try {
   built = statSync(path.join(repo, 'dist/cli/main.js')).mtimeMs;
@@ -20,7 +23,14 @@ try {
   built = 0;
 }
 const inputs = Math.max(newest(path.join(repo, 'src')), statSync(path.join(repo, 'package.json')).mtimeMs);
-if (built < inputs) {
-  const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'inherit' });
-  process.exit(r.status ?? 1);
+if (built >= inputs) process.exit(0);
+if (!existsSync(path.join(repo, 'node_modules/typescript/bin/tsc'))) {
+  if (built > 0) process.exit(0); // dist/ exists; no compiler to refresh it with
+  process.stderr.write(
+    'workbench-mcp: dist/ is not built and TypeScript is not installed (npm install --omit=dev); run `npm install` ' +
+      'once with dev dependencies to build, or install the published package instead.\n',
+  );
+  process.exit(1);
 }
+const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'inherit' });
+process.exit(r.status ?? 1);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { authorizeUrl, PASSWORD, pkce, register, token, toolsList, startOAuthBin } from './oauth-helpers.js';
+import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
 
 const CHROMIUM = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
 const CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -28,17 +29,20 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-describe('Chromium for the browser test', () => {
-  it('is present (required under CI=true)', () => {
-    if (!existsSync(CHROMIUM)) {
-      const reason = `${CHROMIUM} not found (Debian: apt-get install -y chromium)`;
-      console.warn(`[oauth-browser] skipped: ${reason}`);
-      if (CI) expect.fail(`CI=true but ${reason}`);
+const browserMissing = !existsSync(CHROMIUM)
+  ? `${CHROMIUM} not found (Debian: apt-get install -y chromium)`
+  : missingReason('playwright-core');
+
+describe('Chromium and playwright-core for the browser test', () => {
+  it('are present (required under CI=true)', () => {
+    if (browserMissing) {
+      console.warn(`[oauth-browser] skipped: ${browserMissing}`);
+      if (CI) expect.fail(`CI=true but ${browserMissing}`);
     }
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chromium', () => {
+describe.skipIf(Boolean(browserMissing))('the authorization page in headless Chromium', () => {
   let ws: TempWorkspace;
   let server: SpawnedServer;
   let callback: http.Server;
@@ -70,7 +74,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the authorization page in headless Chrom
     });
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', () => r()));
     callbackBase = `http://127.0.0.1:${(callback.address() as AddressInfo).port}`;
-    const { chromium } = await import('playwright-core');
+    const { chromium } = await importCached<Playwright>('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
   }, 180_000);
 

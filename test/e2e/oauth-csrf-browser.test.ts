@@ -13,6 +13,7 @@ import type { SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { CI } from './oauth-cimd-helpers.js';
 import { authorizeUrl, getPage, PASSWORD, pkce, register, startOAuthBin } from './oauth-helpers.js';
+import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
 
 const CHROMIUM = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -24,13 +25,15 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`[oauth-csrf-browser] skipped: ${CHROMIUM} not found (apt-get install -y chromium)`);
+const missing = existsSync(CHROMIUM)
+  ? missingReason('playwright-core')
+  : `${CHROMIUM} not found (apt-get install -y chromium)`;
+const haveChromium = !missing;
+if (missing) console.warn(`[oauth-csrf-browser] skipped: ${missing}`);
 
 describe('Chromium for the cross-site form test', () => {
   it('is present (required under CI=true)', () => {
-    if (!haveChromium && CI) expect.fail(`CI=true but ${CHROMIUM} is missing`);
+    if (missing && CI) expect.fail(`CI=true but ${missing}`);
   });
 });
 
@@ -56,7 +59,7 @@ describe.skipIf(!haveChromium)('the password form posted from another site (issu
     });
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
     otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-    const { chromium } = await import('playwright-core');
+    const { chromium } = await importCached<Playwright>('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
   }, 180_000);
   afterAll(async () => {

@@ -9,11 +9,21 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
+import { type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { PASSWORD, startOAuthBin } from './oauth-helpers.js';
+import { cachedPath, missingReason } from '../helpers/cached-tools.js';
 
-const BRIDGE = path.join(REPO_ROOT, 'node_modules/.bin/mcp-remote-client');
+const BRIDGE = cachedPath('mcp-remote');
+const bridgeMissing = missingReason('mcp-remote');
+const CI = process.env.CI === 'true' || process.env.CI === '1';
+if (bridgeMissing) console.warn(`[oauth-mcp-remote] skipped: ${bridgeMissing}`);
+
+describe('mcp-remote for the bridge test', () => {
+  it('is present (required under CI=true)', () => {
+    if (bridgeMissing && CI) expect.fail(`CI=true but ${bridgeMissing}`);
+  });
+});
 
 let ws: TempWorkspace;
 let server: SpawnedServer;
@@ -92,42 +102,45 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-describe('mcp-remote-client with a BROWSER script (real-clients.md "mcp-remote")', () => {
-  it('registers, authorizes through the password form, lists tools; a second run reuses the tokens', async () => {
-    const browser = path.join(home, 'browser.mjs');
-    const browserLog = path.join(home, 'browser.log');
-    writeFileSync(browser, BROWSER_SCRIPT);
-    chmodSync(browser, 0o755);
-    writeFileSync(browserLog, '');
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      BROWSER: browser,
-      OAUTH_BROWSER_LOG: browserLog,
-      OAUTH_BROWSER_PASSWORD: PASSWORD,
-      // No desktop: xdg-open falls back to $BROWSER.
-      DISPLAY: '',
-      WAYLAND_DISPLAY: '',
-    };
-    const port = await freePort();
-    const first = await runBridge([server.url, String(port), '--transport', 'http-only'], env);
-    const steps = readFileSync(browserLog, 'utf8');
-    expect(steps, first.out).toMatch(/^open http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?/m);
-    expect(steps).toContain('page 200 shows-client-name');
-    expect(steps).toMatch(
-      new RegExp(`submit 302 http://localhost:${port}/oauth/callback\\?code=[^\\s]+&state=[^\\s]+&iss=`),
-    );
-    expect(steps).toContain('callback 200');
-    const authorizeUrl = new URL(/^open (\S+)$/m.exec(steps)?.[1] as string);
-    expect(authorizeUrl.searchParams.get('resource')).toBe(server.url);
-    expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(first.out).toContain('Connected successfully!');
-    expect(first.out).toContain('"read_file"');
-    expect(first.code, first.out).toBe(0);
+describe.skipIf(Boolean(bridgeMissing))(
+  'mcp-remote-client with a BROWSER script (real-clients.md "mcp-remote")',
+  () => {
+    it('registers, authorizes through the password form, lists tools; a second run reuses the tokens', async () => {
+      const browser = path.join(home, 'browser.mjs');
+      const browserLog = path.join(home, 'browser.log');
+      writeFileSync(browser, BROWSER_SCRIPT);
+      chmodSync(browser, 0o755);
+      writeFileSync(browserLog, '');
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        BROWSER: browser,
+        OAUTH_BROWSER_LOG: browserLog,
+        OAUTH_BROWSER_PASSWORD: PASSWORD,
+        // No desktop: xdg-open falls back to $BROWSER.
+        DISPLAY: '',
+        WAYLAND_DISPLAY: '',
+      };
+      const port = await freePort();
+      const first = await runBridge([server.url, String(port), '--transport', 'http-only'], env);
+      const steps = readFileSync(browserLog, 'utf8');
+      expect(steps, first.out).toMatch(/^open http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?/m);
+      expect(steps).toContain('page 200 shows-client-name');
+      expect(steps).toMatch(
+        new RegExp(`submit 302 http://localhost:${port}/oauth/callback\\?code=[^\\s]+&state=[^\\s]+&iss=`),
+      );
+      expect(steps).toContain('callback 200');
+      const authorizeUrl = new URL(/^open (\S+)$/m.exec(steps)?.[1] as string);
+      expect(authorizeUrl.searchParams.get('resource')).toBe(server.url);
+      expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(first.out).toContain('Connected successfully!');
+      expect(first.out).toContain('"read_file"');
+      expect(first.code, first.out).toBe(0);
 
-    const second = await runBridge([server.url, String(port), '--transport', 'http-only'], env);
-    expect(second.out).toContain('"read_file"');
-    expect(second.code, second.out).toBe(0);
-    expect(readFileSync(browserLog, 'utf8')).toBe(steps); // no second trip through the browser
-  }, 240_000);
-});
+      const second = await runBridge([server.url, String(port), '--transport', 'http-only'], env);
+      expect(second.out).toContain('"read_file"');
+      expect(second.code, second.out).toBe(0);
+      expect(readFileSync(browserLog, 'utf8')).toBe(steps); // no second trip through the browser
+    }, 240_000);
+  },
+);
