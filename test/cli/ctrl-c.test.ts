@@ -1,0 +1,39 @@
+// Issue 11 "First impression": a normal Ctrl-C stops the server quietly. A terminal sends SIGINT to the whole
+// foreground process group — the server and its spawner helper alike — so the helper must leave the shutdown to
+// the server instead of dying first (which the server would report as "the spawner helper ended").
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, TEST_TOKEN } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { call } from '../exec-support.js';
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+describe('Ctrl-C (SIGINT to the process group, as a terminal sends it)', () => {
+  it('exits 0 with no warning about the spawner helper', async () => {
+    ws = makeWorkspace({ 'README.md': '# ctrl-c\n' });
+    // Its own process group, as a shell gives a foreground job.
+    const proc = spawn(process.execPath, [BIN, '--workspace', ws.dir, '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', SERVICE_AUTH_TOKEN: TEST_TOKEN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let err = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.stderr?.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
+        if (m) resolve(m[1] as string);
+      });
+      proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    // A pipe command makes sure the spawner helper runs and is in the group.
+    const r = await call(url, 'exec_command', { cmd: 'echo hi' });
+    expect(r.sc.stdout).toBe('hi\n');
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    process.kill(-(proc.pid as number), 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(err).not.toMatch(/spawner helper/);
+  });
+});
