@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { WorkspaceRoot } from '../paths.js';
 import { searchJs } from './js-engine.js';
-import { previewOf, searchRipgrep } from './ripgrep.js';
-import { matchesHold } from './verify.js';
+import { searchRipgrep } from './ripgrep.js';
+import { proofsHold } from './verify.js';
 import type { SearchOutcome, SearchRequest } from './types.js';
 
 export type EngineChoice = { kind: 'ripgrep'; path: string; source: 'bundled' | 'PATH' } | { kind: 'js' };
@@ -58,15 +58,14 @@ export class SearchEngines {
 
   /**
    * ripgrep when present; its result is used only after every reported line was re-read inside the workspace
-   * (verify.ts). A mismatch means the tree changed under the search (e.g. a directory swapped for a symlink):
+   * (verify.ts: each reported line re-read at its byte offset). A mismatch means the tree changed under the search (e.g. a directory swapped for a symlink):
    * the JS engine, whose walk is descriptor-based, answers instead.
    */
   async search(root: WorkspaceRoot, req: SearchRequest): Promise<SearchOutcome> {
     const e = this.engine();
     if (e.kind !== 'ripgrep') return searchJs(root, req);
-    const { outcome, collected } = await searchRipgrep(e.path, root, req, this.childEnv);
-    const preview = (line: Buffer) => previewOf(line, req.maxPreviewBytes);
-    if (await matchesHold(root, collected, preview)) return outcome;
+    const { outcome, proofs } = await searchRipgrep(e.path, root, req, this.childEnv);
+    if (proofsHold(root, proofs)) return outcome;
     return searchJs(root, req);
   }
 }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { runArgv } from '../../process/argv.js';
 import { closeDir, openDirForTool } from '../confined-fs.js';
+import type { LineProof } from './verify.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { excludedByAncestor } from '../glob.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
@@ -32,6 +33,8 @@ export function rgArgs(req: SearchRequest): string[] {
     '--null',
     '--line-number',
     '--column',
+    // Each line's byte offset in its file: what verify.ts re-reads to prove the line came from inside.
+    '--byte-offset',
   ];
   a.push(
     '--no-context-separator',
@@ -65,7 +68,7 @@ function readNumber(b: Buffer, i: number): [number, number] {
 }
 
 /** Text of a line for a preview: only the bytes a preview can show are decoded. */
-export function previewOf(text: Buffer, maxBytes: number): string {
+function previewOf(text: Buffer, maxBytes: number): string {
   let end = text.length;
   if (end > 0 && text[end - 1] === 13) end--;
   return truncateUtf8(text.toString('utf8', 0, Math.min(end, maxBytes + 4)), maxBytes).text;
@@ -88,7 +91,7 @@ export async function searchRipgrep(
   root: WorkspaceRoot,
   req: SearchRequest,
   env: Record<string, string>,
-): Promise<{ outcome: SearchOutcome; collected: SearchMatch[] }> {
+): Promise<{ outcome: SearchOutcome; proofs: LineProof[] }> {
   const dir = openDirForTool(
     root.real,
     req.baseIsFile ? path.dirname(req.baseReal) : req.baseReal,
@@ -106,10 +109,11 @@ async function runRipgrep(
   cwd: string,
   req: SearchRequest,
   env: Record<string, string>,
-): Promise<{ outcome: SearchOutcome; collected: SearchMatch[] }> {
+): Promise<{ outcome: SearchOutcome; proofs: LineProof[] }> {
   const prefix = req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel;
   const cap = collectCap(req.maxResults);
   const all: SearchMatch[] = [];
+  const proofs: LineProof[] = [];
   let capped = false;
   let file: FileState | undefined;
   const flush = () => {
@@ -138,16 +142,25 @@ async function runRipgrep(
     }
     if (!file.keep) return;
     const [line, i] = readNumber(b, nul + 1);
-    if (b[i] === 58 /* ':' match */) {
+    const rel = file.rel;
+    const proof = (offset: number, text: Buffer) =>
+      proofs.push({ rel, offset, head: Buffer.from(text.subarray(0, req.maxPreviewBytes + 4)) });
+    if (b[i] === 58 /* ':' match: LINE:COL:OFFSET:text */) {
       const [byteCol, j] = readNumber(b, i + 1);
-      const text = b.subarray(j + 1);
+      const [offset, k] = readNumber(b, j + 1);
+      const text = b.subarray(k + 1);
       const preview = previewOf(text, req.maxPreviewBytes);
       const column = codePointLength(text.toString('utf8', 0, byteCol - 1)) + 1;
       file.lines.set(line, preview);
       file.matches.push({ line, column, preview });
+      proof(offset, text);
       if (all.length + file.matches.length > cap) capped = true;
     } else {
-      file.lines.set(line, previewOf(b.subarray(i + 1), req.maxPreviewBytes));
+      // context: LINE-OFFSET-text
+      const [offset, k] = readNumber(b, i + 1);
+      const text = b.subarray(k + 1);
+      file.lines.set(line, previewOf(text, req.maxPreviewBytes));
+      proof(offset, text);
     }
   };
   // A partial line waits as a list of chunks and is joined once, when its newline arrives (long minified lines
@@ -192,6 +205,5 @@ async function runRipgrep(
     throw invalidRegex(r.stderr.trim().split('\n').slice(-1)[0] ?? '', { stderr: r.stderr.trim() });
   }
   if (r.timedOut) capped = true;
-  const collected = all.slice(0, cap);
-  return { outcome: finish(collected, req, capped, 'ripgrep'), collected };
+  return { outcome: finish(all.slice(0, cap), req, capped, 'ripgrep'), proofs };
 }

@@ -1,31 +1,23 @@
 // ripgrep walks by path, so a directory swapped for a symlink while it runs could make it read a file outside
-// the workspace. Before any rg result is used, every line it reported (match and context) is read again
-// through a descriptor verified to be inside the workspace (confined-fs) and compared; one mismatch means the
-// tree changed under the search, and the caller then answers from the JS engine, whose walk is
-// descriptor-based. So no byte, name or count from outside the workspace can reach a result.
-import { close, read } from 'node:fs';
+// the workspace. Before any rg result is used, every line it reported (match and context) is re-read at the
+// byte offset rg gave for it, through a descriptor verified to be inside the workspace (confined-fs), and
+// compared byte for byte (as far as a preview shows). One mismatch means the tree changed under the search,
+// and the caller then answers from the JS engine, whose walk is descriptor-based. So no byte, name or count
+// from outside the workspace can reach a result. The cost is one small positioned read per reported line.
+import { close, closeSync, read, readSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openRegular } from '../confined-fs.js';
 import type { WorkspaceRoot } from '../paths.js';
-import type { SearchMatch } from './types.js';
 
 const readAsync = promisify(read);
 const closeAsync = promisify(close);
 
-/** Lines a file must hold: line number → the preview rg showed for it. */
-type Expected = Map<number, string>;
-
-function expectedByFile(matches: readonly SearchMatch[]): Map<string, Expected> {
-  const byFile = new Map<string, Expected>();
-  for (const m of matches) {
-    let exp = byFile.get(m.path);
-    if (!exp) byFile.set(m.path, (exp = new Map()));
-    exp.set(m.line, m.preview);
-    m.before.forEach((t, i) => exp.set(m.line - m.before.length + i, t));
-    m.after.forEach((t, i) => exp.set(m.line + 1 + i, t));
-  }
-  return byFile;
+/** A line rg reported: its file, byte offset, and the first bytes of it that any preview can show. */
+export interface LineProof {
+  rel: string;
+  offset: number;
+  head: Buffer;
 }
 
 /** A regular file's bytes, read through a descriptor verified inside the workspace; undefined if refused. */
@@ -51,29 +43,37 @@ export async function readVerified(root: WorkspaceRoot, abs: string): Promise<Bu
   }
 }
 
-function fileHolds(buf: Buffer, exp: Expected, preview: (line: Buffer) => string): boolean {
-  const last = Math.max(...exp.keys());
-  let start = 0;
-  for (let line = 1; line <= last; line++) {
-    if (start > buf.length) return false;
-    let end = buf.indexOf(10, start);
-    if (end === -1) end = buf.length;
-    const want = exp.get(line);
-    if (want !== undefined && preview(buf.subarray(start, end)) !== want) return false;
-    start = end + 1;
+/**
+ * Synchronous on purpose: the lines were just read by rg, so they are in the page cache, and a thread-pool
+ * round trip per line would cost more than the read (as in read_file).
+ */
+function fileHolds(root: WorkspaceRoot, rel: string, lines: readonly LineProof[]): boolean {
+  let opened;
+  try {
+    opened = openRegular(root.real, path.join(root.lexical, rel));
+  } catch {
+    return false;
   }
-  return true;
+  try {
+    for (const p of lines) {
+      const got = Buffer.allocUnsafe(p.head.length);
+      if (readSync(opened.fd, got, 0, got.length, p.offset) !== got.length || !got.equals(p.head))
+        return false;
+    }
+    return true;
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
-/** True when every reported line is, byte for byte as previewed, in a file verified inside the workspace. */
-export async function matchesHold(
-  root: WorkspaceRoot,
-  matches: readonly SearchMatch[],
-  preview: (line: Buffer) => string,
-): Promise<boolean> {
-  for (const [rel, exp] of expectedByFile(matches)) {
-    const buf = await readVerified(root, path.join(root.lexical, rel));
-    if (!buf || !fileHolds(buf, exp, preview)) return false;
+/** True when every reported line is, byte for byte at its offset, in a file verified inside the workspace. */
+export function proofsHold(root: WorkspaceRoot, proofs: readonly LineProof[]): boolean {
+  const byFile = new Map<string, LineProof[]>();
+  for (const p of proofs) {
+    const list = byFile.get(p.rel);
+    if (list) list.push(p);
+    else byFile.set(p.rel, [p]);
   }
+  for (const [rel, lines] of byFile) if (!fileHolds(root, rel, lines)) return false;
   return true;
 }
