@@ -169,6 +169,18 @@ export function openRegularForTool(rootReal: string, file: string, rel: string):
   }
 }
 
+/** The first `length` bytes of an open file (fewer if it is shorter), read synchronously. */
+function readPrefix(fd: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
 /** Reads a small regular file (e.g. a .gitignore) through the same checks; undefined if absent or unusable. */
 export function readSmallFile(file: string, maxBytes: number): Buffer | undefined {
   let fd: number;
@@ -180,14 +192,7 @@ export function readSmallFile(file: string, maxBytes: number): Buffer | undefine
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > maxBytes) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readPrefix(fd, st.size);
   } catch {
     return undefined;
   } finally {
@@ -207,14 +212,7 @@ export function readWorkspaceFile(rootReal: string, abs: string, maxBytes: numbe
     return undefined;
   }
   try {
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes, Number(opened.stat.size)));
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(opened.fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readPrefix(opened.fd, Math.min(maxBytes, Number(opened.stat.size)));
   } catch {
     return undefined;
   } finally {
