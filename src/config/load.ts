@@ -47,6 +47,7 @@ export interface Config {
   /** Test-only (decisions.md 42): WB_TEST_CIMD_ALLOW_LOOPBACK=1 lets Client ID Metadata Documents be fetched from
    *  loopback addresses, so tests can serve them locally. Not a SERVICE_* setting, never documented for users. */
   testCimdAllowLoopback?: boolean;
+  oauthClientMetadataDocuments: boolean;
 }
 
 export interface TestPause {

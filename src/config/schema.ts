@@ -139,6 +139,14 @@ export const ENTRIES: readonly Entry[] = [
     secret: true,
   },
   {
+    key: 'oauthClientMetadataDocuments',
+    env: 'OAUTH_CLIENT_METADATA_DOCUMENTS',
+    flag: '--oauth-client-metadata-documents',
+    kind: { type: 'bool' },
+    default: true,
+    doc: "`0`: neither accept nor advertise Client ID Metadata Documents (https client_id URLs); clients register instead. For servers that cannot reach the clients' document hosts.",
+  },
+  {
     key: 'serverUrl',
     env: 'SERVER_URL',
     flag: '--server-url',

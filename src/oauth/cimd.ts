@@ -23,6 +23,8 @@ export const CIMD_MAX_IN_FLIGHT = 8;
 
 export interface CimdOptions {
   clock: Clock;
+  /** false: no document is fetched or advertised (SERVICE_OAUTH_CLIENT_METADATA_DOCUMENTS=0). */
+  enabled?: boolean;
   allowLoopback: boolean;
   ca?: string | Buffer;
   timeoutMs?: number;
@@ -160,7 +162,18 @@ export class CimdResolver {
   }
 
   /** The client a client_id URL names: from the cache, else fetched (one fetch per URL at a time). */
+  /** Whether documents are accepted (and advertised in the authorization-server metadata). */
+  get enabled(): boolean {
+    return this.o.enabled !== false;
+  }
+
   resolve(url: string): Promise<ClientLookup> {
+    if (!this.enabled) {
+      const why =
+        'this server does not accept client metadata documents (SERVICE_OAUTH_CLIENT_METADATA_DOCUMENTS=0); ' +
+        'the application has to register (dynamic client registration) instead';
+      return Promise.resolve({ ok: false, error: invalid(url, why) });
+    }
     const problem = cimdUrlProblem(url);
     if (problem) return Promise.resolve({ ok: false, error: invalid(url, problem) });
     const hit = this.cache.get(url);

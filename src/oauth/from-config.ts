@@ -61,7 +61,7 @@ export function oauthSetupFromConfig(
       allowedOrigins: c.allowedOrigins,
       clock: deps.clock,
       random: deps.random,
-      cimd: { allowLoopback: c.testCimdAllowLoopback ?? false },
+      cimd: { enabled: c.oauthClientMetadataDocuments, allowLoopback: c.testCimdAllowLoopback ?? false },
     },
   };
 }

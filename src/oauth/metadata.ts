@@ -28,7 +28,7 @@ export function protectedResourceMetadata(base: string, root = false): Record<st
   };
 }
 
-export function authorizationServerMetadata(base: string): Record<string, unknown> {
+export function authorizationServerMetadata(base: string, documents = true): Record<string, unknown> {
   return {
     issuer: base,
     authorization_endpoint: base + AUTHORIZE_PATH,
@@ -41,6 +41,6 @@ export function authorizationServerMetadata(base: string): Record<string, unknow
     token_endpoint_auth_methods_supported: [...SUPPORTED_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: true,
+    client_id_metadata_document_supported: documents,
   };
 }

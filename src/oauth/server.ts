@@ -49,7 +49,7 @@ export interface OAuthOptions {
   maxDynamicClients?: number;
   /** Fetching Client ID Metadata Documents: loopback allowed only by the test-only setting; an extra trusted CA
    *  for in-process tests (a spawned server trusts NODE_EXTRA_CA_CERTS). */
-  cimd?: { allowLoopback?: boolean; ca?: string | Buffer };
+  cimd?: { enabled?: boolean; allowLoopback?: boolean; ca?: string | Buffer };
 }
 
 export interface OAuthServer {
@@ -66,6 +66,7 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     : undefined;
   const cimd = new CimdResolver({
     clock: o.clock,
+    enabled: o.cimd?.enabled ?? true,
     allowLoopback: o.cimd?.allowLoopback ?? false,
     ca: o.cimd?.ca,
   });
@@ -120,7 +121,7 @@ async function route(
         const base = ctx.baseUrl(req);
         const doc =
           path === AS_METADATA_PATH
-            ? authorizationServerMetadata(base)
+            ? authorizationServerMetadata(base, ctx.cimd.enabled)
             : protectedResourceMetadata(base, path === PRM_PATH);
         sendJson(res, 200, JSON.stringify(doc), { ...PUBLIC_CORS });
       }
