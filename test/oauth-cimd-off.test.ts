@@ -19,7 +19,7 @@ async function start(env: Record<string, string>): Promise<OAuthTestServer> {
 }
 
 const metadata = async (s: OAuthTestServer) =>
-  (await fetch(`${s.base}/.well-known/oauth-authorization-server`)).json();
+  (await (await fetch(`${s.base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
 
 describe('SERVICE_OAUTH_CLIENT_METADATA_DOCUMENTS (MCP 2025-11-25 "Client ID Metadata Documents")', () => {
   it('by default documents are advertised', async () => {

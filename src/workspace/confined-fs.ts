@@ -19,7 +19,6 @@ import {
   realpathSync,
   rmdirSync,
   type BigIntStats,
-  type Stats,
 } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
@@ -32,7 +31,7 @@ const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_CLOEXEC = (constants as Record<string, number>).O_CLOEXEC ?? 0;
 
 /** Read flags: never follow a last-component symlink, never block on a FIFO, never adopt a terminal. */
-export const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 const DIR_FLAGS = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
 /** Whether /proc/self/fd gives descriptor paths and openat semantics here (Linux). */
@@ -238,14 +237,6 @@ export function readRegularVerified(rootReal: string, file: string): Buffer | un
   } finally {
     closeQuietly(opened.fd);
   }
-}
-
-/** The file type of an lstat result, as the walker and listings report it. */
-export function entryType(st: Stats | BigIntStats): 'file' | 'directory' | 'symlink' | 'other' {
-  if (st.isFile()) return 'file';
-  if (st.isDirectory()) return 'directory';
-  if (st.isSymbolicLink()) return 'symlink';
-  return 'other';
 }
 
 /**

@@ -4,15 +4,15 @@
 // headless "browser" that opens the authorization page, submits the password and follows the redirect to the
 // client's callback, a recording proxy that keeps the registration bodies a real client sends, and the lookup
 // of client CLIs installed on demand into node_modules/.cache (.ci/run).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/server.js';
 import { PASSWORD } from './oauth-helpers.js';
+import { selfSignedCert } from '../helpers/tls-cert.js';
 
 export const CI = process.env.CI === 'true' || process.env.CI === '1';
 
@@ -27,35 +27,12 @@ export interface TestCert {
 /** A self-signed certificate for localhost, 127.0.0.1 and ::1; undefined when openssl is missing. */
 export function makeCert(): TestCert | undefined {
   if (spawnSync('openssl', ['version']).status !== 0) return undefined;
-  const dir = mkdtempSync(path.join(tmpdir(), 'wb-cimd-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
-      '-keyout',
-      path.join(dir, 'key.pem'),
-      '-out',
-      path.join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore', timeout: 60_000 },
-  );
+  const { dir, certPath, keyPath } = selfSignedCert(['localhost'], ['127.0.0.1', '::1']);
   return {
     dir,
-    certPath: path.join(dir, 'cert.pem'),
-    cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
-    key: readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+    certPath,
+    cert: readFileSync(certPath, 'utf8'),
+    key: readFileSync(keyPath, 'utf8'),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

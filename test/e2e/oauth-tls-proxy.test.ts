@@ -4,12 +4,10 @@
 // rule). Every URL in the metadata, the challenge, the `iss` of the redirect and the tokens uses the public
 // https origin, and the official SDK clients complete the flow through the proxy. The public name resolves to
 // 127.0.0.1 only inside the test's own fetch (a custom lookup), which also trusts the throwaway CA.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
@@ -29,6 +27,7 @@ import { startServer, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { PASSWORD, rawRequest } from './oauth-helpers.js';
 import { BrowserlessProvider } from './oauth-provider.js';
+import { selfSignedCert } from '../helpers/tls-cert.js';
 
 const PUBLIC_HOST = 'mcp.workbench.test';
 
@@ -83,30 +82,7 @@ function tlsFetch(input: string | URL | Request, init: RequestInit = {}): Promis
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'wb-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-keyout',
-      path.join(dir, 'key.pem'),
-      '-out',
-      path.join(dir, 'cert.pem'),
-      '-subj',
-      `/CN=${PUBLIC_HOST}`,
-      '-addext',
-      `subjectAltName=DNS:${PUBLIC_HOST},IP:127.0.0.1`,
-    ],
-    { stdio: 'ignore', timeout: 60_000 },
-  );
+  dir = selfSignedCert([PUBLIC_HOST]).dir;
   ca = readFileSync(path.join(dir, 'cert.pem'));
   ws = makeWorkspace({ 'README.md': '# demo\n' });
   server = await startServer({

@@ -4,13 +4,13 @@
 // and serves TLS on <that address>:443 with a throwaway self-signed certificate (openssl) that clients trust
 // through NODE_EXTRA_CA_CERTS. The proxy forwards each host as the stand-in provider registered it (route
 // files), with that provider's header style, so a printed https://<host>/mcp really answers.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HUNG_MS } from '../exec-support.js';
+import { selfSignedCert } from './tls-cert.js';
 
 const HOSTS = '/etc/hosts';
 const LOCK = path.join(tmpdir(), 'wb-etc-hosts.lock');
@@ -95,28 +95,7 @@ export async function mapNames(ip: string, hosts: readonly string[]): Promise<()
 
 /** A throwaway self-signed certificate for these names; returns the directory with key.pem and cert.pem. */
 export function makeCert(hosts: readonly string[]): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'wb-names-'));
-  const san = ['IP:127.0.0.1', ...hosts.map((h) => `DNS:${h}`)].join(',');
-  execFileSync(
-    'openssl',
-    [
-      ...[
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-      ],
-      ...['-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
-      ...['-subj', `/CN=${hosts[0]}`, '-addext', `subjectAltName=${san}`],
-    ],
-    { stdio: 'ignore', timeout: HUNG_MS },
-  );
-  return dir;
+  return selfSignedCert(hosts).dir;
 }
 
 export interface Route {

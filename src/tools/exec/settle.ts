@@ -18,7 +18,7 @@ export function totals(c: Command): Totals {
   return { stdout: c.streams.stdout.total, stderr: c.streams.stderr.total };
 }
 
-export function grown(c: Command, t: Totals): boolean {
+function grown(c: Command, t: Totals): boolean {
   return c.streams.stdout.total > t.stdout || c.streams.stderr.total > t.stderr;
 }
 
