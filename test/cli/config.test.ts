@@ -42,7 +42,9 @@ describe('--help and --version (contract "Command line and configuration names")
     expect(r.stdout).toMatch(/Usage/);
     // Each flag with its variable, what it accepts and its default, then its meaning (issue 11).
     expect(r.stdout).toContain('--port <an integer from 0 to 65535>   (SERVICE_PORT; default: 8765)');
-    expect(r.stdout).toMatch(/SERVICE_AUTH_TOKEN \(default: generated and printed once\)\n +Static bearer token/);
+    expect(r.stdout).toMatch(
+      /SERVICE_AUTH_TOKEN \(default: generated and printed once\)\n +Static bearer token/,
+    );
     for (const flag of [
       '--workspace',
       '--host',
