@@ -369,13 +369,18 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
     const msgs = out
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { id: unknown; result?: any; error?: { code: number } }); // eslint-disable-line @typescript-eslint/no-explicit-any
+      .map((l) => JSON.parse(l) as { id: unknown; result?: any; error?: { code: number; message: string } }); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(msgs).toHaveLength(8);
     const byId = (id: unknown) => msgs.filter((m) => m.id === id);
     const nullIds = byId(null)
       .map((m) => m.error?.code)
       .sort();
     expect(nullIds).toEqual([-32700, -32600].sort());
+    // Errors speak of what a stdio client sends: lines, not bodies or POSTs (issue 11 "First impression").
+    const nullMessages = byId(null).map((m) => m.error?.message ?? '');
+    expect(nullMessages.join('\n')).toMatch(/the line is not valid JSON/);
+    expect(nullMessages.join('\n')).toMatch(/one message per line/);
+    expect(nullMessages.join('\n')).not.toMatch(/POST|body/);
     expect(byId(1)[0]?.result.protocolVersion).toBe('2025-11-25');
     expect(byId(3)[0]?.result).toEqual({});
     expect(byId(4)[0]?.result.content[0].text).toContain('# demo');
