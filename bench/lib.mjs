@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -100,4 +101,86 @@ export function writeResults(name, title, rows, extra = {}) {
   ].join('\n');
   writeFileSync(path.join(RESULTS, `${name}.md`), md);
   process.stdout.write('\n' + md);
+}
+
+/**
+ * Start the built bin on stdio, launched as startServer launches it (the file through its shebang), and speak
+ * newline-delimited JSON-RPC with it. Resolves nothing itself: returns {child, pid, startedAt, request, notify,
+ * close} at once, so a caller can time from the spawn. request(method, params) resolves {msg, at} with `at` the
+ * performance.now() when the answer's line arrived.
+ */
+export function startStdio(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js')) {
+  const startedAt = performance.now();
+  const child = spawn(bin, ['--stdio', '--workspace', workspace], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const waiting = new Map();
+  let pending = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    const at = performance.now();
+    pending += chunk;
+    let nl;
+    while ((nl = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (!line.trim()) continue;
+      const msg = JSON.parse(line);
+      const w = waiting.get(msg.id);
+      if (w) {
+        waiting.delete(msg.id);
+        w.resolve({ msg, at });
+      }
+    }
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  void exited.then((code) => {
+    for (const w of waiting.values()) w.reject(new Error(`server exited ${code}: ${stderr}`));
+    waiting.clear();
+  });
+  let id = 0;
+  const request = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const n = ++id;
+      waiting.set(n, { resolve, reject });
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: n, method, params }) + '\n');
+    });
+  const notify = (method, params = {}) =>
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
+  const close = () => (child.stdin.end(), exited);
+  return { child, pid: child.pid, startedAt, request, notify, close, stderr: () => stderr };
+}
+
+/** A tools/call caller over one keep-alive connection: (name, args) → the JSON-RPC result. */
+export function httpToolCaller(url, token) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let id = 0;
+  return (name, args) =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      const req = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          'content-length': Buffer.byteLength(body),
+        },
+      });
+      req.on('response', (res) => {
+        const parts = [];
+        res.on('data', (c) => parts.push(c));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(parts).toString()).result));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
 }

@@ -6,12 +6,11 @@
 // Usage: npm run build && node bench/sandbox-bench.mjs [--baseline 456169f] [--samples 300] [--batch 20]
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, REPO, round, startServer, writeResults } from './lib.mjs';
+import { ensureBuilt, httpToolCaller as caller, REPO, round, startServer, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -49,36 +48,6 @@ function buildBaseline(rev) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function caller(url, token) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  let id = 0;
-  return (name, args) =>
-    new Promise((resolve, reject) => {
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++id,
-        method: 'tools/call',
-        params: { name, arguments: args },
-      });
-      const req = http.request(url, {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${token}`,
-          'content-length': Buffer.byteLength(body),
-        },
-      });
-      req.on('response', (res) => {
-        const parts = [];
-        res.on('data', (c) => parts.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(parts).toString()).result));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
 }
 
 async function timeExecTrue(call, n, out) {

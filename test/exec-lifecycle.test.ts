@@ -137,7 +137,8 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
     expect(r.sc.status).toBe('running');
     expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
     await first.stop('SIGKILL'); // no shutdown hooks run
-    expect(processesWith(m).length).toBe(1);
+    // Not asserted alive here: any server starting on this host meanwhile (another test file) may already
+    // have ended it through the dead instance's pids cgroup (pids-limit.ts) — the same promise, kept sooner.
     const second = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
     try {
       expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);

@@ -2,6 +2,7 @@
 // what bubblewrap really confines. Each check uses a spelling the command policy cannot read (a variable,
 // a Python call), so the kernel — not the policy — is what says no. Needs bwrap: skipped with the reason when
 // absent, a failure under CI=true.
+import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import { startInProcess, type InProcessServer } from './helpers/server.js';
@@ -76,10 +77,14 @@ d('bubblewrap sandbox', () => {
 
   it('own PID namespace: the whole tree ends with the command, even a process that left the session', async () => {
     const r = await call(safe.url, 'exec_command', {
-      cmd: 'echo "pid=$$"; setsid sleep 53.17 & sleep 0.2; echo started',
+      cmd: 'readlink /proc/self/ns/pid; echo "init=$(cat /proc/1/comm)"; setsid sleep 53.17 & sleep 0.2; echo started',
     });
     expect(r.sc.status).toBe('exited');
-    expect(Number(/pid=(\d+)/.exec(r.sc.stdout)?.[1])).toBeLessThan(10);
+    const [ns, init] = (r.sc.stdout as string).split('\n');
+    expect(ns).toMatch(/^pid:\[\d+\]$/);
+    expect(ns).not.toBe(`pid:[${statSync('/proc/self/ns/pid').ino}]`);
+    // The namespace's init is bubblewrap's: the server and the host's processes are out of sight.
+    expect(init).toBe('init=bwrap');
     expect(await waitFor(() => processesWith('53.17').length === 0, 3000)).toBe(true);
   });
 
@@ -88,5 +93,51 @@ d('bubblewrap sandbox', () => {
       cmd: 'f=/etc/wb-sandbox-test; echo x > "$f" || echo denied',
     });
     expect(r.sc.stdout).toBe('denied\n');
+  });
+});
+
+// issue 14: where pids cgroups are available, pipe commands run in one long-lived sandbox (zone.ts).
+d('one sandbox for the pipe commands of a server (issue 14, "pay for the namespaces once")', () => {
+  let ws: TempWorkspace;
+  let safe: InProcessServer;
+  let zoned = false;
+
+  beforeAll(async () => {
+    ws = makeWorkspace({});
+    safe = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'auto' } });
+    const ns = async () =>
+      (await call(safe.url, 'exec_command', { cmd: 'readlink /proc/self/ns/pid' })).sc.stdout;
+    zoned = (await ns()) === (await ns());
+    const limit = (await call(safe.url, 'check_exec_environment')).sc.process_limit;
+    // A zone needs pids cgroups; without them each command keeps a bwrap of its own.
+    if (!zoned && String(JSON.stringify(limit)).includes('cgroup'))
+      throw new Error('pids cgroups are available but commands do not share one sandbox');
+    if (!zoned) console.log('skipped: no pids cgroup here, so every command gets a sandbox of its own');
+  });
+  afterAll(async () => {
+    await safe?.close();
+    ws?.cleanup();
+  });
+
+  it('a command cannot lift its process limit: the cgroup file system is read-only inside', async () => {
+    if (!zoned) return;
+    const r = await call(safe.url, 'exec_command', {
+      cmd: 'n=0; for f in $(find /sys/fs/cgroup -name pids.max 2>/dev/null); do n=$((n+1)); (echo 99999 > "$f") 2>/dev/null && echo "wrote $f"; done; echo "tried $n"',
+    });
+    expect(r.sc.stdout).not.toMatch(/wrote/);
+    expect(r.sc.stdout).toMatch(/tried [1-9]/);
+  });
+
+  it("a command that kills the sandbox's helper ends with it; the next command runs in a new sandbox", async () => {
+    if (!zoned) return;
+    const before = (await call(safe.url, 'exec_command', { cmd: 'readlink /proc/self/ns/pid' })).sc.stdout;
+    const r = await call(safe.url, 'exec_command', {
+      cmd: 'for p in /proc/[0-9]*; do [ "$(cat $p/comm)" = node ] && kill -9 "${p#/proc/}"; done; sleep 100',
+    });
+    expect(r.sc.status).toBe('terminated');
+    expect(r.sc.stderr).toMatch(/helper that relayed this command ended/);
+    const after = await call(safe.url, 'exec_command', { cmd: 'readlink /proc/self/ns/pid; echo ok' });
+    expect(after.sc.stdout).toMatch(/ok\n$/);
+    expect(after.sc.stdout).not.toBe(`${before}ok\n`);
   });
 });

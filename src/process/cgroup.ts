@@ -12,38 +12,48 @@ export interface CgroupTarget {
   max: number;
 }
 
-/** Run `spawn` with this process inside a fresh cgroup limited to `t.max` tasks for its children. */
-export function spawnInCgroup<T>(t: CgroupTarget, spawn: () => T): { result: T; limited: boolean } {
+/**
+ * Move process `pid` (this one by default) into a fresh cgroup limited to `t.max` tasks for its children, so
+ * what it forks next is born inside; false (and nothing left behind) when the host refuses.
+ */
+export function enterCgroup(t: CgroupTarget, pid = process.pid): boolean {
   let entered = false;
   try {
     mkdirSync(t.dir);
-    // While this process sits in the cgroup its own threads count too: allow them on top, then lower the
+    // While the process sits in the cgroup its own threads count too: allow them on top, then lower the
     // limit once it has left, so the command's tree never gets more than `max`.
-    const own = threadCount();
-    writeFileSync(`${t.dir}/pids.max`, String(t.max + own));
-    writeFileSync(`${t.dir}/cgroup.procs`, String(process.pid));
+    writeFileSync(`${t.dir}/pids.max`, String(t.max + threadCount(pid)));
+    writeFileSync(`${t.dir}/cgroup.procs`, String(pid));
     entered = true;
   } catch {
     if (!entered) removeCgroup(t.dir);
-    return { result: spawn(), limited: false };
   }
-  let result: T;
-  try {
-    result = spawn();
-  } finally {
-    try {
-      writeFileSync(`${t.home}/cgroup.procs`, String(process.pid));
-      writeFileSync(`${t.dir}/pids.max`, String(t.max));
-    } catch {
-      /* cannot leave: the limit still holds for the children, and this process is counted in it */
-    }
-  }
-  return { result, limited: true };
+  return entered;
 }
 
-function threadCount(): number {
+/** Move `pid` back to its home cgroup and give the command's cgroup its real limit. */
+export function leaveCgroup(t: CgroupTarget, pid = process.pid): void {
   try {
-    return readdirSync('/proc/self/task').length;
+    writeFileSync(`${t.home}/cgroup.procs`, String(pid));
+    writeFileSync(`${t.dir}/pids.max`, String(t.max));
+  } catch {
+    /* cannot leave: the limit still holds for the children, and this process is counted in it */
+  }
+}
+
+/** Run `spawn` with this process inside a fresh cgroup limited to `t.max` tasks for its children. */
+export function spawnInCgroup<T>(t: CgroupTarget, spawn: () => T): { result: T; limited: boolean } {
+  if (!enterCgroup(t)) return { result: spawn(), limited: false };
+  try {
+    return { result: spawn(), limited: true };
+  } finally {
+    leaveCgroup(t);
+  }
+}
+
+function threadCount(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
   } catch {
     return 64;
   }

@@ -21,7 +21,8 @@ import {
 } from './sandbox.js';
 import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
 import { findShell, spawnPty, SpawnError, type ProcessEvents, type SpawnSpec } from './spawn.js';
-import { Spawner } from './spawner.js';
+import { helperPath, Spawner } from './spawner.js';
+import { zoneLaunch } from './zone.js';
 
 export interface StartSpec {
   cmd: string;
@@ -55,6 +56,10 @@ export class CommandRegistry {
   private readonly shell: { path: string; name: 'bash' | 'sh' };
   private closing = false;
   private readonly spawner: Spawner;
+  /** The long-lived sandbox for pipe commands (zone.ts), where pids cgroups can bound them. */
+  private zone: Spawner | undefined;
+  /** The mount options the zone was started with (masks are refreshed: a changed set means a new zone). */
+  private zoneMounts = '';
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly host: Host) {
@@ -91,7 +96,24 @@ export class CommandRegistry {
       workspaceReal: this.host.root.real,
       dirs: this.host.dirs,
       privateFiles: [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f)),
+      helperFiles: helperFiles(),
     };
+  }
+
+  /** The zone for a sandboxed pipe command, when this host lets it bound each command's processes. */
+  private zoneSpawner(): Spawner | undefined {
+    const plan = this.sandbox();
+    if (plan.status.in_use !== 'bwrap' || !this.processLimit().usesCgroup) return undefined;
+    const mounts = (plan.args?.() ?? []).join('\0');
+    if (this.zone && mounts !== this.zoneMounts && this.zone.available) {
+      this.zone.retire();
+      this.zone = undefined;
+    }
+    if (!this.zone) {
+      this.zoneMounts = mounts;
+      this.zone = new Spawner(this.host.log, zoneLaunch(plan, this.host.root.real, this.host.log));
+    }
+    return this.zone.available ? this.zone : undefined;
   }
 
   sandboxStatus(): SandboxStatus {
@@ -105,7 +127,10 @@ export class CommandRegistry {
   warm(): void {
     this.sandbox();
     this.processLimit();
-    this.spawner.warm();
+    const zone = this.zoneSpawner();
+    // With a zone, the plain helper serves only the rare command that needs a sandbox of its own.
+    if (zone) zone.warm();
+    else this.spawner.warm();
   }
 
   /** How each command tree's process count is bounded (probed once). */
@@ -205,13 +230,18 @@ export class CommandRegistry {
     let handle;
     try {
       const cgroup = this.processLimit().next();
-      const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup };
       const ev: ProcessEvents = {
         onStdout: (b) => cmd.output('stdout', b),
         onStderr: (b) => cmd.output('stderr', b),
         onExit: (code, sig, err) => cmd.exited(code, sig, err),
       };
-      handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
+      const zone = sandboxed && !spec.tty && !spec.hostNetwork && cgroup ? this.zoneSpawner() : undefined;
+      if (zone) {
+        handle = zone.spawn({ argv: shellArgv, cwd: spec.cwd, env, tty: false, sandboxed, cgroup }, ev);
+      } else {
+        const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup };
+        handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
+      }
     } catch (e) {
       if (e instanceof SpawnError && e.kind === 'tty') {
         throw new ToolError(
@@ -341,8 +371,18 @@ export class CommandRegistry {
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
     this.stopWatching();
     this.spawner.close();
+    this.zone?.close();
     this.limiter?.close();
   }
+}
+
+/** Node and the helper's files, which a zone must see (sandbox-mounts.ts keeps them visible). */
+function helperFiles(): string[] {
+  const file = helperPath();
+  if (!file) return [];
+  const dir = path.dirname(file);
+  // The package.json above dist/ says these files are ES modules.
+  return [process.execPath, dir, path.resolve(dir, '../../package.json')];
 }
 
 function newId(): string {

@@ -3,7 +3,8 @@
 // (a command may run as root without capabilities and still owns root's 0600 files); control sockets that
 // hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; this instance's
 // private directory bound at /tmp; then the workspace and the runtime directory bound writable again (so a
-// workspace under /tmp or /home still works); and last the emptied directories remounted read-only, so a
+// workspace under /tmp or /home still works), and the sandbox helper's own files (Node, its scripts)
+// read-only where an emptied directory hid them; and last the emptied directories remounted read-only, so a
 // write outside the writable set fails with an error instead of landing in a tmpfs that vanishes.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,10 @@ export function mountArgs(ctx: SandboxContext): string[] {
   }
   if (isDir('/tmp') && mayHide('/tmp')) a.push('--bind', ctx.dirs.tmp, '/tmp');
   a.push('--bind', ctx.workspaceReal, ctx.workspaceReal, '--bind', ctx.dirs.root, ctx.dirs.root);
+  for (const f of ctx.helperFiles) {
+    const real = realAny(f);
+    if (real && emptied.some((d) => isInside(d, real))) a.push('--ro-bind', real, real);
+  }
   for (const d of emptied) a.push('--remount-ro', d);
   return a;
 }
@@ -108,6 +113,14 @@ function realDir(p: string): string | undefined {
   try {
     const r = realpathSync(p);
     return lstatSync(r).isDirectory() ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function realAny(p: string): string | undefined {
+  try {
+    return realpathSync(p);
   } catch {
     return undefined;
   }

@@ -39,6 +39,8 @@ export interface SandboxContext {
   dirs: RuntimeDirs;
   /** Files of the server's own secrets (token file, audit log): masked inside the sandbox. */
   privateFiles: readonly string[];
+  /** What the sandbox helper (zone.ts) runs from — Node and its own files — kept visible, read-only. */
+  helperFiles: readonly string[];
 }
 
 /** What `safe`/`trusted` mean without a kernel sandbox, in the words every report uses. */

@@ -2,7 +2,8 @@
 // and exit over IPC. Why: fork() copies the page tables of the process that calls it, so its cost grows with
 // the server's memory (~3 ms per command at 100 MB, blocking the event loop); this process stays small.
 // It loads pipes.ts and nothing else of the server, holds no state beyond the live commands, and exits when
-// the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent.
+// the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. The
+// same program runs inside a sandbox of its own (zone.ts), where it is the only way to signal a command.
 import { spawnPipes, type PipeHandle } from './pipes.js';
 import type { ToHelper } from './spawner.js';
 
@@ -61,7 +62,10 @@ process.on('message', (m: ToHelper) => {
   if (!l) return;
   if (m.t === 'write') l.handle.write(m.data);
   else if (m.t === 'end') l.handle.closeStdin();
+  else if (m.t === 'signal') l.handle.signal(m.sig);
 });
+// In a zone (zone.ts) the server finds this process by the pid it has in its own PID namespace.
+send({ t: 'ready', pid: process.pid });
 process.on('disconnect', () => process.exit(0));
 // A terminal's Ctrl-C reaches the whole process group: the server shuts its commands down and then lets this
 // helper go (disconnect), so the helper must not die first (which the server would report as a crash).

@@ -2,13 +2,15 @@
 // in a process as large as the server costs milliseconds per command and blocks the event loop. The helper is
 // started on first use, relays output and exit in order over IPC, and is restarted if it dies (its running
 // commands are then killed and reported as such). Without a built helper (or if it cannot start) commands
-// are started in this process instead — same behaviour, slower.
+// are started in this process instead — same behaviour, slower. The same helper also runs inside a sandbox
+// of its own (zone.ts): then the pids it reports belong to its PID namespace, so every signal goes through
+// it, and each command's pids cgroup is entered by moving the helper in from outside around its fork.
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../core/log.js';
 import { killCgroup, releaseCgroup, type CgroupTarget } from './cgroup.js';
-import { spawnPipes, treeTarget } from './pipes.js';
+import { endCgroup, spawnPipes, treeTarget } from './pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { signalTree } from './tree.js';
 
@@ -23,9 +25,11 @@ export type ToHelper =
       cgroup?: CgroupTarget;
     }
   | { t: 'write'; id: number; data: string }
-  | { t: 'end'; id: number };
+  | { t: 'end'; id: number }
+  | { t: 'signal'; id: number; sig: NodeJS.Signals };
 
 type FromHelper =
+  | { t: 'ready'; pid: number }
   | { t: 'spawned'; id: number; pid: number; limited: boolean }
   | { t: 'out'; id: number; fd: 1 | 2; d: Uint8Array }
   | { t: 'exit'; id: number; code: number | null; signal: string | null; startError?: string };
@@ -39,6 +43,8 @@ interface Remote {
   done: boolean;
   /** Signals asked for before the pid was known. */
   pending: NodeJS.Signals[];
+  /** In a zone: the command's pids cgroup was entered around its fork (the helper then held it). */
+  placed: boolean;
   /** Resolves the handle's whenStarted: the helper reported the spawn (or the end). */
   started: () => void;
 }
@@ -46,8 +52,36 @@ interface Remote {
 /** Consecutive helper failures after which commands are started in this process for good. */
 const MAX_HELPER_FAILURES = 3;
 
+/** How the helper is started, and where it lives. */
+export interface HelperLaunch {
+  start(file: string): ChildProcess;
+  /**
+   * Set for a helper in a PID namespace of its own (zone.ts): called once it is ready, with the pid it
+   * reported, to place each command in its pids cgroup from outside; without it commands start unlimited.
+   */
+  placement?: (innerPid: number) => Placement | undefined;
+}
+
+export interface Placement {
+  /** Put the helper where the next command must be born; whether that holds. */
+  enter(cg: CgroupTarget): boolean;
+  leave(cg: CgroupTarget): void;
+}
+
+/** The plain helper: a small Node process forked beside the server. */
+const FORKED: HelperLaunch = {
+  start: (file) =>
+    fork(file, [], {
+      // A small young generation keeps the helper's memory small; it only relays bytes.
+      execArgv: ['--max-semi-space-size=1'],
+      env: {},
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    }),
+};
+
 /** The compiled helper next to this module (dist), or in dist/ when this module runs from source (tests). */
-function helperPath(): string | undefined {
+export function helperPath(): string | undefined {
   const candidates = [
     new URL('./spawner-main.js', import.meta.url),
     new URL('../../dist/process/spawner-main.js', import.meta.url),
@@ -65,12 +99,32 @@ export class Spawner {
   private seq = 0;
   private failures = 0;
   private closed = false;
+  /** Zone: spawns wait here until the helper is ready and the one before was placed. */
+  private readonly queue: Array<Extract<ToHelper, { t: 'spawn' }>> = [];
+  private placing: number | undefined;
+  private placement: Placement | undefined;
+  private ready = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly launch: HelperLaunch = FORKED,
+  ) {}
+
+  private get zoned(): boolean {
+    return this.launch.placement !== undefined;
+  }
+
+  /** Whether a helper runs or can be started (a zone has no in-process fallback). */
+  get available(): boolean {
+    return !this.closed && this.failures < MAX_HELPER_FAILURES && helperPath() !== undefined;
+  }
 
   spawn(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
     const child = this.helper();
-    if (!child) return spawnPipes(spec, ev);
+    if (!child) {
+      if (this.zoned) throw new Error('the sandbox helper is not available');
+      return spawnPipes(spec, ev);
+    }
     const id = ++this.seq;
     let started!: () => void;
     const whenStarted = new Promise<void>((resolve) => (started = resolve));
@@ -82,11 +136,16 @@ export class Spawner {
       stdinOpen: true,
       done: false,
       pending: [],
+      placed: false,
       started,
     };
     this.remotes.set(id, r);
     const { argv, cwd, env, sandboxed, cgroup } = spec;
-    this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup });
+    if (this.zoned) {
+      // Inside the zone the command is a plain process group of the helper; its cgroup is managed from here.
+      this.queue.push({ t: 'spawn', id, argv, cwd, env, sandboxed: false });
+      this.pump();
+    } else this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup });
     return {
       get pid() {
         return r.pid;
@@ -115,9 +174,44 @@ export class Spawner {
           r.pending.push(sig);
           return true;
         }
-        return signalTree(treeTarget(r.pid, spec), sig);
+        return this.signalRemote(id, r, sig);
       },
     };
+  }
+
+  private signalRemote(id: number, r: Remote, sig: NodeJS.Signals): boolean {
+    if (!this.zoned) return signalTree(treeTarget(r.pid, r.spec), sig);
+    this.post({ t: 'signal', id, sig });
+    // A kill also reaches what left the process group (its cgroup holds every process it started).
+    if (sig === 'SIGKILL' && r.placed && r.spec.cgroup) killCgroup(r.spec.cgroup.dir);
+    return true;
+  }
+
+  /** Zone: post the next queued spawn once the helper is ready and the previous one has been placed. */
+  private pump(): void {
+    while (this.ready && this.placing === undefined && this.queue.length) {
+      const msg = this.queue.shift() as Extract<ToHelper, { t: 'spawn' }>;
+      const r = this.remotes.get(msg.id);
+      if (!r) continue;
+      const cg = r.spec.cgroup;
+      if (cg && this.placement) {
+        r.placed = this.placement.enter(cg);
+        if (r.placed) this.placing = msg.id;
+      }
+      if (cg && !r.placed) {
+        // Never a command without its bound: report it as not started.
+        this.remotes.delete(msg.id);
+        r.done = true;
+        r.started();
+        r.ev.onExit(
+          null,
+          null,
+          'its pids cgroup could not be entered (SERVICE_EXEC_MAX_PROCESSES); run it again',
+        );
+        continue;
+      }
+      this.post(msg);
+    }
   }
 
   /** Starts the helper ahead of the first command. */
@@ -130,6 +224,12 @@ export class Spawner {
     this.closed = true;
     if (this.child?.connected) this.child.disconnect();
     this.child = undefined;
+  }
+
+  /** Start no more commands; let the helper go once the ones it runs have ended. */
+  retire(): void {
+    this.closed = true;
+    if (this.remotes.size === 0) this.close();
   }
 
   private post(msg: ToHelper): void {
@@ -145,13 +245,7 @@ export class Spawner {
     }
     let child: ChildProcess;
     try {
-      child = fork(file, [], {
-        // A small young generation keeps the helper's memory small; it only relays bytes.
-        execArgv: ['--max-semi-space-size=1'],
-        env: {},
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-        serialization: 'advanced',
-      });
+      child = this.launch.start(file);
     } catch (e) {
       this.failures++;
       this.log.warn('the spawner helper cannot start; commands start in the server process', {
@@ -170,14 +264,32 @@ export class Spawner {
   }
 
   private onMessage(m: FromHelper): void {
+    if (m.t === 'ready') {
+      if (!this.zoned) return;
+      this.placement = this.launch.placement?.(m.pid);
+      if (!this.placement) {
+        // Commands could not be bounded: give the zone up (the registry falls back to a bwrap per command).
+        this.log.warn('the sandbox helper cannot be placed in pids cgroups; commands get a sandbox each');
+        this.failures = MAX_HELPER_FAILURES;
+        this.child?.kill('SIGKILL');
+        return;
+      }
+      this.ready = true;
+      return this.pump();
+    }
     const r = this.remotes.get(m.id);
     if (!r) return;
     if (m.t === 'spawned') {
       this.failures = 0;
       r.pid = m.pid;
-      r.limited = m.limited;
+      r.limited = this.zoned ? r.placed : m.limited;
+      if (this.placing === m.id) {
+        this.placing = undefined;
+        if (r.spec.cgroup) this.placement?.leave(r.spec.cgroup);
+        this.pump();
+      }
       r.started();
-      for (const sig of r.pending.splice(0)) signalTree(treeTarget(r.pid, r.spec), sig);
+      for (const sig of r.pending.splice(0)) this.signalRemote(m.id, r, sig);
     } else if (m.t === 'out') {
       const b = Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength);
       if (m.fd === 1) r.ev.onStdout(b);
@@ -185,21 +297,39 @@ export class Spawner {
     } else {
       this.remotes.delete(m.id);
       r.done = true;
+      if (this.placing === m.id) {
+        // Could not start: the helper never reported a spawn.
+        this.placing = undefined;
+        if (r.spec.cgroup) this.placement?.leave(r.spec.cgroup);
+        this.pump();
+      }
+      // Zone: what the command left in its cgroup (a daemon in its own session) ends with it, as the PID
+      // namespace of a per-command sandbox would end it.
+      if (this.zoned && r.spec.cgroup) {
+        if (r.placed) killCgroup(r.spec.cgroup.dir);
+        endCgroup(r.spec.cgroup, r.placed, r.ev);
+      }
       r.started();
       r.ev.onExit(m.code, m.signal, m.startError);
+      if (this.closed && this.remotes.size === 0) this.close();
     }
   }
 
   /** The helper died: its commands lost their output channel, so they are ended and reported. */
   private onHelperExit(child: ChildProcess, code: number | null, signal: string | null): void {
     if (this.child === child) this.child = undefined;
+    this.ready = false;
+    this.placing = undefined;
+    this.placement = undefined;
+    this.queue.length = 0;
     if (this.closed && this.remotes.size === 0) return;
     this.failures++;
     this.log.warn('the spawner helper ended', { code, signal, commands: this.remotes.size });
     for (const [id, r] of this.remotes) {
       this.remotes.delete(id);
       r.done = true;
-      if (r.pid) signalTree(treeTarget(r.pid, { ...r.spec, sandboxed: false }), 'SIGKILL');
+      // A zone's pids are not this host's; its namespace ended with the helper anyway.
+      if (r.pid && !this.zoned) signalTree(treeTarget(r.pid, { ...r.spec, sandboxed: false }), 'SIGKILL');
       // Started but not yet reported (no pid): only its cgroup still finds the tree.
       if (r.spec.cgroup) {
         killCgroup(r.spec.cgroup.dir);

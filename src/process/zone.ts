@@ -1,0 +1,64 @@
+// One long-lived sandbox per server for pipe commands (issue 14): bubblewrap's namespaces, mounts and
+// capability drop are paid once, when the server starts, instead of on every command. Inside runs the same
+// spawner helper as outside (spawner-main.ts), started by bwrap with the options of sandbox.ts; each command
+// is then a plain fork of it, in its own process group, with the same filesystem, network, user namespace
+// and capabilities as a per-command sandbox. What differs, and why it still holds:
+// - the PID namespace is the zone's, shared by this server's commands (the server's processes stay out of
+//   sight); pids the helper reports are not this host's, so every signal goes through the helper;
+// - each command's pids cgroup is entered from outside: the helper (found by its pid in both namespaces) is
+//   moved into the command's cgroup around the fork and back, as spawnInCgroup does for a local spawn; the
+//   cgroup file system stays read-only inside, so no command can lift its own limit;
+// - at the end of a command its cgroup is emptied (a daemon that left the process group ends with it), as
+//   the per-command PID namespace did. Hence a zone is used only where pids cgroups are: elsewhere, and for
+//   terminals and one-off network grants, commands keep a bwrap of their own (registry.ts).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Logger } from '../core/log.js';
+import { enterCgroup, leaveCgroup } from './cgroup.js';
+import { bwrapArgs, type SandboxPlan } from './sandbox.js';
+import type { HelperLaunch } from './spawner.js';
+import { descendants } from './tree.js';
+
+export function zoneLaunch(plan: SandboxPlan, workspaceReal: string, log: Logger): HelperLaunch {
+  let bwrapPid = 0;
+  return {
+    start(file) {
+      const argv = [...bwrapArgs(plan, workspaceReal), process.execPath, '--max-semi-space-size=1', file];
+      const child = spawn(plan.bwrap as string, argv, {
+        env: {},
+        // Its own session and no terminal: nothing inside can reach the server's terminal.
+        detached: true,
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'advanced',
+      });
+      bwrapPid = child.pid ?? 0;
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (d: string) =>
+        log.warn('sandbox helper', { stderr: d.trim().slice(0, 2000) }),
+      );
+      (child.stderr as unknown as { unref?: () => void })?.unref?.();
+      return child;
+    },
+    placement(innerPid) {
+      const host = hostPid(bwrapPid, innerPid);
+      if (!host) return undefined;
+      return { enter: (cg) => enterCgroup(cg, host), leave: (cg) => leaveCgroup(cg, host) };
+    },
+  };
+}
+
+/** The host pid of the process below `root` whose pid in its own namespace is `inner`. */
+function hostPid(root: number, inner: number): number | undefined {
+  if (root <= 0) return undefined;
+  for (const p of descendants(root)) {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${p}/status`, 'latin1');
+    } catch {
+      continue;
+    }
+    const ns = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/);
+    if (ns && ns.length > 1 && Number(ns[ns.length - 1]) === inner) return p;
+  }
+  return undefined;
+}
