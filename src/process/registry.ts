@@ -111,7 +111,10 @@ export class CommandRegistry {
     }
     if (!this.zone) {
       this.zoneMounts = mounts;
-      this.zone = new Spawner(this.host.log, zoneLaunch(plan, this.host.root.real, this.host.log));
+      this.zone = new Spawner(
+        this.host.log,
+        zoneLaunch(plan, this.host.root.real, this.host.log, () => this.processLimit().zoneHome()),
+      );
     }
     return this.zone.available ? this.zone : undefined;
   }

@@ -265,7 +265,8 @@ export class Spawner {
 
   private onMessage(m: FromHelper): void {
     if (m.t === 'ready') {
-      if (!this.zoned) return;
+      // Only the first report counts: later, commands exist that could speak for a helper they took over.
+      if (!this.zoned || this.ready || this.placement) return;
       this.placement = this.launch.placement?.(m.pid);
       if (!this.placement) {
         // Commands could not be bounded: give the zone up (the registry falls back to a bwrap per command).

@@ -5,21 +5,29 @@
 // and capabilities as a per-command sandbox. What differs, and why it still holds:
 // - the PID namespace is the zone's, shared by this server's commands (the server's processes stay out of
 //   sight); pids the helper reports are not this host's, so every signal goes through the helper;
-// - each command's pids cgroup is entered from outside: the helper (found by its pid in both namespaces) is
-//   moved into the command's cgroup around the fork and back, as spawnInCgroup does for a local spawn; the
-//   cgroup file system stays read-only inside, so no command can lift its own limit;
+// - each command's pids cgroup is entered from outside: the helper (found by its pid in both namespaces when
+//   it first reports, before any command exists) is moved into the command's cgroup around the fork and back
+//   to a small cgroup of its own, as spawnInCgroup does for a local spawn; the cgroup file system stays
+//   read-only inside, so no command can lift its own limit, and one that takes the helper over (commands and
+//   helper share a user) can fork from it only up to that small cgroup's limit;
 // - at the end of a command its cgroup is emptied (a daemon that left the process group ends with it), as
 //   the per-command PID namespace did. Hence a zone is used only where pids cgroups are: elsewhere, and for
 //   terminals and one-off network grants, commands keep a bwrap of their own (registry.ts).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../core/log.js';
-import { enterCgroup, leaveCgroup } from './cgroup.js';
+import { enterCgroup, leaveCgroup, type CgroupTarget } from './cgroup.js';
 import { bwrapArgs, type SandboxPlan } from './sandbox.js';
 import type { HelperLaunch } from './spawner.js';
 import { descendants } from './tree.js';
 
-export function zoneLaunch(plan: SandboxPlan, workspaceReal: string, log: Logger): HelperLaunch {
+export function zoneLaunch(
+  plan: SandboxPlan,
+  workspaceReal: string,
+  log: Logger,
+  /** A fresh cgroup for the helper between forks (pids-limit.ts `zoneHome`). */
+  helperHome: () => CgroupTarget | undefined,
+): HelperLaunch {
   let bwrapPid = 0;
   return {
     start(file) {
@@ -42,7 +50,12 @@ export function zoneLaunch(plan: SandboxPlan, workspaceReal: string, log: Logger
     placement(innerPid) {
       const host = hostPid(bwrapPid, innerPid);
       if (!host) return undefined;
-      return { enter: (cg) => enterCgroup(cg, host), leave: (cg) => leaveCgroup(cg, host) };
+      const home = helperHome();
+      if (!home || !enterCgroup(home, host)) return undefined;
+      return {
+        enter: (cg) => enterCgroup(cg, host),
+        leave: (cg) => leaveCgroup({ ...cg, home: home.dir }, host),
+      };
     },
   };
 }
