@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(BENCH_DIR, '..');
-export const RESULTS = path.join(BENCH_DIR, 'results');
+// WB_BENCH_RESULTS lets a test run a benchmark without touching the committed results.
+export const RESULTS = process.env.WB_BENCH_RESULTS || path.join(BENCH_DIR, 'results');
 
 /** The ~9 k-file benchmark repository, built once from npm tarballs into bench/.cache/workspace. */
 export function benchWorkspace() {
