@@ -255,7 +255,7 @@ function kinds(srv, stdio) {
         );
       note('commands');
     },
-    async kill(c) {
+    async kill() {
       const r = expectOk(
         'exec_command',
         await tool(srv, 'exec_command', { cmd: 'sleep 30', yield_time_ms: 0 }),
@@ -388,7 +388,11 @@ function descendants(pid) {
   }
   const out = [];
   const q = [pid];
-  while (q.length) for (const k of kids.get(q.shift()) ?? []) (out.push(k), q.push(k));
+  while (q.length)
+    for (const k of kids.get(q.shift()) ?? []) {
+      out.push(k);
+      q.push(k);
+    }
   return out;
 }
 
