@@ -107,7 +107,14 @@ d('one sandbox for the pipe commands of a server (issue 14, "pay for the namespa
     safe = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'auto' } });
     const ns = async () =>
       (await call(safe.url, 'exec_command', { cmd: 'readlink /proc/self/ns/pid' })).sc.stdout;
-    zoned = (await ns()) === (await ns());
+    // The zone comes up in the background after start; until then commands get a bwrap each. Bounded: each
+    // try is a real command, and the zone is up long before the last one.
+    let last = await ns();
+    for (let i = 0; i < 50 && !zoned; i++) {
+      const now = await ns();
+      zoned = now === last;
+      last = now;
+    }
     const limit = (await call(safe.url, 'check_exec_environment')).sc.process_limit;
     // A zone needs pids cgroups; without them each command keeps a bwrap of its own.
     if (!zoned && String(JSON.stringify(limit)).includes('cgroup'))

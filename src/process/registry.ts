@@ -119,6 +119,13 @@ export class CommandRegistry {
     return this.zone.available ? this.zone : undefined;
   }
 
+  /** The zone when it is up (until then, and if it never comes up, commands get a bwrap each). */
+  private readyZone(): Spawner | undefined {
+    const zone = this.zoneSpawner();
+    if (zone && !zone.proven) zone.warm();
+    return zone?.proven ? zone : undefined;
+  }
+
   sandboxStatus(): SandboxStatus {
     return this.sandbox().status;
   }
@@ -238,7 +245,7 @@ export class CommandRegistry {
         onStderr: (b) => cmd.output('stderr', b),
         onExit: (code, sig, err) => cmd.exited(code, sig, err),
       };
-      const zone = sandboxed && !spec.tty && !spec.hostNetwork && cgroup ? this.zoneSpawner() : undefined;
+      const zone = sandboxed && !spec.tty && !spec.hostNetwork && cgroup ? this.readyZone() : undefined;
       if (zone) {
         handle = zone.spawn({ argv: shellArgv, cwd: spec.cwd, env, tty: false, sandboxed, cgroup }, ev);
       } else {

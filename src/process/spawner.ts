@@ -81,7 +81,15 @@ const FORKED: HelperLaunch = {
 };
 
 /** The compiled helper next to this module (dist), or in dist/ when this module runs from source (tests). */
+let helperFile: string | null | undefined;
+
 export function helperPath(): string | undefined {
+  if (helperFile !== undefined) return helperFile ?? undefined;
+  helperFile = findHelper() ?? null;
+  return helperFile ?? undefined;
+}
+
+function findHelper(): string | undefined {
   const candidates = [
     new URL('./spawner-main.js', import.meta.url),
     new URL('../../dist/process/spawner-main.js', import.meta.url),
@@ -104,6 +112,7 @@ export class Spawner {
   private placing: number | undefined;
   private placement: Placement | undefined;
   private ready = false;
+  private everReady = false;
 
   constructor(
     private readonly log: Logger,
@@ -117,6 +126,11 @@ export class Spawner {
   /** Whether a helper runs or can be started (a zone has no in-process fallback). */
   get available(): boolean {
     return !this.closed && this.failures < MAX_HELPER_FAILURES && helperPath() !== undefined;
+  }
+
+  /** A zone takes commands once it has come up at least once: one that cannot start never costs a command. */
+  get proven(): boolean {
+    return this.everReady && this.available;
   }
 
   spawn(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
@@ -276,6 +290,7 @@ export class Spawner {
         return;
       }
       this.ready = true;
+      this.everReady = true;
       return this.pump();
     }
     const r = this.remotes.get(m.id);
@@ -326,6 +341,8 @@ export class Spawner {
     if (this.closed && this.remotes.size === 0) return;
     this.failures++;
     this.log.warn('the spawner helper ended', { code, signal, commands: this.remotes.size });
+    // A new one right away, so the next command does not wait for it.
+    if (!this.closed) setImmediate(() => this.helper());
     for (const [id, r] of this.remotes) {
       this.remotes.delete(id);
       r.done = true;
