@@ -37,10 +37,19 @@ async function execTrue(call, n, out) {
   }
 }
 
-function floor(n, out) {
+function floor(n, out, shell = 'sh') {
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    spawnSync('sh', ['-c', 'true']);
+    spawnSync(shell, ['-c', 'true']);
+    out.push(performance.now() - t0);
+  }
+}
+
+/** A tool call that starts nothing: what HTTP, JSON-RPC and the dispatcher cost by themselves. */
+async function noSpawn(call, n, out) {
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await call('server_info', {});
     out.push(performance.now() - t0);
   }
 }
@@ -70,14 +79,28 @@ export async function measureExecSpeed() {
     const s = [];
     const d = [];
     const f = [];
+    const b = [];
+    const c = [];
     while (s.length < SAMPLES) {
       await execTrue(callS, BATCH, s);
       await execTrue(callD, BATCH, d);
       floor(BATCH, f);
+      floor(BATCH, b, 'bash');
+      await noSpawn(callD, BATCH, c);
     }
     const one = await throughput(safe, 1);
     const eight = await throughput(safe, 8);
-    return { sandbox, safe: median(s), dangerous: median(d), floor: median(f), n: s.length, one, eight };
+    return {
+      sandbox,
+      safe: median(s),
+      dangerous: median(d),
+      floor: median(f),
+      bash: median(b),
+      call: median(c),
+      n: s.length,
+      one,
+      eight,
+    };
   } finally {
     await safe.stop();
     await dangerous.stop();
@@ -116,6 +139,15 @@ export function execSpeedRows(m) {
       unit: '×',
       pass: scale >= 1.6,
       note: `${round(m.eight, 1)} vs ${round(m.one, 1)} calls/s, ${CALLS} calls per client`,
+    },
+    {
+      target:
+        'what bounds the ratios (context): bash -c true + a tool call that spawns nothing, vs the floor',
+      measured: round((m.bash + m.call) / m.floor, 2),
+      limit: '—',
+      unit: '×',
+      pass: true,
+      note: `commands run in bash (decision 19): spawnSync bash -c true ${round(m.bash, 2)} ms; server_info over HTTP ${round(m.call, 2)} ms`,
     },
   ];
 }
