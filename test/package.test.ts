@@ -6,7 +6,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/server.js';
+import { needBwrap } from './exec-support.js';
+import { callTool } from './helpers/rpc.js';
+import { REPO_ROOT, startServer } from './helpers/server.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,4 +45,31 @@ describe('the packed package (issue 11: npm pack, install --omit=dev, run)', () 
     const reply = JSON.parse(run.stdout.split('\n')[0] as string);
     expect(reply.result.tools).toHaveLength(18);
   }, 600_000);
+
+  // Installed under the temporary directory, which the sandbox replaces with its private /tmp: the sandbox
+  // helper (process/zone.ts) must still find Node and its own files there (sandbox-mounts.ts binds them back).
+  it('installed under /tmp, sandboxed commands come to share one long-lived sandbox (issue 14)', async () => {
+    if (!needBwrap('the installed package in bubblewrap')) return;
+    const bin = path.join(dir, 'prefix', 'node_modules/.bin/workbench-mcp');
+    const ws = mkdtempSync(path.join(dir, 'ws-'));
+    const srv = await startServer({ workspace: ws, bin, env: { SERVICE_SANDBOX: 'bwrap' } });
+    try {
+      const ns = async () =>
+        (await callTool(srv.url, 'exec_command', { cmd: 'readlink /proc/self/ns/pid' })).structuredContent;
+      const first = await ns();
+      expect(first.status, JSON.stringify(first)).toBe('exited');
+      const limit = (await callTool(srv.url, 'check_exec_environment')).structuredContent.process_limit;
+      if (!/cgroup/.test(limit.enforced_by)) return console.log('SKIP the zone part: no pids cgroup here');
+      let last = first.stdout;
+      let shared = false;
+      for (let i = 0; i < 50 && !shared; i++) {
+        const now = (await ns()).stdout;
+        shared = now === last;
+        last = now;
+      }
+      expect(shared).toBe(true);
+    } finally {
+      await srv.stop();
+    }
+  }, 300_000);
 });

@@ -4,7 +4,7 @@
 // hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; this instance's
 // private directory bound at /tmp; then the workspace and the runtime directory bound writable again (so a
 // workspace under /tmp or /home still works), and the sandbox helper's own files (Node, its scripts)
-// read-only where an emptied directory hid them; and last the emptied directories remounted read-only, so a
+// read-only where an emptied directory or the private /tmp hid them; and last the emptied directories remounted read-only, so a
 // write outside the writable set fails with an error instead of landing in a tmpfs that vanishes.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -75,11 +75,15 @@ export function mountArgs(ctx: SandboxContext): string[] {
     if (real && !emptied.some((d) => isInside(d, real)) && mayHide(real))
       a.push('--ro-bind', '/dev/null', real);
   }
-  if (isDir('/tmp') && mayHide('/tmp')) a.push('--bind', ctx.dirs.tmp, '/tmp');
+  const privateTmp = isDir('/tmp') && mayHide('/tmp');
+  if (privateTmp) a.push('--bind', ctx.dirs.tmp, '/tmp');
   a.push('--bind', ctx.workspaceReal, ctx.workspaceReal, '--bind', ctx.dirs.root, ctx.dirs.root);
   for (const f of ctx.helperFiles) {
     const real = realAny(f);
-    if (real && emptied.some((d) => isInside(d, real))) a.push('--ro-bind', real, real);
+    const hidden =
+      emptied.some((d) => isInside(d, real ?? '')) || (privateTmp && isInside('/tmp', real ?? ''));
+    // Where /tmp is the private one, binding them creates their mount points in it (removed at shutdown).
+    if (real && hidden && !isInside(ctx.workspaceReal, real)) a.push('--ro-bind', real, real);
   }
   for (const d of emptied) a.push('--remount-ro', d);
   return a;

@@ -33,6 +33,8 @@ export function startServer(opts: {
   args?: string[];
   /** Only ends a hung start (default 60 s); a passing run never waits for it. */
   timeoutMs?: number;
+  /** Another build of the bin (an installed package); default the checkout's dist/cli/main.js. */
+  bin?: string;
 }): Promise<SpawnedServer> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -42,7 +44,7 @@ export function startServer(opts: {
   };
   const proc = spawn(
     process.execPath,
-    [BIN, '--workspace', opts.workspace, '--port', '0', ...(opts.args ?? [])],
+    [opts.bin ?? BIN, '--workspace', opts.workspace, '--port', '0', ...(opts.args ?? [])],
     { env, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let err = '';
