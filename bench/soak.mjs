@@ -153,7 +153,21 @@ function request(srv, method, body, headers = {}, signal) {
 const post = (srv, body, headers, signal) => request(srv, 'POST', body, headers, signal);
 
 /** tools/call in an era; returns the result or throws with what went wrong. */
-async function tool(srv, name, args, { era = 'handshake', session, signal } = {}) {
+/**
+ * tools/call as a well-behaved client makes it: an answer the server marks retryable because a limit is reached
+ * (COMMAND_LIMIT_REACHED while abandoned commands run out) is retried after a pause, a bounded number of times.
+ */
+async function tool(srv, name, args, opts = {}) {
+  for (let attempt = 0; ; attempt++) {
+    const res = await toolOnce(srv, name, args, opts);
+    const err = res.isError ? res.structuredContent?.error : undefined;
+    if (!err?.retryable || err.code !== 'COMMAND_LIMIT_REACHED' || attempt >= 40) return res;
+    note('retried (limit reached)');
+    await sleep(250);
+  }
+}
+
+async function toolOnce(srv, name, args, { era = 'handshake', session, signal } = {}) {
   const id = ++rpcId;
   let r;
   if (era === 'modern') {
