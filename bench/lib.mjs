@@ -25,7 +25,7 @@ export function benchWorkspace() {
 
 /**
  * Start the built bin on a free port, launched as an installed bin is: the file itself through its shebang (and
- * the V8 flags the shebang carries). Resolves {url, base, host, port, pid, token, stop}.
+ * the V8 flags the shebang carries). Resolves {url, base, host, port, pid, token, stop, stderr}.
  */
 export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js')) {
   const token = randomBytes(24).toString('base64url');
@@ -59,6 +59,7 @@ export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli
           pid: child.pid,
           token,
           stop,
+          stderr: () => err,
         });
       }
     });

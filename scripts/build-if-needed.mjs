@@ -1,6 +1,7 @@
-// `npm start` and `npm install` (prepare) build only when dist/ is missing or older than a source file
-// (decisions.md 10: "builds if needed"); an installed package (no src/) never builds. Without TypeScript (an
-// `npm install --omit=dev` of a checkout) an up-to-date dist/ is used as it is, and a missing one is explained.
+// `npm start` and `npm install` (prepare) build only when dist/ is missing or older than a source file or the
+// build's own inputs (decisions.md 10: "builds if needed"); an installed package (no src/) never builds. Without
+// the build tools (TypeScript and esbuild: an `npm install --omit=dev` of a checkout) an up-to-date dist/ is used
+// as it is, and a missing one is explained. dist/cli/main.js is the build's last output (scripts/bundle.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -22,12 +23,18 @@ try {
 } catch {
   built = 0;
 }
-const inputs = Math.max(newest(path.join(repo, 'src')), statSync(path.join(repo, 'package.json')).mtimeMs);
+const inputs = Math.max(
+  newest(path.join(repo, 'src')),
+  ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs'].map(
+    (f) => statSync(path.join(repo, f)).mtimeMs,
+  ),
+);
 if (built >= inputs) process.exit(0);
-if (!existsSync(path.join(repo, 'node_modules/typescript/bin/tsc'))) {
+const tools = ['node_modules/typescript/bin/tsc', 'node_modules/esbuild/package.json'];
+if (!tools.every((t) => existsSync(path.join(repo, t)))) {
   if (built > 0) process.exit(0); // dist/ exists; no compiler to refresh it with
   process.stderr.write(
-    'workbench-mcp: dist/ is not built and TypeScript is not installed (npm install --omit=dev); run `npm install` ' +
+    'workbench-mcp: dist/ is not built and the build tools are not installed (npm install --omit=dev); run `npm install` ' +
       'once with dev dependencies to build, or install the published package instead.\n',
   );
   process.exit(1);

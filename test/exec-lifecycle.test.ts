@@ -398,7 +398,7 @@ describe('permission modes and environment rules (tool-contract "Permission mode
   });
 
   it('tools/list annotations of the command tools are truthful (tool-contract "Envelope")', async () => {
-    const tools = new Map(safe.runtime.catalog.tools.map((t) => [t.name, t.annotations]));
+    const tools = safe.runtime.catalog.realAnnotations;
     expect(tools.get('exec_command')).toMatchObject({
       readOnlyHint: false,
       destructiveHint: true,

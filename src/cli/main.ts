@@ -11,14 +11,12 @@ import { configTableMarkdown } from '../config/schema.js';
 import { createLogger } from '../core/log.js';
 import { setPausePoints } from '../core/pause.js';
 import { SERVER_VERSION } from '../core/version.js';
-import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../auth/authenticate.js';
-import { createHttpServer, type ExtraRoute } from '../http/server.js';
-import { baseUrl } from '../http/base-url.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import { SERVER_PRINCIPAL } from '../auth/principal.js';
+import type { ExtraRoute } from '../http/server.js';
 import { isLoopbackHostname } from '../http/hosts.js';
 import { systemClock } from '../core/clock.js';
-import { oauthSetupFromConfig, type OAuthSetup } from '../oauth/from-config.js';
-import { createOAuthServer } from '../oauth/server.js';
-import { systemRandom } from '../oauth/secrets.js';
+import type { OAuthSetup } from '../oauth/from-config.js';
 import { Runtime } from '../runtime/runtime.js';
 import { RuntimeDirError } from '../runtime/runtime-dir.js';
 import { SandboxUnavailableError } from '../process/sandbox.js';
@@ -54,9 +52,40 @@ function checkCombination(c: Config): void {
   }
 }
 
+/**
+ * What serving over HTTP needs beyond what stdio needs, and the OAuth server only when it is configured: loaded
+ * before anything starts, and only in that mode (issue 14: start-up loads what the configured mode uses). A
+ * part that cannot be loaded means an incomplete installation.
+ */
+async function httpParts(c: Config) {
+  try {
+    const [server, auth, oauth] = await Promise.all([
+      import('../http/server.js'),
+      import('../auth/authenticate.js'),
+      c.authMode === 'oauth'
+        ? Promise.all([
+            import('../oauth/from-config.js'),
+            import('../oauth/server.js'),
+            import('../oauth/secrets.js'),
+            import('../http/base-url.js'),
+          ])
+        : undefined,
+    ]);
+    return { server, auth, oauth };
+  } catch (e) {
+    process.stderr.write(
+      `workbench-mcp: cannot load the HTTP server: ${String((e as Error)?.message ?? e)}\n` +
+        '  the installation is incomplete or damaged: reinstall workbench-mcp (or run `npm run build` in a checkout)\n',
+    );
+    process.exit(1);
+  }
+}
+type HttpParts = Awaited<ReturnType<typeof httpParts>>;
+
 /** OAuth settings, validated before anything starts (a bad pre-registered redirect URI exits 2). */
-function oauthSetup(c: Config): Extract<OAuthSetup, { ok: true }> | undefined {
-  if (c.stdio || c.authMode !== 'oauth') return undefined;
+function oauthSetup(c: Config, parts: HttpParts | undefined): Extract<OAuthSetup, { ok: true }> | undefined {
+  if (!parts?.oauth) return undefined;
+  const [{ oauthSetupFromConfig }, , { systemRandom }, { baseUrl }] = parts.oauth;
   const setup = oauthSetupFromConfig(c, {
     clock: systemClock,
     random: systemRandom,
@@ -68,11 +97,14 @@ function oauthSetup(c: Config): Extract<OAuthSetup, { ok: true }> | undefined {
 
 function authenticatorFor(
   c: Config,
+  parts: HttpParts,
   oauth: Extract<OAuthSetup, { ok: true }> | undefined,
   runtime: Runtime,
 ): { authenticator: Authenticator; extraRoutes?: ExtraRoute[]; generatedToken?: string } {
+  const { BearerAuthenticator, NoAuthAuthenticator } = parts.auth;
   if (c.authMode === 'noauth') return { authenticator: new NoAuthAuthenticator(c.externalAuthProxy) };
-  if (oauth) {
+  if (oauth && parts.oauth) {
+    const [, { createOAuthServer }] = parts.oauth;
     // Static SERVICE_AUTH_TOKEN(s) are accepted beside OAuth when set, never generated here (decisions.md 11).
     const server = createOAuthServer({ ...oauth.options, clock: runtime.clock, log: runtime.log });
     return { authenticator: server.authenticator, extraRoutes: server.routes };
@@ -102,7 +134,8 @@ async function main(): Promise<void> {
   const rootCheck = checkRoot(config.workspace, config.env.HOME);
   if (!rootCheck.ok) fail(`SERVICE_WORKSPACE: ${rootCheck.reason}`);
   checkCombination(config);
-  const oauth = oauthSetup(config);
+  const http = config.stdio ? undefined : await httpParts(config);
+  const oauth = oauthSetup(config, http);
   const log = createLogger(config.logLevel);
   let runtime: Runtime;
   try {
@@ -122,17 +155,17 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 
-  if (config.stdio) {
+  if (config.stdio || !http) {
     process.stderr.write(
       `workbench-mcp: serving ${rootCheck.root.lexical} on stdio (permission mode ${config.permissionMode})\n`,
     );
-    setImmediate(() => afterReady(runtime, log));
-    await serveStdio(runtime, process.stdin, process.stdout);
+    // Warm up once the client's opening requests are answered: warming blocks for some milliseconds.
+    await serveStdio(runtime, process.stdin, process.stdout, () => afterReady(runtime, log));
     return stop();
   }
 
-  const { authenticator, extraRoutes, generatedToken } = authenticatorFor(config, oauth, runtime);
-  const server = createHttpServer({ runtime, authenticator, extraRoutes });
+  const { authenticator, extraRoutes, generatedToken } = authenticatorFor(config, http, oauth, runtime);
+  const server = http.server.createHttpServer({ runtime, authenticator, extraRoutes });
   runtime.onShutdown(() => new Promise<void>((r) => server.close(() => r())));
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => {
@@ -190,16 +223,35 @@ async function main(): Promise<void> {
 }
 
 /**
- * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper) so it
- * does not wait for them (issue 12), and without a sandbox say what `safe`/`trusted` then cannot stop (issue 10).
+ * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper, the tool
+ * modules) so it does not wait for them (issues 12 and 14), and without a sandbox say what `safe`/`trusted`
+ * then cannot stop (issue 10).
  */
 function afterReady(runtime: Runtime, log: ReturnType<typeof createLogger>): void {
   runtime.commands.warm();
+  const loaded = runtime.catalog.preload();
+  loaded.catch((e: unknown) => log.error(String((e as Error)?.message ?? e)));
+  void rehearse(runtime, loaded).catch(() => {});
   const s = runtime.commands.sandboxStatus();
   if (s.in_use !== null || runtime.config.permissionMode === 'dangerous') return;
   log.warn(
     `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
   );
+}
+
+/**
+ * Once the tools are loaded and the command helper is up, one `true` through exec_command's whole path, then
+ * forgotten: the first real command finds its code compiled and the helper's first fork done (issue 14: the
+ * first command within 1.5× of later ones). Not a tool call of any client: no audit line, never listed.
+ */
+async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<void> {
+  await loaded;
+  if (!(await runtime.commands.whenUp())) return;
+  const entry = await runtime.catalog.lookup('exec_command');
+  if (!entry) return;
+  const ctx = { runtime, principal: SERVER_PRINCIPAL, signal: new AbortController().signal };
+  const r = (await entry.def.handler(entry.parse({ cmd: 'true' }), ctx)) as { command_id?: string };
+  if (r.command_id) runtime.commands.forget(r.command_id);
 }
 
 main().catch((e) => {

@@ -1,8 +1,7 @@
 // The `tunnel` and `doctor` subcommands (issue 11 items 1 and 2): main.ts hands argv and the environment here
 // before anything else, as it hands them to config/ (the only reader of SERVICE_* settings, which both
-// subcommands go through). Returns the exit code, or undefined when argv names no subcommand.
-import { runDoctor } from './doctor.js';
-import { runTunnel } from './tunnel/run.js';
+// subcommands go through). Returns the exit code, or undefined when argv names no subcommand. Each is loaded
+// only when named, so serving does not load them (issue 14).
 
 export async function runSubcommand(
   argv: readonly string[],
@@ -14,7 +13,7 @@ export async function runSubcommand(
     err: (s: string) => void process.stderr.write(s),
     isTTY: process.stdout.isTTY === true,
   };
-  if (argv[0] === 'tunnel') return runTunnel(argv.slice(1), env, cwd, io);
-  if (argv[0] === 'doctor') return runDoctor(argv.slice(1), env, cwd, io);
+  if (argv[0] === 'tunnel') return (await import('./tunnel/run.js')).runTunnel(argv.slice(1), env, cwd, io);
+  if (argv[0] === 'doctor') return (await import('./doctor.js')).runDoctor(argv.slice(1), env, cwd, io);
   return undefined;
 }

@@ -7,7 +7,7 @@ export const CARD_PATHS = ['/.well-known/mcp.json', '/.well-known/mcp/server-car
 
 export function serverCard(runtime: Runtime, base: string): Record<string, unknown> {
   const { config, catalog } = runtime;
-  const names = catalog.tools.map((t) => t.name);
+  const names = [...catalog.names];
   const ro = names.filter((n) => catalog.realAnnotations.get(n)?.readOnlyHint);
   const auth: Record<string, unknown> =
     config.authMode === 'oauth'

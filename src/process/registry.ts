@@ -143,6 +143,16 @@ export class CommandRegistry {
     else this.spawner.warm();
   }
 
+  /** Settles once the helper that will start pipe commands is up (false when none will come). */
+  whenUp(): Promise<boolean> {
+    return (this.zoneSpawner() ?? this.spawner).whenUp();
+  }
+
+  /** Drop a command from the registry (the server's own rehearsal of the first command, issue 14). */
+  forget(id: string): void {
+    this.commands.delete(id);
+  }
+
   /** How each command tree's process count is bounded (probed once). */
   processLimit(): ProcessLimiter {
     this.limiter ??= probeProcessLimit(this.host.config.execMaxProcesses);

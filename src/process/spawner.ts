@@ -113,6 +113,7 @@ export class Spawner {
   private placement: Placement | undefined;
   private ready = false;
   private everReady = false;
+  private readonly upWaiters: Array<() => void> = [];
 
   constructor(
     private readonly log: Logger,
@@ -139,6 +140,8 @@ export class Spawner {
       if (this.zoned) throw new Error('the sandbox helper is not available');
       return spawnPipes(spec, ev);
     }
+    // A command that comes while the plain helper is still starting is started here rather than wait for it.
+    if (!this.zoned && !this.everReady) return spawnPipes(spec, ev);
     const id = ++this.seq;
     let started!: () => void;
     const whenStarted = new Promise<void>((resolve) => (started = resolve));
@@ -228,6 +231,19 @@ export class Spawner {
     }
   }
 
+  /** Settles once a helper has come up (at once if one did), or when none can. */
+  whenUp(): Promise<boolean> {
+    if (this.everReady) return Promise.resolve(true);
+    if (!this.available) return Promise.resolve(false);
+    this.helper();
+    return new Promise((resolve) => this.upWaiters.push(() => resolve(this.everReady)));
+  }
+
+  private up(): void {
+    this.everReady = true;
+    for (const w of this.upWaiters.splice(0)) w();
+  }
+
   /** Starts the helper ahead of the first command. */
   warm(): void {
     this.helper();
@@ -279,8 +295,9 @@ export class Spawner {
 
   private onMessage(m: FromHelper): void {
     if (m.t === 'ready') {
+      if (!this.zoned) return this.up();
       // Only the first report counts: later, commands exist that could speak for a helper they took over.
-      if (!this.zoned || this.ready || this.placement) return;
+      if (this.ready || this.placement) return;
       this.placement = this.launch.placement?.(m.pid);
       if (!this.placement) {
         // Commands could not be bounded: give the zone up (the registry falls back to a bwrap per command).
@@ -290,7 +307,7 @@ export class Spawner {
         return;
       }
       this.ready = true;
-      this.everReady = true;
+      this.up();
       return this.pump();
     }
     const r = this.remotes.get(m.id);
@@ -341,8 +358,9 @@ export class Spawner {
     if (this.closed && this.remotes.size === 0) return;
     this.failures++;
     this.log.warn('the spawner helper ended', { code, signal, commands: this.remotes.size });
-    // A new one right away, so the next command does not wait for it.
-    if (!this.closed) setImmediate(() => this.helper());
+    // A new one right away, so the next command does not wait for it; waiters learn when none will come.
+    if (!this.closed && this.failures < MAX_HELPER_FAILURES) setImmediate(() => this.helper());
+    else for (const w of this.upWaiters.splice(0)) w();
     for (const [id, r] of this.remotes) {
       this.remotes.delete(id);
       r.done = true;

@@ -4,7 +4,6 @@ import type { Principal } from '../auth/principal.js';
 import { ToolError } from '../core/tool-error.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { errorResult, internalError, successResult, type CallToolResult } from '../tools/result.js';
-import { parseArgs } from '../tools/schema.js';
 import { InputRequired } from '../tools/define.js';
 import type { InputRequiredPayload } from '../runtime/grants.js';
 import { INVALID_PARAMS, ProtocolError } from './errors.js';
@@ -21,7 +20,7 @@ export async function callTool(
   const name = params?.name;
   if (typeof name !== 'string')
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (string)', 200);
-  const entry = runtime.catalog.byName.get(name);
+  const entry = await runtime.catalog.lookup(name);
   if (!entry) {
     throw new ProtocolError(
       INVALID_PARAMS,
@@ -41,7 +40,7 @@ export async function callTool(
         { suggestion: `Call ${name} with an object of named arguments.` },
       );
     }
-    const args = parseArgs(name, entry.input, rawArgs);
+    const args = entry.parse(rawArgs);
     const consent = { canAsk, requestState: params?.requestState, inputResponses: params?.inputResponses };
     result = successResult(await entry.def.handler(args, { runtime, principal, signal, consent }));
   } catch (e) {

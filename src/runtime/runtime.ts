@@ -4,7 +4,8 @@
 import type { Config } from '../config/load.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import { buildCatalog, type Catalog } from '../tools/registry.js';
+import type { Catalog } from '../tools/catalog.js';
+import { catalogFor } from '../tools/lazy-catalog.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
 import { AuditLog } from './audit.js';
 import { Instructions } from './instructions.js';
@@ -52,7 +53,7 @@ export class Runtime {
     this.clock = opts.clock ?? systemClock;
     this.grants = new GrantStore(this.clock);
     this.startedAt = this.clock.now();
-    this.catalog = buildCatalog({
+    this.catalog = catalogFor({
       enableViewImage: opts.config.enableViewImage,
       fakeReadonly: opts.config.dangerouslyFakeReadonlyAnnotations,
     });

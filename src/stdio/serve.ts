@@ -1,6 +1,9 @@
 // stdio transport: newline-delimited JSON-RPC on stdin/stdout, both eras, no auth (the parent process is the
 // client). stdout carries protocol messages only. Requests run concurrently (a command poll may wait), each
 // answered when done; EOF waits for what is in flight, then resolves so the caller can shut down.
+// `onSettled` runs once, when the client's opening requests (initialize, tools/list …) are answered: the
+// warm-up after start blocks for some milliseconds and must not delay them (issue 14). A tools/call that comes
+// first needs what the warm-up starts, so it starts it at once, in parallel, instead of waiting.
 import type { Readable, Writable } from 'node:stream';
 import { STDIO_PRINCIPAL } from '../auth/principal.js';
 import { classify } from '../protocol/classify.js';
@@ -9,7 +12,15 @@ import { errorBody, INVALID_REQUEST, ProtocolError } from '../protocol/errors.js
 import { parseMessage } from '../protocol/jsonrpc.js';
 import type { Runtime } from '../runtime/runtime.js';
 
-export function serveStdio(runtime: Runtime, input: Readable, output: Writable): Promise<void> {
+/** Settled: every message so far is handled and no input came for this long. */
+const SETTLE_MS = 50;
+
+export function serveStdio(
+  runtime: Runtime,
+  input: Readable,
+  output: Writable,
+  onSettled?: () => void,
+): Promise<void> {
   const dispatcher = new Dispatcher(runtime);
   const limit = runtime.config.maxRequestBytes;
   const inFlight = new Set<Promise<void>>();
@@ -18,6 +29,18 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
   let outputGone = false;
   const write = (line: string) => {
     if (!outputGone) output.write(line + '\n');
+  };
+  let settle = onSettled;
+  let settleTimer: NodeJS.Timeout | undefined;
+  const settleNow = () => {
+    clearTimeout(settleTimer);
+    const f = settle;
+    settle = undefined;
+    f?.();
+  };
+  const settleLater = () => {
+    clearTimeout(settleTimer);
+    if (settle && inFlight.size === 0) settleTimer = setTimeout(settleNow, SETTLE_MS);
   };
   // The byte limit, for one whole line or a line still being received.
   const tooBig = (s: string) => s.length > limit || (s.length * 3 > limit && Buffer.byteLength(s) > limit);
@@ -35,6 +58,7 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
       if (msg.kind === 'request') write(errorBody(msg.id, cls.error));
       return;
     }
+    if (msg.kind === 'request' && msg.method === 'tools/call') settleNow();
     const reply = await dispatcher.handle(msg, cls, STDIO_PRINCIPAL, runtime.signal);
     if (reply.body !== null) write(reply.body.toString());
   };
@@ -46,6 +70,8 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
     const finish = async () => {
       if (finished) return;
       finished = true;
+      clearTimeout(settleTimer);
+      settle = undefined;
       while (inFlight.size) await Promise.allSettled([...inFlight]);
       resolve();
     };
@@ -61,10 +87,14 @@ export function serveStdio(runtime: Runtime, input: Readable, output: Writable):
         runtime.log.error('stdio request failed', { error: String(e) }),
       );
       inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
+      void p.finally(() => {
+        inFlight.delete(p);
+        settleLater();
+      });
     };
     input.setEncoding?.('utf8');
     input.on('data', (chunk: string) => {
+      clearTimeout(settleTimer);
       let start = 0;
       let nl: number;
       while ((nl = chunk.indexOf('\n', start)) !== -1) {

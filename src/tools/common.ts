@@ -1,7 +1,7 @@
 // Pieces several tools share: the argument schemas that repeat (described only where the name does not say
 // it), resolving a path that must exist, and human-readable sizes for model-facing text.
 import { statSync, type Stats } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../core/tool-error.js';
 import { notFound, resolvePath, type ResolvedPath } from '../workspace/paths.js';
 import type { ToolContext } from './define.js';

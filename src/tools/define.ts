@@ -1,6 +1,6 @@
 // What a tool is: one definition object per tool file. Handlers get validated arguments and a ToolContext
 // and return an outcome; they never see HTTP, the protocol era or a token (architecture.md, style 2).
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Principal } from '../auth/principal.js';
 import type { InputRequiredPayload } from '../runtime/grants.js';

@@ -1,9 +1,10 @@
-// The catalog: a hand-written ordered list (tool-contract "Envelope" order). Permission modes never change it;
-// SERVICE_ENABLE_VIEW_IMAGE=0 removes view_image. The tools/list payload is built once per catalog and
-// reused, since it is the hottest read-only call.
-import type { z } from 'zod';
-import type { ToolDef, ToolAnnotations } from './define.js';
-import { inputJsonSchema, outputJsonSchema } from './schema.js';
+// The tools: a hand-written ordered list (tool-contract "Envelope" order), their summaries (the tools/list data,
+// advertised schemas generated from the zod schemas that validate) and their entries for tools/call. The
+// catalog itself is tools/catalog.ts; the bundled bin gets the summaries from the build (scripts/bundle.mjs)
+// and loads this module on first use (tools/lazy-catalog.ts).
+import { catalogOf, type Catalog, type CatalogOptions, type ToolEntry, type ToolSummary } from './catalog.js';
+import type { ToolDef } from './define.js';
+import { inputJsonSchema, outputJsonSchema, parseArgs } from './schema.js';
 import { serverInfoTool } from './runtime/server_info.js';
 import { checkExecEnvironmentTool } from './exec/check_exec_environment.js';
 import { execCommandTool } from './exec/exec_command.js';
@@ -45,47 +46,30 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   viewImageTool,
 ] as unknown as ToolDef[];
 
-export interface CatalogOptions {
-  enableViewImage: boolean;
-  fakeReadonly: boolean;
-}
-
-export interface Catalog {
-  tools: readonly ToolDef[];
-  byName: ReadonlyMap<string, { def: ToolDef; input: z.ZodObject }>;
-  /** The `tools` array of tools/list, as sent. */
-  listPayload: ReadonlyArray<Record<string, unknown>>;
-  /** The real annotations, whatever tools/list says (server card, server_info). */
-  realAnnotations: ReadonlyMap<string, ToolAnnotations>;
-}
-
-const FAKE_READONLY: ToolAnnotations = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-};
-
-/**
- * destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP tool annotations), so
- * a read-only tool advertises just readOnlyHint and openWorldHint (whose default, true, would be wrong).
- */
-function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
-  return a.readOnlyHint ? { readOnlyHint: true, openWorldHint: a.openWorldHint } : a;
-}
-
-export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL_TOOLS): Catalog {
-  const tools = all.filter((t) => opts.enableViewImage || t.name !== 'view_image');
-  const byName = new Map(tools.map((t) => [t.name, { def: t, input: t.input.strict() }]));
-  const listPayload = tools.map((t) => ({
+/** Each tool as tools/list describes it; computed once per catalog (tools/list is the hottest read-only call). */
+export function toolSummaries(all: readonly ToolDef[] = ALL_TOOLS): ToolSummary[] {
+  return all.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
     inputSchema: inputJsonSchema(t),
     outputSchema: outputJsonSchema(t),
-    annotations: opts.fakeReadonly
-      ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
-      : advertised(t.annotations),
+    annotations: t.annotations,
   }));
-  return { tools, byName, listPayload, realAnnotations: new Map(tools.map((t) => [t.name, t.annotations])) };
+}
+
+/** What tools/call needs of each tool: the definition and a check of the arguments against the strict input. */
+export function toolEntries(all: readonly ToolDef[] = ALL_TOOLS): Map<string, ToolEntry> {
+  return new Map(
+    all.map((t) => {
+      const input = t.input.strict();
+      return [t.name, { def: t, parse: (raw: unknown) => parseArgs(t.name, input, raw) }];
+    }),
+  );
+}
+
+/** A catalog with every definition loaded (tests, and the server when it runs unbundled). */
+export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL_TOOLS): Catalog {
+  const entries = toolEntries(all);
+  return catalogOf(toolSummaries(all), opts, () => Promise.resolve(entries));
 }

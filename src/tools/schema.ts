@@ -2,7 +2,7 @@
 // `anyOf` the success shape and the shared error shape (`ok: false, error{code, message, category, retryable,
 // details}`), because the v1 client validates structuredContent even when isError is true (decisions.md 13).
 // Validation failures become INVALID_ARGUMENT tool errors.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolDef } from './define.js';
 

@@ -59,7 +59,7 @@ describe('view_image', () => {
   it('SERVICE_ENABLE_VIEW_IMAGE=0 removes it from the catalog', async () => {
     const off = await startInProcess({ workspace: ws.dir, env: { SERVICE_ENABLE_VIEW_IMAGE: '0' } });
     try {
-      expect(off.runtime.catalog.tools.map((t) => t.name)).not.toContain('view_image');
+      expect(off.runtime.catalog.names).not.toContain('view_image');
       const r = await fetch(off.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-0123456789abcdef' },

@@ -2,7 +2,7 @@
 // patch engine against the runtime's workspace and per-file locks, and writes the result for a model: one
 // line of totals, the A/M/D/R summary (in the text only: affected_files says it in the structured result),
 // and a note when fuzzy matching was needed.
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';
 import { FUZZ_NAMES } from '../../patch/line-index.js';

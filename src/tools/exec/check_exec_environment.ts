@@ -5,7 +5,7 @@
 // annotations, no git identity under the private HOME: decision 20).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UNCONFINED_NOTE } from '../../process/sandbox.js';
 import { loadPty } from '../../process/spawn.js';
 import { defineTool, READ_ONLY } from '../define.js';

@@ -1,7 +1,7 @@
 // exec_command (tool-contract "Commands"): validate, apply the permission-mode policy and the environment
 // rules, start the command through the runtime's registry, wait up to yield_time_ms for it to finish, and
 // return what it printed. The command is a workspace resource: the request only starts it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { checkCallEnv } from '../../process/env.js';
 import { classifyCommand, type Refusal } from '../../policy/classify.js';

@@ -2,7 +2,7 @@
 // wait_ms, and report truthfully what happened (decision 18): "terminated" by the signal sent, "killed"
 // after escalation, "exited" when it ended on its own (before, or by handling the signal), "running" if even
 // SIGKILL has not ended it within kill_wait_ms. Output stays readable afterwards.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define.js';
 import { callText, lean } from '../result.js';
 import { COMMAND_ID, STATUS, statusLine } from './shape.js';

@@ -1,7 +1,7 @@
 // read_output (tool-contract "Commands"): page a command's retained output by absolute byte offsets. Each
 // stream keeps its first 64 KiB and its most recent bytes; an offset in the dropped middle moves to the
 // retained tail and says how many bytes were skipped. Reading never changes what write_stdin returns next.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';

@@ -2,7 +2,7 @@
 // output that is new since the last result (within max_output_bytes per stream), truncation counters,
 // output_refs, and next_action — write_stdin with empty chars while running, read_output when output was
 // left out. Handing back a final status is recorded, so retention keeps a command until that happened once.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Command, StreamName } from '../../process/command.js';
 import type { CommandRegistry } from '../../process/registry.js';
 import { NEXT_ACTION } from '../schema.js';

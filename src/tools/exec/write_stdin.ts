@@ -1,7 +1,7 @@
 // write_stdin (tool-contract "Commands"): write to a running command's terminal, or poll it with empty chars.
 // A write returns shortly after the first new output; a poll returns on new output, the exit, or the deadline.
 // An exited command answers a poll with its final status; a write to it is COMMAND_CLOSED.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import type { Command } from '../../process/command.js';
 import { defineTool } from '../define.js';

@@ -1,6 +1,6 @@
 // list_dir: the entries of one directory, or a bounded tree of them. Everything is collected and sorted before
 // the max_entries cut, so the subset shown is deterministic.
-import { z } from 'zod';
+import * as z from 'zod';
 import { walk, type WalkEntry } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { lean } from '../result.js';

@@ -1,7 +1,7 @@
 // list_files: the files below a directory matching glob patterns (one glob meaning: workspace/glob.ts),
 // with ignore rules and default excludes applied below `path`. Symlinks leading outside are dropped.
 import type { Stats } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { compileGlobs } from '../../workspace/glob.js';
 import { walk } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';

@@ -1,6 +1,6 @@
 // read_file (tool-contract "Files and search"): a UTF-8 line range of one file, at most 2000 lines and
 // max_bytes per call, with next_action to continue. Binary files and other encodings are refused by name.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { validUtf8, utf8Boundary } from '../../workspace/text.js';
 import { resolvePath, notFound } from '../../workspace/paths.js';

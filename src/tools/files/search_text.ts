@@ -1,7 +1,7 @@
 // search_text: ripgrep when available, the JS engine otherwise, with the same results (workspace/search).
 // One entry per matching line, sorted by path and line; previews cut at max_preview_bytes.
 import { closeSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { openRegularForTool } from '../../workspace/confined-fs.js';
 import { compileGlobs } from '../../workspace/glob.js';
 import type { SearchRequest } from '../../workspace/search/types.js';
@@ -64,6 +64,14 @@ export const searchTextTool = defineTool({
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
+    // Text files hold no NUL (files with one are binary and skipped), and no argv can carry one to ripgrep.
+    if (args.query.includes('\0'))
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        'query contains a NUL character; searched files never do (files with NUL bytes are binary and skipped)',
+        { argument: 'query' },
+        { suggestion: 'Remove the NUL character from query.' },
+      );
     const base = resolveExisting(ctx, args.path);
     if (!base.stat.isDirectory() && !base.stat.isFile()) {
       throw new ToolError('INVALID_ARGUMENT', `${base.rel} is neither a file nor a directory`, {

@@ -2,7 +2,7 @@
 // is checked before the file is read, and the dimensions from the header (no decoder is loaded).
 import { close, read } from 'node:fs';
 import { promisify } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { lean } from '../result.js';

@@ -3,7 +3,7 @@
 // since every filter driver is disabled). next_action continues with the following range.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { gitPath, validateRev } from '../../git/args.js';
 import { parseBlamePorcelain, type BlameLine } from '../../git/parse-blame.js';

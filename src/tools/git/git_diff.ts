@@ -3,7 +3,7 @@
 // complete; the text is the unified diff cut to max_bytes by whole files, with next_action naming the files
 // still to show. In a workspace that is not a repository it shows what apply_patch changed since start-up
 // (git/baseline). Runs git with external diff and textconv off. `index <blob>..<blob>` lines are left out.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { gitPath } from '../../git/args.js';
 import { baselineChanges } from '../../git/baseline.js';

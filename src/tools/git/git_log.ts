@@ -1,7 +1,7 @@
 // git_log (tool-contract "Git"): commits reachable from `ref`, newest first, limited to commits that touch
 // `path` when it is not the whole work tree; paged with skip, next_action carries the next page. One line per
 // commit in the text; the structured result has parents, author, committer, refs and the message body.
-import { z } from 'zod';
+import * as z from 'zod';
 import { validateRev } from '../../git/args.js';
 import { LOG_FORMAT, parseLog } from '../../git/parse-log.js';
 import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';

@@ -4,7 +4,7 @@
 // that contains the first of `paths`, else the workspace root. External diff and textconv are off.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { gitPath, validateRev, type GitPath } from '../../git/args.js';
 import { parseNumstatZ } from '../../git/parse-diff.js';

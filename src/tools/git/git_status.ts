@@ -2,7 +2,7 @@
 // that contains `path`, limited to that directory, from `git status --porcelain=v2 -z`. Text is the short
 // format a model knows (`M  src/a.ts`); paths in results are workspace-relative. Outside a repository:
 // `reason`, not an error.
-import { z } from 'zod';
+import * as z from 'zod';
 import { runGit, gitFailed } from '../../git/run.js';
 import { parseStatusV2, shortCode, type StatusBranch, type StatusEntry } from '../../git/parse-status.js';
 import { baselineChanges } from '../../git/baseline.js';

@@ -3,7 +3,7 @@
 // a multi-file diff to a byte budget by whole files so the rest can be asked for with next_action.
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { gitPath } from '../../git/args.js';
 import { openRepo, type GitRepo } from '../../git/repo.js';
 import { splitPatch, type FileChangeKind, type NumstatEntry } from '../../git/parse-diff.js';

@@ -1,6 +1,6 @@
 // server_info: what this server is and how it is configured — versions, workspace, modes, limits, the
 // project instruction files and the real annotation state (spec §2.6: annotation_override).
-import { z } from 'zod';
+import * as z from 'zod';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
 import { SUPPORTED_VERSIONS } from '../../protocol/versions.js';
 import { defineTool, READ_ONLY } from '../define.js';
@@ -61,8 +61,8 @@ export const serverInfoTool = defineTool({
       },
       project_context_files: ctx.runtime.instructions.files(),
       search_engine: engine.kind === 'ripgrep' ? `ripgrep (${engine.source})` : 'js',
-      tool_count: catalog.tools.length,
-      tools: catalog.tools.map((t) => t.name),
+      tool_count: catalog.names.length,
+      tools: catalog.names,
     };
     const text = [
       `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,

@@ -1,12 +1,10 @@
 // Which engine serves search_text: ripgrep from @vscode/ripgrep, else `rg` on the server's PATH, else the JS
-// engine. Chosen once, lazily; both engines return the same results (test/search-engines.test.ts).
+// engine. Chosen once, lazily; both engines return the same results (test/search-engines.test.ts). The engines
+// (and the glob and ignore packages they use) are loaded on the first search, not when the server starts.
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { WorkspaceRoot } from '../paths.js';
-import { searchJs } from './js-engine.js';
-import { searchRipgrep } from './ripgrep.js';
-import { proofsHold } from './verify.js';
 import type { SearchOutcome, SearchRequest } from './types.js';
 
 export type EngineChoice = { kind: 'ripgrep'; path: string; source: 'bundled' | 'PATH' } | { kind: 'js' };
@@ -63,7 +61,12 @@ export class SearchEngines {
    */
   async search(root: WorkspaceRoot, req: SearchRequest): Promise<SearchOutcome> {
     const e = this.engine();
+    const { searchJs } = await import('./js-engine.js');
     if (e.kind !== 'ripgrep') return searchJs(root, req);
+    const [{ searchRipgrep }, { proofsHold }] = await Promise.all([
+      import('./ripgrep.js'),
+      import('./verify.js'),
+    ]);
     const { outcome, proofs } = await searchRipgrep(e.path, root, req, this.childEnv);
     if (proofsHold(root, proofs)) return outcome;
     return searchJs(root, req);

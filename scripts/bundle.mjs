@@ -1,0 +1,64 @@
+// The second build step (issue 14, fast start-up), after tsc has written dist/ file by file: bundles the server
+// into dist/cli/main.js (the bin) with esbuild, so start-up reads one file instead of ~200 ES modules, with the
+// parts a mode may not need (HTTP and OAuth over stdio, the subcommands) in dist/chunks/, loaded on first use.
+// tsc's per-file output stays beside it for tests, scripts and the spawner helper (dist/process/spawner-main.js,
+// which is started as its own small process and is not bundled). The native and binary packages
+// (@lydell/node-pty, @vscode/ripgrep) stay external and are loaded from node_modules as before.
+// Each bundled module keeps the `import.meta.url` of its tsc twin, so paths it computes from it (package.json,
+// the spawner helper, the bin the tunnel restarts) mean what they meant before bundling.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const src = path.join(repo, 'src');
+const dist = path.join(repo, 'dist');
+
+/**
+ * Every output file sits two levels below the package (dist/cli/main.js, dist/chunks/*.js), like tsc's
+ * dist/<dir>/<file>.js: `../<path under src>.js` from any of them names the module's tsc twin.
+ */
+const keepImportMetaUrl = {
+  name: 'keep-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const twin = path.relative(src, args.path).replace(/\.ts$/, '.js').split(path.sep).join('/');
+      return {
+        contents: text.replaceAll(
+          'import.meta.url',
+          `new URL(${JSON.stringify(`../${twin}`)}, import.meta.url).href`,
+        ),
+        loader: 'ts',
+      };
+    });
+  },
+};
+
+// The tool summaries (tools/list's data), from tsc's output of the same sources (tools/lazy-catalog.ts).
+const { toolSummaries } = await import(pathToFileURL(path.join(dist, 'tools/registry.js')).href);
+
+rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
+await build({
+  entryPoints: [path.join(src, 'cli/main.ts')],
+  outbase: src,
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  external: ['@lydell/node-pty', '@vscode/ripgrep', '@vscode/ripgrep-*'],
+  // Bundled CommonJS packages (picomatch, ignore) call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __wbCreateRequire } from 'node:module';\nconst require = __wbCreateRequire(import.meta.url);",
+  },
+  define: { __WORKBENCH_TOOL_SUMMARIES__: JSON.stringify(toolSummaries()) },
+  plugins: [keepImportMetaUrl],
+  logLevel: 'warning',
+});

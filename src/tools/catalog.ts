@@ -1,0 +1,93 @@
+// What the server advertises and calls, built from one summary per tool (tool-contract "Envelope" order):
+// names, the real annotations, the tools/list payload, and each tool's definition for tools/call. Permission
+// modes never change it; SERVICE_ENABLE_VIEW_IMAGE=0 removes view_image. The definitions (zod schemas,
+// handlers, and through them patch/, git/, process/ …) come from `load`, called on first use: a summary is
+// plain data, so the bundled bin answers initialize and tools/list without loading them (issue 14). This
+// module must stay free of zod and of the tool modules.
+import type { ToolAnnotations, ToolDef } from './define.js';
+
+/** One tool as tools/list describes it, with its real annotations. */
+export interface ToolSummary {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+}
+
+export interface CatalogOptions {
+  enableViewImage: boolean;
+  fakeReadonly: boolean;
+}
+
+/** What tools/call needs of a tool: its definition and its argument check (INVALID_ARGUMENT on failure). */
+export interface ToolEntry {
+  def: ToolDef;
+  parse(raw: unknown): Parameters<ToolDef['handler']>[0];
+}
+
+export interface Catalog {
+  /** The tools' names, in the contract's order. */
+  names: readonly string[];
+  /** The `tools` array of tools/list, as sent. */
+  listPayload: ReadonlyArray<Record<string, unknown>>;
+  /** The real annotations, whatever tools/list says (server card, server_info). */
+  realAnnotations: ReadonlyMap<string, ToolAnnotations>;
+  /** A tool of this catalog (its definitions are loaded on first use), or undefined for an unknown name. */
+  lookup(name: string): Promise<ToolEntry | undefined>;
+  /** Loads the definitions now, so that the first tools/call does not wait for them. */
+  preload(): Promise<void>;
+}
+
+const FAKE_READONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
+/**
+ * destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP tool annotations), so
+ * a read-only tool advertises just readOnlyHint and openWorldHint (whose default, true, would be wrong).
+ */
+function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
+  return a.readOnlyHint ? { readOnlyHint: true, openWorldHint: a.openWorldHint } : a;
+}
+
+/** A catalog of `summaries` whose entries `load` gives (by name; names not shown here are ignored). */
+export function catalogOf(
+  summaries: readonly ToolSummary[],
+  opts: CatalogOptions,
+  load: () => Promise<ReadonlyMap<string, ToolEntry>>,
+): Catalog {
+  const shown = summaries.filter((t) => opts.enableViewImage || t.name !== 'view_image');
+  const names = shown.map((t) => t.name);
+  const known = new Set(names);
+  const listPayload = shown.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+    annotations: opts.fakeReadonly
+      ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
+      : advertised(t.annotations),
+  }));
+  let entries: Promise<ReadonlyMap<string, ToolEntry>> | undefined;
+  const loaded = () =>
+    (entries ??= load().catch((e: unknown) => {
+      entries = undefined;
+      throw new Error(
+        `cannot load the tools (${String((e as Error)?.message ?? e)}); the installation is incomplete or ` +
+          'damaged: reinstall workbench-mcp (or run `npm run build` in a checkout)',
+      );
+    }));
+  return {
+    names,
+    listPayload,
+    realAnnotations: new Map(shown.map((t) => [t.name, t.annotations])),
+    lookup: async (name) => (known.has(name) ? (await loaded()).get(name) : undefined),
+    preload: async () => void (await loaded()),
+  };
+}

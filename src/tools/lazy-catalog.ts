@@ -1,0 +1,17 @@
+// Where the runtime's catalog comes from. The bundled bin (scripts/bundle.mjs) carries the tool summaries made
+// at build time, so it answers initialize and tools/list without loading zod and the tool modules; they load
+// on the first tools/call, or earlier when the server warms up after start (issue 14). Unbundled (tests,
+// tsc's output) the summaries are computed from the tools themselves, loaded here with this module.
+import { catalogOf, type Catalog, type CatalogOptions, type ToolSummary } from './catalog.js';
+
+/** toolSummaries() of every tool, as the build computed them; defined only in the bundled bin. */
+declare const __WORKBENCH_TOOL_SUMMARIES__: readonly ToolSummary[] | undefined;
+const BUILT = typeof __WORKBENCH_TOOL_SUMMARIES__ === 'undefined' ? undefined : __WORKBENCH_TOOL_SUMMARIES__;
+const eager = BUILT ? undefined : await import('./registry.js');
+
+export function catalogFor(opts: CatalogOptions): Catalog {
+  if (eager) return eager.buildCatalog(opts);
+  return catalogOf(BUILT as readonly ToolSummary[], opts, async () =>
+    (await import('./registry.js')).toolEntries(),
+  );
+}
