@@ -2,7 +2,8 @@
 // (password, PKCE S256, exact redirect URIs); http-and-auth-contract "GET /oauth/authorize" (check order,
 // page vs redirect errors, resource spellings, the page's name/host/CSRF/headers) and "POST
 // /oauth/authorize" (constant-time password, 401 form again, backoff and lock, 302 with code/state/iss);
-// decisions.md 12 (global attempts: delays after 5 failures, 60 s lock after 10, reset on success).
+// password limits per page and per client (issue 15 item 3, which replaces decisions.md 12's global lock;
+// test/oauth-pressure.test.ts has the attacker scenarios).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
@@ -243,50 +244,51 @@ describe('submitting the form (contract "POST /oauth/authorize")', () => {
   });
 });
 
-describe('password brute force (decisions.md 12; contract beyond: no brute force)', () => {
-  it('5 free failures, then growing delays, a 60 s lock after 10, and a success resets', async () => {
-    const p = await open();
-    const attempt = (password: string) => submitForm(srv.base, { request: p.handle as string, password });
-    for (let i = 1; i <= 4; i++) expect((await attempt(`bad${i}`)).status).toBe(401);
-    const fifth = await attempt('bad5');
-    expect(fifth.status).toBe(401);
-    expect(fifth.html).toContain('Wait 1 seconds');
-    // During the delay even the right password is not checked.
-    const blocked = await attempt(PASSWORD);
+describe('password limits per page and per client (contract beyond: no brute force; issue 15 item 3, not decisions.md 12 global lock)', () => {
+  it('configured password: a page is withdrawn after 5 failures; its client then waits 1, 2, 4, 8, 16 s and 60 s after 10; another client is unaffected; a success resets', async () => {
+    const attempt = (p: { handle?: string }, password: string) =>
+      submitForm(srv.base, { request: p.handle as string, password });
+    const p1 = await open();
+    for (let i = 1; i <= 4; i++) expect((await attempt(p1, `bad${i}`)).status).toBe(401);
+    const fifth = await attempt(p1, 'bad5');
+    expect(fifth.status).toBe(429);
+    expect(fifth.html).toContain('no longer accepts any');
+    // The withdrawn page gives no code, even for the right password.
+    const gone = await attempt(p1, PASSWORD);
+    expect(gone.location).toBeUndefined();
+    expect(gone.html).toContain('expired or was already used');
+    // The client has 5 failures: its next attempt, on any page, waits 1 s; the right password is not checked.
+    const p2 = await open();
+    const blocked = await attempt(p2, PASSWORD);
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('retry-after')).toBe('1');
-    const expected = [2, 4, 8, 16];
-    for (const wait of [1, ...expected.slice(0, 3)]) {
-      clock.advance(wait * 1000);
-      const r = await attempt('bad');
+    expect(blocked.html).toContain('for this application');
+    // Someone else's failures never block another client (behind a tunnel everyone is 127.0.0.1).
+    const other = await registerPublic(srv.base, CALLBACK);
+    const otherPage = await open({ client_id: other });
+    expect((await attempt(otherPage, PASSWORD)).status).toBe(302);
+    for (const [wait, next] of [
+      [1, 2],
+      [2, 4],
+      [4, 8],
+      [8, 16],
+    ]) {
+      clock.advance((wait as number) * 1000);
+      const r = await attempt(p2, 'bad');
       expect(r.status).toBe(401);
+      expect(r.html).toContain(`Wait ${next} seconds`);
     }
     clock.advance(16_000 - 1);
-    expect((await attempt('bad')).status).toBe(429);
+    expect((await attempt(p2, 'bad')).status).toBe(429);
     clock.advance(1);
-    const tenth = await attempt('bad10');
-    expect(tenth.status).toBe(401);
-    expect(tenth.html).toContain('Wait 60 seconds');
-    clock.advance(59_000);
-    const locked = await attempt(PASSWORD);
+    expect((await attempt(p2, 'bad10')).html).toContain('no longer accepts any'); // p2's fifth
+    const p3 = await open();
+    const locked = await attempt(p3, PASSWORD);
     expect(locked.status).toBe(429);
-    expect(locked.headers.get('retry-after')).toBe('1');
-    expect(locked.html).toContain('Too many wrong passwords');
-    // The lock is global: a fresh page from another client is locked too.
-    const other = await open();
-    expect((await submitForm(srv.base, { request: other.handle as string, password: PASSWORD })).status).toBe(
-      429,
-    );
-    clock.advance(1000);
-    // Never permanent: after the lock the right password works, and resets the count.
-    expect((await attempt(PASSWORD)).status).toBe(302);
-    expect(srv.oauth.context.attempts.failureCount).toBe(0);
-    const fresh = await open();
-    expect((await submitForm(srv.base, { request: fresh.handle as string, password: 'bad' })).status).toBe(
-      401,
-    );
-    expect((await submitForm(srv.base, { request: fresh.handle as string, password: PASSWORD })).status).toBe(
-      302,
-    );
+    expect(locked.headers.get('retry-after')).toBe('60');
+    clock.advance(60_000);
+    // Never permanent: after the wait the right password works, and resets the client's count.
+    expect((await attempt(p3, PASSWORD)).status).toBe(302);
+    expect(srv.oauth.context.attempts.failureCount(clientId)).toBe(0);
   });
 });

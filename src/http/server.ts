@@ -1,12 +1,15 @@
 // The node:http front: routes, limits and timeouts (http-and-auth-contract "Other routes"; decisions.md 5, 7).
-// Keep-alive on; 10 s to receive headers and 30 s for a whole request (no slowloris); at most 256 open
-// connections and 64 requests in flight, past which callers get 503 with Retry-After: 1.
+// Keep-alive on; 5 s to send a first request, 10 s to receive headers and 30 s for a whole request (no
+// slowloris); at most 256 open connections and 64 requests in flight. When full, a newcomer takes the slot of
+// an unused, idle or unauthenticated connection (connections.ts, issue 15 item 3); only when every slot holds
+// authenticated work does it get 503 with Retry-After: 1.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { AuthResult, Authenticator } from '../auth/authenticate.js';
 import { Dispatcher } from '../protocol/dispatch.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { baseUrl } from './base-url.js';
+import { ConnectionTable } from './connections.js';
 import { handleMcpPost } from './mcp-route.js';
 import { CORS_ALLOW_HEADERS, corsHeaders, rpcError, sendJson } from './respond.js';
 import { CARD_PATHS, serverCard } from './server-card.js';
@@ -17,6 +20,8 @@ export const MAX_CONNECTIONS = 256;
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** A connection that has not sent a whole first request by then is closed (issue 15 item 3). */
+export const FIRST_REQUEST_TIMEOUT_MS = 5_000;
 /** How often node:http sweeps connections for the header and request timeouts. */
 export const CHECK_INTERVAL_MS = 1_000;
 
@@ -32,6 +37,32 @@ export interface HttpDeps {
     maxConnections?: number;
     headersTimeoutMs?: number;
     requestTimeoutMs?: number;
+    firstRequestTimeoutMs?: number;
+  };
+}
+
+const tables = new WeakMap<http.Server, ConnectionTable>();
+
+/** A server's connection table (tests and diagnostics). */
+export function connectionTableOf(server: http.Server): ConnectionTable | undefined {
+  return tables.get(server);
+}
+
+/** The authenticator, telling the connection table which requests were admitted by credentials. */
+function reportingAuthenticator(
+  inner: Authenticator,
+  accepted: (req: IncomingMessage) => void,
+): Authenticator {
+  const note = (r: AuthResult, req: IncomingMessage) => {
+    if (r.ok) accepted(req);
+    return r;
+  };
+  return {
+    mode: inner.mode,
+    authenticate(req, base) {
+      const r = inner.authenticate(req, base);
+      return r instanceof Promise ? r.then((v) => note(v, req)) : note(r, req);
+    },
   };
 }
 
@@ -40,10 +71,12 @@ const BUSY = rpcError(-32000, 'Server busy: too many requests in flight; retry a
 export function createHttpServer(deps: HttpDeps): http.Server {
   const { runtime } = deps;
   const dispatcher = new Dispatcher(runtime);
-  const maxConcurrent = deps.limits?.maxConcurrent ?? MAX_CONCURRENT_REQUESTS;
-  const maxConnections = deps.limits?.maxConnections ?? MAX_CONNECTIONS;
-  let inFlight = 0;
-  const sockets = new Set<Socket>();
+  const table = new ConnectionTable({
+    maxConnections: deps.limits?.maxConnections ?? MAX_CONNECTIONS,
+    maxRequests: deps.limits?.maxConcurrent ?? MAX_CONCURRENT_REQUESTS,
+    firstRequestTimeoutMs: deps.limits?.firstRequestTimeoutMs ?? FIRST_REQUEST_TIMEOUT_MS,
+  });
+  const authenticator = reportingAuthenticator(deps.authenticator, (req) => table.authenticated(req));
 
   const headersTimeout = deps.limits?.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = deps.limits?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -58,9 +91,8 @@ export function createHttpServer(deps: HttpDeps): http.Server {
       connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, headersTimeout, requestTimeout),
     },
     (req, res) => {
-      if (inFlight >= maxConcurrent) return sendJson(res, 503, BUSY, { 'Retry-After': '1' });
-      inFlight++;
-      res.on('close', () => inFlight--);
+      if (!table.startRequest(req)) return sendJson(res, 503, BUSY, { 'Retry-After': '1' });
+      res.on('close', () => table.endRequest(req));
       route(req, res).catch((e) => {
         runtime.log.error('request failed', { error: String((e as Error)?.stack ?? e) });
         sendJson(res, 500, rpcError(-32603, 'Internal error; the failure was logged on the server'));
@@ -70,15 +102,11 @@ export function createHttpServer(deps: HttpDeps): http.Server {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 
   server.on('connection', (socket: Socket) => {
-    if (sockets.size >= maxConnections) {
-      socket.end(
-        'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
-      );
-      socket.destroy();
-      return;
-    }
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    if (table.admit(socket)) return;
+    socket.end(
+      'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+    );
+    socket.destroy();
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -87,8 +115,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     const path = q === -1 ? raw : raw.slice(0, q);
     const method = req.method ?? 'GET';
     if (path === '/mcp') {
-      if (method === 'POST')
-        return handleMcpPost(req, res, { runtime, dispatcher, authenticator: deps.authenticator });
+      if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator });
       if (method === 'OPTIONS') return preflight(req, res);
       // No SSE stream (spec §6): GET and DELETE are 405, DELETE with Allow: POST (spec §7).
       return sendJson(
@@ -142,5 +169,6 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     });
   }
 
+  tables.set(server, table);
   return server;
 }

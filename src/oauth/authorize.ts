@@ -3,9 +3,10 @@
 // Document) and runs the checks in order; every failure before the operator has acted is shown on a page and
 // never redirected (issue 11 hardening; RFC 9700 §4.11.2: anyone can register a redirect URI, so redirecting
 // errors to it would make this endpoint an open redirector). POST accepts a same-origin submission of a filed
-// request only, checks the password in constant time under the global attempt limit, and redirects with
+// request only, checks the password in constant time under the attempt limits (attempts.ts), and redirects with
 // `code`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207 §2) — or `error=access_denied` when the operator denies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { safeEqual } from '../core/constant-time.js';
 import { firstFailure, type Check } from './checks/check.js';
 import type { AuthorizeCtx } from './checks/authorize-context.js';
@@ -160,32 +161,67 @@ export async function handleAuthorizePost(
     const denied = oauthError('access_denied', 'The operator denied the authorization request');
     return sendRedirect(res, errorRedirectUrl(request.redirectUri, denied, request.state, request.base));
   }
-  const wait = ctx.attempts.blockedFor();
-  if (wait > 0) {
-    const s = seconds(wait);
+  const verdict = ctx.attempts.check(request.clientId);
+  if (!verdict.ok) {
+    const s = seconds(verdict.waitMs);
+    const who = verdict.scope === 'client' ? 'for this application' : 'on this server';
     return showForm(
       res,
       client,
       handle,
       request,
       429,
-      `Too many wrong passwords. Wait ${s} seconds before trying again.`,
+      `Too many wrong passwords ${who}. Wait ${s} seconds before trying again.`,
       { 'Retry-After': String(s) },
     );
   }
   // decisions.md 12 / contract: constant-time compare through the one door.
   if (!safeEqual(form.get('password') ?? '', ctx.password)) {
-    const next = ctx.attempts.failure();
-    ctx.log?.warn('oauth: wrong password on the authorization page', { failures: ctx.attempts.failureCount });
-    const msg =
-      next > 0
-        ? `Wrong password. Wait ${seconds(next)} seconds before the next attempt.`
-        : 'Wrong password. Try again.';
-    return showForm(res, client, handle, request, 401, msg);
+    return wrongPassword(res, ctx, client, handle, request);
   }
-  ctx.attempts.success();
+  ctx.attempts.success(request.clientId);
   ctx.pending.take(handle);
   const code = ctx.codes.issue(request);
   ctx.log?.info('oauth: authorization approved', { client_id: request.clientId });
   sendRedirect(res, withQuery(request.redirectUri, { code, state: request.state, iss: request.base }));
+}
+
+/**
+ * A wrong password: counted for the client and the page, answered after the per-attempt delay (issue 15 item
+ * 3: a cost to every guess, unnoticed by a person), with the form again — or, for a configured password, an
+ * error page once the page has taken PAGE_MAX_FAILURES (it is withdrawn: the application must start again).
+ */
+async function wrongPassword(
+  res: ServerResponse,
+  ctx: OAuthContext,
+  client: Client,
+  handle: string,
+  request: AuthorizationRequest,
+): Promise<void> {
+  ctx.attempts.failure(request.clientId);
+  const onPage = ctx.pending.recordFailure(handle);
+  const limit = ctx.attempts.pageLimit;
+  const withdrawn = limit !== undefined && onPage >= limit;
+  if (withdrawn) ctx.pending.take(handle);
+  ctx.log?.warn('oauth: wrong password on the authorization page', {
+    client_id: request.clientId,
+    client_failures: ctx.attempts.failureCount(request.clientId),
+  });
+  await delay(ctx.passwordDelayMs);
+  if (res.destroyed) return;
+  if (withdrawn) {
+    return sendErrorPage(
+      res,
+      oauthError(
+        'access_denied',
+        `Too many wrong passwords on this page (${limit}); it no longer accepts any. Start the connection again from your application.`,
+        429,
+      ),
+    );
+  }
+  const next = ctx.attempts.check(request.clientId);
+  const msg = next.ok
+    ? 'Wrong password. Try again.'
+    : `Wrong password. Wait ${seconds(next.waitMs)} seconds before the next attempt.`;
+  showForm(res, client, handle, request, 401, msg);
 }

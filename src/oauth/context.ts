@@ -26,6 +26,8 @@ export interface OAuthContext {
   tokens: AccessTokens;
   /** The operator password of the authorization page. */
   password: string;
+  /** How long a wrong password's answer is held (the per-attempt delay, attempts.ts). */
+  passwordDelayMs: number;
   clock: Clock;
   random: RandomSource;
   /** The public origin of a request (http/base-url.ts). */

@@ -53,6 +53,7 @@ export function oauthSetupFromConfig(
     warnings,
     options: {
       password: c.oauthPassword ?? (generatedPassword as string),
+      passwordGenerated: generatedPassword !== undefined,
       tokenKey,
       tokenTtlSeconds: c.oauthTokenTtl,
       staticTokens: c.authTokens,

@@ -1,7 +1,9 @@
 // Authorization requests waiting for the operator's password. GET /oauth/authorize validates the request
 // and files it here under a random handle, which the page carries as its CSRF token (RFC 6749 §10.12,
 // RFC 9700 §4.7); POST /oauth/authorize acts only on a filed request, so a forged or altered submission has
-// nothing to act on. Handles are stored as digests, expire after 10 minutes, and at most 256 wait at once.
+// nothing to act on. Handles are stored as digests, expire after 10 minutes, and at most 256 wait at once;
+// past that a page that has taken a wrong password goes first, then one of the client with the most pages, so
+// an attacker guessing or opening pages for its own client cannot push out the operator's (issue 15 item 3).
 import type { Clock } from '../core/clock.js';
 import { digest, randomToken, type RandomSource } from './secrets.js';
 
@@ -23,6 +25,8 @@ export interface AuthorizationRequest {
 interface Entry {
   request: AuthorizationRequest;
   expiresAt: number;
+  /** Wrong passwords submitted on this page. */
+  failures: number;
 }
 
 export class PendingRequests {
@@ -36,9 +40,34 @@ export class PendingRequests {
   add(request: AuthorizationRequest): string {
     this.prune();
     const handle = randomToken(this.random, 32);
-    this.entries.set(digest(handle), { request, expiresAt: this.clock.now() + PENDING_TTL_MS });
-    while (this.entries.size > MAX_PENDING) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(digest(handle), { request, expiresAt: this.clock.now() + PENDING_TTL_MS, failures: 0 });
+    while (this.entries.size > MAX_PENDING) this.entries.delete(this.evictable());
     return handle;
+  }
+
+  /** Records a wrong password on the page of `handle`; returns how many that page has taken. */
+  recordFailure(handle: string): number {
+    const e = this.entries.get(digest(handle));
+    if (!e) return 0;
+    return ++e.failures;
+  }
+
+  /**
+   * The key to drop when full: the oldest page that has taken a wrong password; else the oldest page of the
+   * client with the most pages waiting (a flood of pages from one client pushes out only its own); else the
+   * oldest.
+   */
+  private evictable(): string {
+    const perClient = new Map<string, number>();
+    for (const [k, e] of this.entries) {
+      if (e.failures > 0) return k;
+      perClient.set(e.request.clientId, (perClient.get(e.request.clientId) ?? 0) + 1);
+    }
+    let top: string | undefined;
+    let most = 0;
+    for (const [client, n] of perClient) if (n > most) [top, most] = [client, n];
+    for (const [k, e] of this.entries) if (e.request.clientId === top) return k;
+    return this.entries.keys().next().value as string;
   }
 
   get(handle: string | undefined): AuthorizationRequest | undefined {

@@ -7,7 +7,7 @@ import type { Logger } from '../core/log.js';
 import { corsHeaders, sendJson } from '../http/respond.js';
 import type { ExtraRoute } from '../http/server.js';
 import { AccessTokens } from './access-tokens.js';
-import { PasswordAttempts } from './attempts.js';
+import { PasswordAttempts, WRONG_PASSWORD_DELAY_MS } from './attempts.js';
 import { OAuthAuthenticator } from './authenticator.js';
 import { handleAuthorizeGet, handleAuthorizePost } from './authorize.js';
 import { CimdResolver } from './cimd.js';
@@ -34,6 +34,10 @@ import { handleToken } from './token-endpoint.js';
 
 export interface OAuthOptions {
   password: string;
+  /** The password was generated for this run (100 bits): no limit beyond the per-attempt delay (attempts.ts). */
+  passwordGenerated?: boolean;
+  /** Override of WRONG_PASSWORD_DELAY_MS (tests). */
+  passwordDelayMs?: number;
   /** HS256 key, at least 32 bytes. */
   tokenKey: Uint8Array;
   tokenTtlSeconds: number;
@@ -75,11 +79,12 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     cimd,
     assertions: new ClientAssertions(cimd, o.clock),
     pending: new PendingRequests(o.clock, random),
-    attempts: new PasswordAttempts(o.clock),
+    attempts: new PasswordAttempts(o.clock, o.passwordGenerated ?? false),
     codes: new CodeStore(o.clock, random),
     grants: new GrantStore(o.clock, random),
     tokens: new AccessTokens(o.tokenKey, o.tokenTtlSeconds, o.clock, random),
     password: o.password,
+    passwordDelayMs: o.passwordDelayMs ?? WRONG_PASSWORD_DELAY_MS,
     clock: o.clock,
     random,
     baseUrl: o.baseUrl,

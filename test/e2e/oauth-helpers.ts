@@ -6,6 +6,7 @@ import http from 'node:http';
 import { load } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
 import { baseUrl } from '../../src/http/base-url.js';
+import type { HttpDeps } from '../../src/http/server.js';
 import { oauthSetupFromConfig } from '../../src/oauth/from-config.js';
 import { systemRandom, type RandomSource } from '../../src/oauth/secrets.js';
 import { createOAuthServer, type OAuthServer } from '../../src/oauth/server.js';
@@ -27,6 +28,10 @@ export async function startOAuthServer(opts: {
   maxDynamicClients?: number;
   /** Client ID Metadata Document fetching: loopback allowed, an extra trusted CA (oauth-cimd tests). */
   cimd?: { allowLoopback?: boolean; ca?: string };
+  /** Connection and request caps and timeouts of the HTTP front (pressure tests). */
+  limits?: HttpDeps['limits'];
+  /** Override of the per-attempt delay of a wrong password. */
+  passwordDelayMs?: number;
 }): Promise<OAuthTestServer> {
   const env: Record<string, string> = {
     SERVICE_AUTH_MODE: 'oauth',
@@ -48,6 +53,7 @@ export async function startOAuthServer(opts: {
     ...(opts.clock ? { clock: opts.clock } : {}),
     maxDynamicClients: opts.maxDynamicClients,
     ...(opts.cimd ? { cimd: opts.cimd } : {}),
+    ...(opts.passwordDelayMs !== undefined ? { passwordDelayMs: opts.passwordDelayMs } : {}),
   });
   const server = await startInProcess({
     workspace: opts.workspace,
@@ -55,6 +61,7 @@ export async function startOAuthServer(opts: {
     clock: opts.clock,
     authenticator: oauth.authenticator,
     extraRoutes: oauth.routes,
+    limits: opts.limits,
   });
   return { ...server, oauth };
 }

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, TEST_TOKEN, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { inFlight } from '../helpers/held-connections.js';
 import {
   bearer,
   type Era,
   notification,
-  openSocket,
   raw,
   request,
   seen,
@@ -892,10 +892,12 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
     }
   });
 
-  it('maxConnections 1: a second connection gets 503 with Retry-After: 1; after the first closes, service resumes', async () => {
+  it('maxConnections 1: while the only connection carries an authenticated request, a second gets 503 with Retry-After: 1; after it is answered, service resumes', async () => {
     const s = await startInProcess({ workspace: ws.dir, limits: { maxConnections: 1 } });
     try {
-      const held = await openSocket(s.url);
+      // An unused or idle connection would be evicted for the newcomer (issue 15 item 3, test/http/pressure):
+      // only authenticated work in flight holds a slot against it.
+      const held = await inFlight(s.url);
       const busy = await until(
         () =>
           send(s.url, request('handshake', 'ping'), bearer()).catch(
@@ -905,12 +907,13 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
       );
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
-      held.destroy();
+      expect(await held.finish()).toBe(200);
       const after = await until(
         () => send(s.url, request('handshake', 'ping'), bearer()).catch(() => ({ status: 0 }) as RawReply),
         (r) => r.status === 200,
       );
       expect(after.status).toBe(200);
+      held.socket.destroy();
     } finally {
       await s.close();
     }
