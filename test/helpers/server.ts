@@ -2,6 +2,7 @@
 // would and waits for the ready line; `startInProcess` builds the same Runtime + node:http server inside the
 // test process (still real HTTP on 127.0.0.1) for tests that need many fast requests or an injected clock.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +86,8 @@ export interface InProcessServer {
   url: string;
   base: string;
   runtime: Runtime;
+  /** The node:http server (its connection table: connectionTableOf in src/http/server.ts). */
+  server: http.Server;
   close(): Promise<void>;
 }
 
@@ -127,6 +130,7 @@ export async function startInProcess(opts: {
     url: `http://127.0.0.1:${port}/mcp`,
     base: `http://127.0.0.1:${port}`,
     runtime,
+    server,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
