@@ -173,37 +173,50 @@ describe('registration over HTTP (RFC 7591 §3; spec §2.1)', () => {
 });
 
 describe('bounded registry (decisions.md 7: oldest evicted; here bounded at 3)', () => {
-  it('the oldest registration is evicted, and its tokens stop working on /mcp (contract "Access tokens")', async () => {
-    const redirect = 'http://localhost:7777/cb';
-    const first = (await register(srv.base, { redirect_uris: [redirect] })).json.client_id as string;
+  const redirect = 'http://localhost:7777/cb';
+  const signIn = async (clientId: string) => {
     const p = pkce();
-    const cb = await authorize(srv.base, { clientId: first, redirectUri: redirect, challenge: p.challenge });
+    const cb = await authorize(srv.base, { clientId, redirectUri: redirect, challenge: p.challenge });
     const t = await token(srv.base, {
       grant_type: 'authorization_code',
       code: cb.get('code') ?? '',
       redirect_uri: redirect,
-      client_id: first,
+      client_id: clientId,
       code_verifier: p.verifier,
     });
     expect(t.status).toBe(200);
-    const ok = await fetch(srv.url, {
+    return t.json as { access_token: string; refresh_token: string };
+  };
+  const ping = (accessToken: string) =>
+    fetch(srv.url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.json.access_token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
-    expect(ok.status).toBe(200);
-    for (let i = 0; i < 3; i++) await register(srv.base, { redirect_uris: [redirect] });
+  const newClient = async () =>
+    (await register(srv.base, { redirect_uris: [redirect] })).json.client_id as string;
+
+  it('a flood of registrations evicts registrations without a grant, never a signed-in client (issue 15 "fair under exhaustion")', async () => {
+    const operator = await newClient();
+    const t = await signIn(operator);
+    for (let i = 0; i < 10; i++) await newClient();
+    expect(srv.oauth.context.clients.get(operator)).toBeDefined();
+    expect((await ping(t.access_token)).status).toBe(200);
+  });
+
+  it('when every registration holds a grant, the oldest is evicted and its tokens stop working on /mcp (contract "Access tokens")', async () => {
+    const first = await newClient();
+    const t = await signIn(first);
+    expect((await ping(t.access_token)).status).toBe(200);
+    // Fill the registry with signed-in clients: the next registration must evict one that holds a grant.
+    for (let i = 0; i < 3; i++) await signIn(await newClient());
     expect(srv.oauth.context.clients.get(first)).toBeUndefined();
-    const gone = await fetch(srv.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.json.access_token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-    });
+    const gone = await ping(t.access_token);
     expect(gone.status).toBe(401);
     expect(gone.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const again = await token(srv.base, {
       grant_type: 'refresh_token',
-      refresh_token: t.json.refresh_token,
+      refresh_token: t.refresh_token,
       client_id: first,
     });
     expect(again.status).toBe(401);

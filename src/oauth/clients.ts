@@ -1,6 +1,6 @@
 // The client registry: dynamic registrations (RFC 7591) beside at most one pre-registered client (spec §2.2).
 // Process-local (spec §2.1) and bounded: past MAX_DYNAMIC_CLIENTS the oldest dynamic registration is evicted
-// (decisions.md 7); the pre-registered client is never evicted. Secrets are held only as digests.
+// (decisions.md 7), the oldest without a grant first; the pre-registered client is never evicted. Secrets are held only as digests.
 import { digest } from './secrets.js';
 
 export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
@@ -55,13 +55,25 @@ export class ClientRegistry {
     this.pre = pre;
   }
 
-  /** Adds a dynamic client; returns the id evicted to stay within the bound, if any. */
-  add(client: Client): string | undefined {
+  /**
+   * Adds a dynamic client; returns the id evicted to stay within the bound, if any: the oldest registration
+   * that `inUse` says holds no grant, so a flood of registrations cannot sign out a client in use (issue 15),
+   * and only when every one holds a grant, the oldest.
+   */
+  add(client: Client, inUse: () => ReadonlySet<string> = () => new Set()): string | undefined {
     this.dynamic.set(client.clientId, client);
     if (this.dynamic.size <= this.maxDynamic) return undefined;
-    const oldest = this.dynamic.keys().next().value as string;
-    this.dynamic.delete(oldest);
-    return oldest;
+    const busy = inUse();
+    let victim = this.dynamic.keys().next().value as string;
+    for (const id of this.dynamic.keys()) {
+      if (id === client.clientId) break;
+      if (!busy.has(id)) {
+        victim = id;
+        break;
+      }
+    }
+    this.dynamic.delete(victim);
+    return victim;
   }
 
   get(clientId: string | undefined): Client | undefined {

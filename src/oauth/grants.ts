@@ -102,6 +102,12 @@ export class GrantStore {
     return this.families.size;
   }
 
+  /** The clients that hold a live grant (a refresh token or an unexpired access token). */
+  clientsWithGrants(): Set<string> {
+    this.prune();
+    return new Set([...this.families.values()].map((f) => f.clientId));
+  }
+
   private touch(family: Family): void {
     this.families.delete(family.id);
     this.families.set(family.id, family);

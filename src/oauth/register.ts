@@ -105,9 +105,11 @@ export async function handleRegister(
     preRegistered: false,
     extra,
   };
-  const evicted = ctx.clients.add(client);
+  const evicted = ctx.clients.add(client, () => ctx.grants.clientsWithGrants());
   if (evicted)
-    ctx.log?.info('oauth: client registry full, evicted the oldest registration', { client_id: evicted });
+    ctx.log?.info('oauth: client registry full, evicted the oldest registration without a grant', {
+      client_id: evicted,
+    });
   ctx.log?.info('oauth: client registered', {
     client_id: client.clientId,
     client_name: client.clientName,
