@@ -38,6 +38,8 @@ const CLIENTS = Number(values.clients);
 const MODERN = '2026-07-28';
 const HANDSHAKE = '2025-11-25';
 const FILES = 40;
+/** The server's memory budget (issue 14): RSS after the soak may exceed its tolerance only below this. */
+const RSS_BUDGET_MB = 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------- workspace
@@ -471,6 +473,7 @@ async function snapshot(srv, probeOut, runtimeDir) {
   return {
     rss_mb: mem.rss / 2 ** 20,
     heap_mb: mem.heapUsed / 2 ** 20,
+    external_mb: mem.external / 2 ** 20,
     fds,
     processes: descendants(srv.pid).length,
     runtime_kb: dirBytes(runtimeDir) / 1024,
@@ -542,6 +545,7 @@ async function main() {
     const tol = {
       rss_mb: Math.max(10, before.rss_mb * 0.15),
       heap_mb: Math.max(5, before.heap_mb * 0.2),
+      external_mb: 5,
       fds: 2,
       processes: 0,
       runtime_kb: 64,
@@ -550,12 +554,17 @@ async function main() {
     };
     const rows = Object.keys(tol).map((key) => {
       const d = after[key] - before[key];
+      // The heap (after a GC) and external memory tell a leak; RSS also holds what the allocator keeps after a
+      // busy minute, so it passes within its tolerance or within the server's memory budget (issue 14: 100 MB).
+      const budget = key === 'rss_mb' && after.rss_mb <= RSS_BUDGET_MB;
       return {
         target: `${key.replace(/_/g, ' ')} after vs before`,
         measured: round(d, 2),
         limit: round(tol[key], 2),
-        pass: d <= tol[key],
-        note: `before ${round(before[key], 2)}, after ${round(after[key], 2)}`,
+        pass: d <= tol[key] || budget,
+        note:
+          `before ${round(before[key], 2)}, after ${round(after[key], 2)}` +
+          (key === 'rss_mb' ? `; or after ≤ ${RSS_BUDGET_MB} MB` : ''),
       };
     });
     rows.push({

@@ -72,11 +72,12 @@ async function callSwappedAt(
   });
   let pauses = 0;
   let swapped = false;
+  // Whole lines only: a chunk may end in the middle of the pause line.
+  let partial = '';
   const onPause = (chunk: Buffer) => {
-    const hits = chunk
-      .toString()
-      .split('\n')
-      .filter((l) => l.startsWith(`wb-test-pause ${point}`)).length;
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    const hits = lines.filter((l) => l.startsWith(`wb-test-pause ${point}`)).length;
     for (let i = 0; i < hits; i++) {
       pauses++;
       if (!swapped) {

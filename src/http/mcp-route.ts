@@ -96,25 +96,17 @@ export async function handleMcpPost(
       rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'),
     );
   }
+  const tooLarge = () => {
+    // Not `Connection: close`: Node would close the socket right after the answer, and the reset that greets
+    // the body still arriving can overtake the 413 (lingeringClose drops the rest instead).
+    reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`));
+    lingeringClose(req);
+  };
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > config.maxRequestBytes) {
-    return reject(
-      413,
-      rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`),
-      { Connection: 'close' },
-    );
-  }
+  if (Number.isFinite(declared) && declared > config.maxRequestBytes) return tooLarge();
   const body = await readBody(req, config.maxRequestBytes);
   if (!body.ok) {
-    if (body.reason === 'too_large') {
-      reject(
-        413,
-        rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`),
-        { Connection: 'close' },
-      );
-      // Stop reading the rest: the connection closes after the response.
-      res.on('finish', () => req.destroy());
-    }
+    if (body.reason === 'too_large') tooLarge();
     return;
   }
   const parsed = parseMessage(body.text);
@@ -127,4 +119,25 @@ export async function handleMcpPost(
   // 7. The method.
   const reply = await deps.dispatcher.handle(msg, cls, auth.principal, deps.runtime.signal);
   sendJson(res, reply.status, reply.body, cors);
+}
+
+/** How long, and how many bytes, a refused body is read and discarded before its connection is closed. */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 256 * 1024 * 1024;
+
+/**
+ * After a 413 the client may still be sending its body: what still arrives is read and dropped — never
+ * buffered — so the 413 reaches the client; past a bounded time or size the connection is closed.
+ */
+function lingeringClose(req: IncomingMessage): void {
+  let discarded = 0;
+  const timer = setTimeout(() => req.destroy(), LINGER_MS);
+  timer.unref();
+  req.on('data', (c: Buffer) => {
+    discarded += c.length;
+    if (discarded > LINGER_BYTES) req.destroy();
+  });
+  req.on('close', () => clearTimeout(timer));
+  req.on('end', () => clearTimeout(timer));
+  req.resume();
 }

@@ -140,9 +140,24 @@ export type EnvCheck =
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Per-call `env`: names must be valid; secret-looking and loader keys need `dangerous`. */
+/** execve refuses one `NAME=value` string longer than this (Linux MAX_ARG_STRLEN), with E2BIG. */
+const MAX_ENV_ENTRY_BYTES = 128 * 1024;
+/** All per-call entries together: well inside ARG_MAX with the inherited environment and the command line. */
+const MAX_ENV_TOTAL_BYTES = 512 * 1024;
+
+/** Per-call `env`: names must be valid and sizes within what execve takes; secret-looking and loader keys need `dangerous`. */
 export function checkCallEnv(extra: Readonly<Record<string, string>>, mode: PermissionMode): EnvCheck {
+  let total = 0;
   for (const [k, v] of Object.entries(extra)) {
+    const size = Buffer.byteLength(k) + Buffer.byteLength(v) + 2;
+    total += size;
+    if (size > MAX_ENV_ENTRY_BYTES || total > MAX_ENV_TOTAL_BYTES)
+      return {
+        ok: false,
+        reason: 'invalid',
+        key: k.length > 60 ? `${k.slice(0, 60)}…` : k,
+        why: `a program can be given at most ${MAX_ENV_ENTRY_BYTES / 1024} KiB per variable and, here, ${MAX_ENV_TOTAL_BYTES / 1024} KiB in all (execve's limits); pass large data through stdin or a file instead`,
+      };
     if (!NAME.test(k))
       return {
         ok: false,

@@ -4,7 +4,7 @@
 // get a moment to drain. With a pids cgroup the child is born inside it (cgroup.ts). Runs in the spawner
 // helper (spawner-main.ts) and, as a fallback, in the server. Imports stay light: the helper loads this file
 // and nothing else of the server.
-import { spawn as spawnChild } from 'node:child_process';
+import { spawn as spawnChild, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { hitLimit, releaseCgroup, spawnInCgroup, type CgroupTarget } from './cgroup.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { signalTree, treeAlive, type TreeTarget } from './tree.js';
@@ -52,14 +52,21 @@ export function endCgroup(cg: CgroupTarget | undefined, limited: boolean, ev: Pr
 
 export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
   const [file, ...args] = spec.argv as [string, ...string[]];
-  const { result: child, limited } = inCgroup(spec.cgroup, () =>
-    spawnChild(file, args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    }),
-  );
+  let spawned: { result: ChildProcessWithoutNullStreams; limited: boolean };
+  try {
+    spawned = inCgroup(spec.cgroup, () =>
+      spawnChild(file, args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
+  } catch (e) {
+    // Refused before any process existed (E2BIG: an argument or variable too large for execve): a failed start.
+    return notStarted(spec, ev, (e as NodeJS.ErrnoException).code ?? String((e as Error).message));
+  }
+  const { result: child, limited } = spawned;
   let stdinOpen = true;
   let done = false;
   let exited: { code: number | null; signal: string | null } | undefined;
@@ -134,5 +141,22 @@ export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
       child.stdout.resume();
       child.stderr.resume();
     },
+  };
+}
+
+/** The handle of a command that could not be started: its failure is reported as its exit, a moment later. */
+function notStarted(spec: SpawnSpec, ev: ProcessEvents, why: string): PipeHandle {
+  if (spec.cgroup) endCgroup(spec.cgroup, false, ev);
+  setImmediate(() => ev.onExit(null, null, why));
+  return {
+    pid: 0,
+    tty: false,
+    limited: false,
+    stdinOpen: false,
+    write: () => false,
+    closeStdin() {},
+    signal: () => false,
+    pause() {},
+    resume() {},
   };
 }

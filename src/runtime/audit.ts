@@ -21,19 +21,27 @@ export class AuditLog {
   ) {}
 
   record(e: AuditEvent): void {
-    const args =
-      typeof e.arguments === 'object' && e.arguments !== null
-        ? redact(e.arguments as Record<string, unknown>)
-        : e.arguments;
-    const line = JSON.stringify({
-      time: new Date(this.clock.now()).toISOString(),
-      who: `${e.principal.kind}:${e.principal.id}`,
-      tool: e.tool,
-      arguments: args,
-      ok: e.ok,
-      error: e.error,
-      elapsed_ms: e.elapsed_ms,
-    });
+    const entry = (args: unknown) =>
+      JSON.stringify({
+        time: new Date(this.clock.now()).toISOString(),
+        who: `${e.principal.kind}:${e.principal.id}`,
+        tool: e.tool,
+        arguments: args,
+        ok: e.ok,
+        error: e.error,
+        elapsed_ms: e.elapsed_ms,
+      });
+    let line: string;
+    try {
+      line = entry(
+        typeof e.arguments === 'object' && e.arguments !== null
+          ? redact(e.arguments as Record<string, unknown>)
+          : e.arguments,
+      );
+    } catch {
+      // Arguments nested too deeply to redact or serialise (a hostile client's): the call is still recorded.
+      line = entry('[not recorded: nested too deeply]');
+    }
     try {
       appendFileSync(this.file, line + '\n', { mode: 0o600 });
     } catch {

@@ -19,6 +19,7 @@ import {
 } from '../common.js';
 
 export const MAX_RESULTS_LIMIT = 10_000;
+const MAX_QUERY_BYTES = 65_536;
 
 const input = z.object({
   query: z.string().min(1),
@@ -64,13 +65,21 @@ export const searchTextTool = defineTool({
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    // Text files hold no NUL (files with one are binary and skipped), and no argv can carry one to ripgrep.
+    // Text files hold no NUL (files with one are binary and skipped), and no argv can carry one to ripgrep;
+    // nor one argument over 128 KiB (E2BIG): a query that long is refused, never an internal error.
     if (args.query.includes('\0'))
       throw new ToolError(
         'INVALID_ARGUMENT',
         'query contains a NUL character; searched files never do (files with NUL bytes are binary and skipped)',
         { argument: 'query' },
         { suggestion: 'Remove the NUL character from query.' },
+      );
+    if (args.query.length > MAX_QUERY_BYTES / 4 && Buffer.byteLength(args.query) > MAX_QUERY_BYTES)
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `query is longer than ${MAX_QUERY_BYTES} bytes`,
+        { argument: 'query', max_bytes: MAX_QUERY_BYTES },
+        { suggestion: 'Search for a shorter, distinctive part of the text.' },
       );
     const base = resolveExisting(ctx, args.path);
     if (!base.stat.isDirectory() && !base.stat.isFile()) {
