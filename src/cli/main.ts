@@ -240,7 +240,7 @@ function afterReady(runtime: Runtime, log: ReturnType<typeof createLogger>): voi
 }
 
 /**
- * Once the tools are loaded and the command helper is up, one `true` through exec_command's whole path, then
+ * Once the tools are loaded and the command helper is up, one `echo` through exec_command's whole path, then
  * forgotten: the first real command finds its code compiled and the helper's first fork done (issue 14: the
  * first command within 1.5× of later ones). Not a tool call of any client: no audit line, never listed.
  */
@@ -250,7 +250,7 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
   const entry = await runtime.catalog.lookup('exec_command');
   if (!entry) return;
   const ctx = { runtime, principal: SERVER_PRINCIPAL, signal: new AbortController().signal };
-  const r = (await entry.def.handler(entry.parse({ cmd: 'true' }), ctx)) as { command_id?: string };
+  const r = (await entry.def.handler(entry.parse({ cmd: 'echo rehearsal' }), ctx)) as { command_id?: string };
   if (r.command_id) runtime.commands.forget(r.command_id);
 }
 
