@@ -6,7 +6,7 @@
 // Usage: npm run bench [-- --only startup,exec-speed] [--soak-seconds 60] [--skip-hostile]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBuilt, REPO, RESULTS } from './lib.mjs';
@@ -96,7 +96,7 @@ function main() {
   const md = [
     '# All benchmarks, one run',
     '',
-    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on Node ${process.version}, ${globalThis.navigator?.hardwareConcurrency ?? '?'} CPUs. Every ratio compares figures taken in the same script run; the steps below ran one after another.`,
+    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on Node ${process.version}, ${cpus().length} CPUs. Every ratio compares figures taken in the same script run; the steps below ran one after another.`,
     '',
     '| benchmark | status | seconds | measured |',
     '|---|---|---|---|',
