@@ -219,7 +219,7 @@ class Doctor {
     }
     const fix =
       flow.step === 'password'
-        ? "set SERVICE_OAUTH_PASSWORD to the server's password (a wrong one counts toward the lockout)"
+        ? "set SERVICE_OAUTH_PASSWORD to the server's password (a wrong one is answered after a short delay and counts toward the limits on wrong passwords)"
         : 'see the server log for this request';
     this.add('FAIL', 'OAuth sign-in', `failed at the ${flow.step} step: ${flow.detail}`, fix);
     return undefined;
