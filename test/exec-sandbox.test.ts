@@ -126,6 +126,19 @@ d('one sandbox for the pipe commands of a server (issue 14, "pay for the namespa
     ws?.cleanup();
   });
 
+  it('commands started at once each get their stdin and its end, though the zone starts them one by one', async () => {
+    if (!zoned) return;
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call(safe.url, 'exec_command', { cmd: 'cat', stdin: `hello-${i}`, yield_time_ms: 30_000 }),
+      ),
+    );
+    rs.forEach((r, i) => {
+      expect(r.sc.status).toBe('exited');
+      expect(r.sc.stdout).toBe(`hello-${i}`);
+    });
+  });
+
   it('a command cannot lift its process limit: the cgroup file system is read-only inside', async () => {
     if (!zoned) return;
     const r = await call(safe.url, 'exec_command', {

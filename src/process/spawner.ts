@@ -45,6 +45,8 @@ interface Remote {
   pending: NodeJS.Signals[];
   /** In a zone: the command's pids cgroup was entered around its fork (the helper then held it). */
   placed: boolean;
+  /** Messages for it held back until its spawn is posted (a zone queues spawns), so none arrives first. */
+  early?: ToHelper[];
   /** Resolves the handle's whenStarted: the helper reported the spawn (or the end). */
   started: () => void;
 }
@@ -160,6 +162,7 @@ export class Spawner {
     const { argv, cwd, env, sandboxed, cgroup } = spec;
     if (this.zoned) {
       // Inside the zone the command is a plain process group of the helper; its cgroup is managed from here.
+      r.early = [];
       this.queue.push({ t: 'spawn', id, argv, cwd, env, sandboxed: false });
       this.pump();
     } else this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup });
@@ -177,13 +180,13 @@ export class Spawner {
       },
       write: (data) => {
         if (!r.stdinOpen || r.done) return false;
-        this.post({ t: 'write', id, data });
+        this.postFor(r, { t: 'write', id, data });
         return true;
       },
       closeStdin: () => {
         if (!r.stdinOpen) return;
         r.stdinOpen = false;
-        this.post({ t: 'end', id });
+        this.postFor(r, { t: 'end', id });
       },
       signal: (sig) => {
         if (r.done) return false;
@@ -194,6 +197,11 @@ export class Spawner {
         return this.signalRemote(id, r, sig);
       },
     };
+  }
+
+  private postFor(r: Remote, msg: ToHelper): void {
+    if (r.early) r.early.push(msg);
+    else this.post(msg);
   }
 
   private signalRemote(id: number, r: Remote, sig: NodeJS.Signals): boolean {
@@ -228,6 +236,8 @@ export class Spawner {
         continue;
       }
       this.post(msg);
+      for (const m of r.early ?? []) this.post(m);
+      r.early = undefined;
     }
   }
 
