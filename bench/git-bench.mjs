@@ -60,7 +60,7 @@ async function gitStatusHttp(srv) {
   const ms = performance.now() - t0;
   const r = body.result;
   if (!r || r.isError) throw new Error(`git_status failed: ${JSON.stringify(body).slice(0, 500)}`);
-  return { ms, entries: r.structuredContent.total_entries };
+  return { ms, entries: r.structuredContent.total_entries ?? r.structuredContent.entries?.length ?? 0 };
 }
 
 function gitStatusDirect(ws) {

@@ -89,7 +89,12 @@ const table = (rows) => [
 function main() {
   ensureBuilt();
   const only = values.only ? new Set(values.only.split(',')) : undefined;
-  const ran = STEPS.filter(([n]) => !only || only.has(n)).map(([n, s, a]) => run(n, s, a));
+  const now = STEPS.filter(([n]) => !only || only.has(n)).map(([n, s, a]) => run(n, s, a));
+  // With --only, the other steps keep the status of the run that last measured them.
+  const before = results('latest')?.ran ?? [];
+  const ran = STEPS.map(([n]) => now.find((r) => r.name === n) ?? before.find((r) => r.name === n)).filter(
+    Boolean,
+  );
   const hostileCounts = values['skip-hostile'] ? undefined : hostile();
   const all = Object.fromEntries(STEPS.map(([n]) => [n, results(n)]).filter(([, r]) => r));
   const date = new Date().toISOString();
