@@ -21,8 +21,8 @@ import {
 } from './sandbox.js';
 import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
 import { findShell, spawnPty, SpawnError, type ProcessEvents, type SpawnSpec } from './spawn.js';
-import { helperPath, Spawner } from './spawner.js';
-import { zoneLaunch } from './zone.js';
+import { Spawner } from './spawner.js';
+import { helperFiles, Zones } from './zone.js';
 
 export interface StartSpec {
   cmd: string;
@@ -57,15 +57,19 @@ export class CommandRegistry {
   private closing = false;
   private readonly spawner: Spawner;
   /** The long-lived sandbox for pipe commands (zone.ts), where pids cgroups can bound them. */
-  private zone: Spawner | undefined;
-  /** The mount options the zone was started with (masks are refreshed: a changed set means a new zone). */
-  private zoneMounts = '';
+  private readonly zones: Zones;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly host: Host) {
     const c = host.config;
     this.shell = findShell(c.env.PATH);
     this.spawner = new Spawner(host.log);
+    this.zones = new Zones(
+      () => this.sandbox(),
+      () => this.processLimit(),
+      host.root.real,
+      host.log,
+    );
     // SERVICE_SANDBOX=bwrap must fail at start when bwrap cannot run; auto is probed on first use.
     if (c.sandbox === 'bwrap') this.sandbox();
     host.sandboxProbe = () => this.sandboxStatus();
@@ -100,32 +104,6 @@ export class CommandRegistry {
     };
   }
 
-  /** The zone for a sandboxed pipe command, when this host lets it bound each command's processes. */
-  private zoneSpawner(): Spawner | undefined {
-    const plan = this.sandbox();
-    if (plan.status.in_use !== 'bwrap' || !this.processLimit().usesCgroup) return undefined;
-    const mounts = (plan.args?.() ?? []).join('\0');
-    if (this.zone && mounts !== this.zoneMounts && this.zone.available) {
-      this.zone.retire();
-      this.zone = undefined;
-    }
-    if (!this.zone) {
-      this.zoneMounts = mounts;
-      this.zone = new Spawner(
-        this.host.log,
-        zoneLaunch(plan, this.host.root.real, this.host.log, () => this.processLimit().zoneHome()),
-      );
-    }
-    return this.zone.available ? this.zone : undefined;
-  }
-
-  /** The zone when it is up (until then, and if it never comes up, commands get a bwrap each). */
-  private readyZone(): Spawner | undefined {
-    const zone = this.zoneSpawner();
-    if (zone && !zone.proven) zone.warm();
-    return zone?.proven ? zone : undefined;
-  }
-
   sandboxStatus(): SandboxStatus {
     return this.sandbox().status;
   }
@@ -137,7 +115,7 @@ export class CommandRegistry {
   warm(): void {
     this.sandbox();
     this.processLimit();
-    const zone = this.zoneSpawner();
+    const zone = this.zones.current();
     // With a zone, the plain helper serves only the rare command that needs a sandbox of its own.
     if (zone) zone.warm();
     else this.spawner.warm();
@@ -145,7 +123,7 @@ export class CommandRegistry {
 
   /** Settles once the helper that will start pipe commands is up (false when none will come). */
   whenUp(): Promise<boolean> {
-    return (this.zoneSpawner() ?? this.spawner).whenUp();
+    return (this.zones.current() ?? this.spawner).whenUp();
   }
 
   /** Drop a command from the registry (the server's own rehearsal of the first command, issue 14). */
@@ -255,7 +233,7 @@ export class CommandRegistry {
         onStderr: (b) => cmd.output('stderr', b),
         onExit: (code, sig, err) => cmd.exited(code, sig, err),
       };
-      const zone = sandboxed && !spec.tty && !spec.hostNetwork && cgroup ? this.readyZone() : undefined;
+      const zone = sandboxed && !spec.tty && !spec.hostNetwork && cgroup ? this.zones.ready() : undefined;
       if (zone) {
         handle = zone.spawn({ argv: shellArgv, cwd: spec.cwd, env, tty: false, sandboxed, cgroup }, ev);
       } else {
@@ -391,18 +369,9 @@ export class CommandRegistry {
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
     this.stopWatching();
     this.spawner.close();
-    this.zone?.close();
+    this.zones.close();
     this.limiter?.close();
   }
-}
-
-/** Node and the helper's files, which a zone must see (sandbox-mounts.ts keeps them visible). */
-function helperFiles(): string[] {
-  const file = helperPath();
-  if (!file) return [];
-  const dir = path.dirname(file);
-  // The package.json above dist/ says these files are ES modules.
-  return [process.execPath, dir, path.resolve(dir, '../../package.json')];
 }
 
 function newId(): string {

@@ -15,10 +15,12 @@
 //   terminals and one-off network grants, commands keep a bwrap of their own (registry.ts).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from '../core/log.js';
 import { enterCgroup, leaveCgroup, type CgroupTarget } from './cgroup.js';
 import { bwrapArgs, type SandboxPlan } from './sandbox.js';
-import type { HelperLaunch } from './spawner.js';
+import type { ProcessLimiter } from './pids-limit.js';
+import { helperPath, Spawner, type HelperLaunch } from './spawner.js';
 import { descendants } from './tree.js';
 
 export function zoneLaunch(
@@ -74,4 +76,55 @@ function hostPid(root: number, inner: number): number | undefined {
     if (ns && ns.length > 1 && Number(ns[ns.length - 1]) === inner) return p;
   }
   return undefined;
+}
+
+/** The zone of a registry: started on first use, replaced when the sandbox's mount masks change. */
+export class Zones {
+  private zone: Spawner | undefined;
+  /** The mount options the zone was started with (masks are refreshed: a changed set means a new zone). */
+  private mounts = '';
+
+  constructor(
+    private readonly plan: () => SandboxPlan,
+    private readonly limiter: () => ProcessLimiter,
+    private readonly workspaceReal: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The zone for a sandboxed pipe command, when this host lets it bound each command's processes. */
+  current(): Spawner | undefined {
+    const plan = this.plan();
+    if (plan.status.in_use !== 'bwrap' || !this.limiter().usesCgroup) return undefined;
+    const mounts = (plan.args?.() ?? []).join('\0');
+    if (this.zone && mounts !== this.mounts && this.zone.available) {
+      this.zone.retire();
+      this.zone = undefined;
+    }
+    if (!this.zone) {
+      this.mounts = mounts;
+      const launch = zoneLaunch(plan, this.workspaceReal, this.log, () => this.limiter().zoneHome());
+      this.zone = new Spawner(this.log, launch);
+    }
+    return this.zone.available ? this.zone : undefined;
+  }
+
+  /** The zone when it is up (until then, and if it never comes up, commands get a bwrap each). */
+  ready(): Spawner | undefined {
+    const zone = this.current();
+    if (zone && !zone.proven) zone.warm();
+    return zone?.proven ? zone : undefined;
+  }
+
+  close(): void {
+    this.zone?.close();
+  }
+}
+
+/** Node and the helper's files, which a zone must see (sandbox-mounts.ts keeps them visible). */
+export function helperFiles(): string[] {
+  const file = helperPath();
+  if (!file) return [];
+  const dir = path.dirname(file);
+  // The package.json above dist/ says these files are ES modules.
+  return [process.execPath, dir, path.resolve(dir, '../../package.json')];
 }
