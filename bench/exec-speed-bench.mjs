@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, httpToolCaller, round, startServer, writeResults } from './lib.mjs';
+import { ensureBuilt, execTrue, httpToolCaller, round, startServer, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -27,15 +27,6 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
-
-async function execTrue(call, n, out) {
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const r = await call('exec_command', { cmd: 'true' });
-    out?.push(performance.now() - t0);
-    if (r.structuredContent?.status !== 'exited') throw new Error(`exec failed: ${JSON.stringify(r)}`);
-  }
-}
 
 function floor(n, out, shell = 'sh') {
   for (let i = 0; i < n; i++) {

@@ -186,3 +186,13 @@ export function httpToolCaller(url, token) {
       req.end(body);
     });
 }
+
+/** `n` exec_command `true` calls one after another, each timed into `out` (when given); fails unless it exited. */
+export async function execTrue(call, n, out) {
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const r = await call('exec_command', { cmd: 'true' });
+    out?.push(performance.now() - t0);
+    if (r.structuredContent?.status !== 'exited') throw new Error(`exec failed: ${JSON.stringify(r)}`);
+  }
+}

@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, httpToolCaller as caller, REPO, round, startServer, writeResults } from './lib.mjs';
+import {
+  ensureBuilt,
+  execTrue,
+  httpToolCaller as caller,
+  REPO,
+  round,
+  startServer,
+  writeResults,
+} from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -48,15 +56,6 @@ function buildBaseline(rev) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function timeExecTrue(call, n, out) {
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const r = await call('exec_command', { cmd: 'true' });
-    out.push(performance.now() - t0);
-    if (r.structuredContent?.status !== 'exited') throw new Error(`exec failed: ${JSON.stringify(r)}`);
-  }
 }
 
 function floors(n) {
@@ -97,13 +96,13 @@ async function main() {
   try {
     const callNow = caller(now.url, now.token);
     const callOld = caller(old.url, old.token);
-    await timeExecTrue(callNow, 20, []);
-    await timeExecTrue(callOld, 20, []);
+    await execTrue(callNow, 20, []);
+    await execTrue(callOld, 20, []);
     const a = [];
     const b = [];
     while (a.length < SAMPLES) {
-      await timeExecTrue(callNow, BATCH, a);
-      await timeExecTrue(callOld, BATCH, b);
+      await execTrue(callNow, BATCH, a);
+      await execTrue(callOld, BATCH, b);
     }
     const f = floors(50);
     const ratio = median(a) / median(b);
