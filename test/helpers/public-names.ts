@@ -4,7 +4,17 @@
 // and serves TLS on <that address>:443 with a throwaway self-signed certificate (openssl) that clients trust
 // through NODE_EXTRA_CA_CERTS. The proxy forwards each host as the stand-in provider registered it (route
 // files), with that provider's header style, so a printed https://<host>/mcp really answers.
-import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -62,6 +72,22 @@ async function withHostsLock<T>(fn: () => T): Promise<T> {
 
 const MARK = /# wb-public-names pid=(\d+)$/;
 
+/**
+ * Replaces /etc/hosts' contents without ever leaving it empty: written over from the start, then cut to length.
+ * (A truncating write let another test's name lookup find no file for a moment; a rename fails where /etc/hosts
+ * is a bind mount.) Other processes' lines keep their text, so a lookup meanwhile still finds them.
+ */
+function rewriteHosts(text: string): void {
+  const fd = openSync(HOSTS, 'r+');
+  try {
+    const b = Buffer.from(text);
+    writeSync(fd, b, 0, b.length, 0);
+    ftruncateSync(fd, b.length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Adds `ip host` lines for this process; returns the function that removes them (also run on exit). */
 export async function mapNames(ip: string, hosts: readonly string[]): Promise<() => Promise<void>> {
   const tag = `# wb-public-names pid=${process.pid}`;
@@ -74,12 +100,11 @@ export async function mapNames(ip: string, hosts: readonly string[]): Promise<()
         return !m || alive(Number(m[1]));
       });
     while (kept.length > 0 && kept[kept.length - 1] === '') kept.pop();
-    writeFileSync(HOSTS, [...kept, ...hosts.map((h) => `${ip} ${h} ${tag}`), ''].join('\n'));
+    rewriteHosts([...kept, ...hosts.map((h) => `${ip} ${h} ${tag}`), ''].join('\n'));
   });
   const removeSync = () => {
     const text = readFileSync(HOSTS, 'utf8');
-    writeFileSync(
-      HOSTS,
+    rewriteHosts(
       text
         .split('\n')
         .filter((l) => !l.endsWith(tag))
