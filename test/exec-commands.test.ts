@@ -281,4 +281,21 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
       Buffer.byteLength('\x1b[31mred\x1b[0m plain\n'),
     );
   });
+
+  t(
+    'a failing Node assertion keeps its message and the program frame; Node-internal frames are one line',
+    async () => {
+      writeFileSync(path.join(ws.dir, 'fails.js'), "require('node:assert').strictEqual(1 + 1, 3);\n");
+      const r = await call(url, 'exec_command', { cmd: `${JSON.stringify(process.execPath)} fails.js` });
+      expect(r.sc.exit_code).toBe(1);
+      expect(r.sc.stderr).toContain('2 !== 3');
+      expect(r.sc.stderr).toMatch(
+        /at Object\.<anonymous> \(.*fails\.js:1:\d+\)\n {4}at … \d+ frames in node:internal \{\n/,
+      );
+      expect(r.sc.stderr).not.toMatch(/\(node:internal\//);
+      expect(r.text).toContain('frames in node:internal');
+      const page = await call(url, 'read_output', { output_ref: `command:${r.sc.command_id}:stderr` });
+      expect(page.sc.content).toBe(r.sc.stderr);
+    },
+  );
 });

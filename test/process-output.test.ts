@@ -102,3 +102,55 @@ describe('modelText (ANSI escapes stripped from model-facing text only)', () => 
     expect(modelText(raw)).toBe(want);
   });
 });
+
+describe('modelText folds runs of Node-internal stack frames (tool-contract "Commands", decision 40)', () => {
+  const stack = [
+    'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+    '    at Object.<anonymous> (/w/test/math.test.js:6:8)',
+    '    at Module._compile (node:internal/modules/cjs/loader:1521:14)',
+    '    at Module._extensions..js (node:internal/modules/cjs/loader:1623:10)',
+    '    at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)',
+    '    at node:internal/main/run_main_module:28:49 {',
+    "  code: 'ERR_ASSERTION',",
+    '}',
+  ].join('\r\n');
+
+  it("keeps the program's own frame and the error, folds the four internal ones and keeps the brace", () => {
+    expect(modelText(stack).split('\n')).toEqual([
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+      '    at Object.<anonymous> (/w/test/math.test.js:6:8)',
+      '    at … 4 frames in node:internal {',
+      "  code: 'ERR_ASSERTION',",
+      '}',
+    ]);
+  });
+
+  it('leaves a single internal frame, frames of user code between them, and look-alike lines as they are', () => {
+    const raw = [
+      '    at a (node:internal/x:1:1)',
+      '    at b (/w/b.js:1:1)',
+      '    at c (node:internal/y:2:2)',
+      'at d (node:internal/z:3:3)',
+      '    at e (node:internal/z:3:3) trailing',
+      '    at f (node:internal/z:4:4)',
+    ].join('\n');
+    expect(modelText(raw)).toBe(raw);
+  });
+
+  it('ends a run at a frame followed by " {" so two errors\' stacks fold separately', () => {
+    const raw = [
+      '    at a (node:internal/x:1:1)',
+      '    at node:internal/x:2:2 {',
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+      '    at async Promise.all (index 0)',
+      '    at b (node:internal/x:3:3)',
+      '    at c (node:internal/x:4:4)',
+    ].join('\n');
+    expect(modelText(raw).split('\n')).toEqual([
+      '    at … 2 frames in node:internal {',
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+      '    at async Promise.all (index 0)',
+      '    at … 2 frames in node:internal',
+    ]);
+  });
+});

@@ -3,6 +3,8 @@
 // search, read, patch, rerun, git_diff) on a small JS and a small Python project, a PTY REPL exchange, a
 // long-output command paged with read_output, a failed patch corrected on the second try; plus tools/list.
 // Usage: npm run build && node bench/dogfood/dogfood-bench.mjs [--dump FILE]   (or npm run bench:dogfood)
+//        node bench/dogfood/dogfood-bench.mjs --bin OTHER/dist/cli/main.js --dump FILE   (another build, e.g. an
+//        older commit's, measured the same way; results/ is left as it is)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,9 @@ const bytes = (s) => Buffer.byteLength(s, 'utf8');
 /** `--dump FILE` also writes every call's arguments and full result there (for reading, not committed). */
 const DUMP = process.argv.includes('--dump') ? process.argv[process.argv.indexOf('--dump') + 1] : undefined;
 const dumped = [];
+const BIN = process.argv.includes('--bin')
+  ? path.resolve(process.argv[process.argv.indexOf('--bin') + 1])
+  : undefined;
 
 /** One keep-alive JSON-RPC client (handshake era, bearer auth) that records the bytes of every call. */
 function client(url, token) {
@@ -158,8 +163,8 @@ async function main() {
   ensureBuilt();
   const root = mkdtempSync(path.join(tmpdir(), 'wb-dogfood-'));
   const fx = makeFixtures(root);
-  const js = await startServer(fx.js);
-  const py = await startServer(fx.py);
+  const js = await startServer(fx.js, {}, BIN);
+  const py = await startServer(fx.py, {}, BIN);
   const cj = client(js.url, js.token);
   const cp = client(py.url, py.token);
   const calls = [];
@@ -171,7 +176,7 @@ async function main() {
     await repl(recorder(cp, 'pty_repl', calls));
     await longOutput(recorder(cj, 'long_output', calls));
     await patchRetry(recorder(cj, 'patch_retry', calls));
-    writeDogfood({ catalog, calls });
+    if (!BIN) writeDogfood({ catalog, calls });
     if (DUMP)
       writeFileSync(DUMP, JSON.stringify({ tools: list.result.tools, calls: dumped }, null, 2) + '\n');
   } finally {

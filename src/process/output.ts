@@ -128,7 +128,8 @@ const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 
 /**
  * What a model reads: ANSI escapes removed, CRLF → LF, a line rewritten with bare CR (progress bars) keeps
- * only its last state, backspaces applied, other control characters dropped. Raw bytes stay in the buffer.
+ * only its last state, backspaces applied, other control characters dropped, runs of Node-internal stack
+ * frames folded into one line. Raw bytes stay in the buffer; offsets count them.
  */
 export function modelText(raw: string): string {
   let s = raw.replace(ANSI, '');
@@ -137,7 +138,40 @@ export function modelText(raw: string): string {
     if (s.includes('\r')) s = s.split('\n').map(lastCrSegment).join('\n');
   }
   if (s.includes('\b')) s = applyBackspaces(s);
-  return s.replace(CONTROL, '');
+  s = s.replace(CONTROL, '');
+  return s.includes('node:internal/') ? foldRuntimeFrames(s) : s;
+}
+
+// One V8 stack frame inside Node itself: `    at f (node:internal/…:1:2)` or `    at node:internal/…:1:2`,
+// optionally followed by ` {` where util.inspect goes on with the error's own properties.
+const RUNTIME_FRAME = /^( +)at (?:[^\n]*? \()?node:internal\/[^\s()]*\)?( \{)?$/;
+
+/**
+ * Two or more consecutive frames inside Node's own code become one line saying how many there were, as test
+ * runners do: they say nothing about the program being fixed and are the bulk of a failing test's stack.
+ */
+function foldRuntimeFrames(s: string): string {
+  const lines = s.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length;) {
+    // A run ends after a frame followed by ` {` (the error's properties come next).
+    let j = i;
+    while (
+      j < lines.length &&
+      RUNTIME_FRAME.test(lines[j] as string) &&
+      (j === i || !lines[j - 1]?.endsWith(' {'))
+    )
+      j++;
+    if (j - i >= 2) {
+      const m = RUNTIME_FRAME.exec(lines[j - 1] as string) as RegExpExecArray;
+      out.push(`${m[1]}at … ${j - i} frames in node:internal${m[2] ?? ''}`);
+      i = j;
+    } else {
+      out.push(lines[i] as string);
+      i++;
+    }
+  }
+  return out.join('\n');
 }
 
 function lastCrSegment(line: string): string {
