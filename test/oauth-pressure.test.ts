@@ -162,6 +162,49 @@ describe("issue 15 item 3: the operator's page is not pushed out of the pending 
   });
 });
 
+describe("issue 15 item 3: a flood of registrations does not push out the operator's waiting page (decisions.md 7, here 4 clients)", () => {
+  it('guessers registering a new client per guess, and page-less registrations, evict each other; the operator, still typing, gets a code', async () => {
+    const srv = await startOAuthServer({ workspace: ws.dir, passwordDelayMs: 0, maxDynamicClients: 4 });
+    try {
+      const op = await registerPublic(srv.base, CALLBACK);
+      const mine = await openPage(srv.base, op);
+      const guessers: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const c = await registerPublic(srv.base, CALLBACK);
+        guessers.push(c);
+        expect((await guess(srv.base, await openPage(srv.base, c), `wrong-${i}`)).status).toBe(401);
+        await registerPublic(srv.base, CALLBACK);
+      }
+      // The registry holds 4: the flood went through it three times over, yet the operator's client stayed.
+      expect(srv.oauth.context.clients.get(guessers[0])).toBeUndefined();
+      expect(srv.oauth.context.clients.get(op)).toBeDefined();
+      expect((await guess(srv.base, mine, PASSWORD)).status).toBe(302);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("the pre-registered client's page outlasts a flood of pages opened (without a guess) for new clients", async () => {
+    const srv = await startOAuthServer({
+      workspace: ws.dir,
+      passwordDelayMs: 0,
+      env: { SERVICE_OAUTH_CLIENT_ID: 'operator-app', SERVICE_OAUTH_REDIRECT_URIS: CALLBACK },
+    });
+    try {
+      const mine = await openPage(srv.base, 'operator-app');
+      let first = '';
+      for (let i = 0; i < MAX_PENDING + 20; i++) {
+        const h = await openPage(srv.base, await registerPublic(srv.base, CALLBACK));
+        first ||= h;
+      }
+      expect((await guess(srv.base, first, PASSWORD)).status).toBe(400);
+      expect((await guess(srv.base, mine, PASSWORD)).status).toBe(302);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
 describe('issue 15 item 3: the configured-password limits still stop an attacker', () => {
   let clock: ManualClock;
   let srv: OAuthTestServer;

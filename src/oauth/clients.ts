@@ -1,6 +1,7 @@
 // The client registry: dynamic registrations (RFC 7591) beside at most one pre-registered client (spec §2.2).
 // Process-local (spec §2.1) and bounded: past MAX_DYNAMIC_CLIENTS the oldest dynamic registration is evicted
-// (decisions.md 7), the oldest without a grant first; the pre-registered client is never evicted. Secrets are held only as digests.
+// (decisions.md 7), in the order of register.ts's keep rank; the pre-registered client is never evicted. Secrets
+// are held only as digests.
 import { digest } from './secrets.js';
 
 export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
@@ -56,23 +57,22 @@ export class ClientRegistry {
   }
 
   /**
-   * Adds a dynamic client; returns the id evicted to stay within the bound, if any: the oldest registration
-   * that `inUse` says holds no grant, so a flood of registrations cannot sign out a client in use (issue 15),
-   * and only when every one holds a grant, the oldest.
+   * Adds a dynamic client; returns the id evicted to stay within the bound, if any: the oldest registration of
+   * the lowest `keep` rank (issue 15: a flood of registrations cannot sign out a client in use, nor push out a
+   * page where someone has not yet typed a wrong password), never the one just added.
    */
-  add(client: Client, inUse: () => ReadonlySet<string> = () => new Set()): string | undefined {
+  add(client: Client, keep: (clientId: string) => number = () => 0): string | undefined {
     this.dynamic.set(client.clientId, client);
     if (this.dynamic.size <= this.maxDynamic) return undefined;
-    const busy = inUse();
-    let victim = this.dynamic.keys().next().value as string;
+    let victim: string | undefined;
+    let lowest = Infinity;
     for (const id of this.dynamic.keys()) {
       if (id === client.clientId) break;
-      if (!busy.has(id)) {
-        victim = id;
-        break;
-      }
+      const r = keep(id);
+      if (r < lowest) [victim, lowest] = [id, r];
+      if (r === 0) break;
     }
-    this.dynamic.delete(victim);
+    this.dynamic.delete(victim as string);
     return victim;
   }
 

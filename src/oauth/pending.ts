@@ -2,8 +2,9 @@
 // and files it here under a random handle, which the page carries as its CSRF token (RFC 6749 §10.12,
 // RFC 9700 §4.7); POST /oauth/authorize acts only on a filed request, so a forged or altered submission has
 // nothing to act on. Handles are stored as digests, expire after 10 minutes, and at most 256 wait at once;
-// past that a page that has taken a wrong password goes first, then one of the client with the most pages, so
-// an attacker guessing or opening pages for its own client cannot push out the operator's (issue 15 item 3).
+// past that a page that has taken a wrong password goes first, then one of the dynamic client with the most
+// pages, so an attacker guessing or opening pages for its own client cannot push out the operator's, and the
+// pre-registered client's only when nothing else waits (issue 15 item 3).
 import type { Clock } from '../core/clock.js';
 import { digest, randomToken, type RandomSource } from './secrets.js';
 
@@ -35,6 +36,8 @@ export class PendingRequests {
   constructor(
     private readonly clock: Clock,
     private readonly random: RandomSource,
+    /** The pre-registered client, whose pages go only when nothing else can (a registration flood's mitigation). */
+    private readonly lastToGo?: string,
   ) {}
 
   add(request: AuthorizationRequest): string {
@@ -61,13 +64,23 @@ export class PendingRequests {
     const perClient = new Map<string, number>();
     for (const [k, e] of this.entries) {
       if (e.failures > 0) return k;
-      perClient.set(e.request.clientId, (perClient.get(e.request.clientId) ?? 0) + 1);
+      if (e.request.clientId !== this.lastToGo)
+        perClient.set(e.request.clientId, (perClient.get(e.request.clientId) ?? 0) + 1);
     }
     let top: string | undefined;
     let most = 0;
     for (const [client, n] of perClient) if (n > most) [top, most] = [client, n];
     for (const [k, e] of this.entries) if (e.request.clientId === top) return k;
     return this.entries.keys().next().value as string;
+  }
+
+  /** The clients with a page waiting, each with whether one of its pages has taken no wrong password. */
+  waitingClients(): Map<string, boolean> {
+    this.prune();
+    const out = new Map<string, boolean>();
+    for (const e of this.entries.values())
+      out.set(e.request.clientId, (out.get(e.request.clientId) ?? false) || e.failures === 0);
+    return out;
   }
 
   get(handle: string | undefined): AuthorizationRequest | undefined {

@@ -105,9 +105,9 @@ export async function handleRegister(
     preRegistered: false,
     extra,
   };
-  const evicted = ctx.clients.add(client, () => ctx.grants.clientsWithGrants());
+  const evicted = ctx.clients.add(client, keepRank(ctx));
   if (evicted)
-    ctx.log?.info('oauth: client registry full, evicted the oldest registration without a grant', {
+    ctx.log?.info('oauth: client registry full, evicted the oldest registration nothing waits on', {
       client_id: evicted,
     });
   ctx.log?.info('oauth: client registered', {
@@ -128,4 +128,21 @@ export async function handleRegister(
     ...extra,
   };
   sendJson(res, 201, JSON.stringify(record), { ...cors, Pragma: 'no-cache' });
+}
+
+/**
+ * How much a registration is worth keeping when the registry is full (lowest goes first): 0 nothing waits on
+ * it; 1 its waiting pages have all taken a wrong password (a guesser's); 2 a page waits where no wrong password
+ * was typed (perhaps the operator's, still typing); 3 it holds a grant. Computed once, on the first question.
+ */
+function keepRank(ctx: OAuthContext): (clientId: string) => number {
+  let granted: ReadonlySet<string> | undefined;
+  let waiting: ReadonlyMap<string, boolean> | undefined;
+  return (id) => {
+    granted ??= ctx.grants.clientsWithGrants();
+    if (granted.has(id)) return 3;
+    waiting ??= ctx.pending.waitingClients();
+    const clean = waiting.get(id);
+    return clean === undefined ? 0 : clean ? 2 : 1;
+  };
 }

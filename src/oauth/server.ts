@@ -78,7 +78,7 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     clients: new ClientRegistry(pre, o.maxDynamicClients),
     cimd,
     assertions: new ClientAssertions(cimd, o.clock),
-    pending: new PendingRequests(o.clock, random),
+    pending: new PendingRequests(o.clock, random, pre?.clientId),
     attempts: new PasswordAttempts(o.clock, o.passwordGenerated ?? false),
     codes: new CodeStore(o.clock, random),
     grants: new GrantStore(o.clock, random),
