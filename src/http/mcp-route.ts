@@ -10,50 +10,13 @@ import { parseMessage } from '../protocol/jsonrpc.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { baseUrl } from './base-url.js';
 import { isAllowedOrigin } from './hosts.js';
+import { lingeringClose, readBody } from './body.js';
 import { corsHeaders, rpcError, sendJson } from './respond.js';
 
 export interface McpRouteDeps {
   runtime: Runtime;
   dispatcher: Dispatcher;
   authenticator: Authenticator;
-}
-
-type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
-
-function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > limit) {
-        done = true;
-        resolve({ ok: false, reason: 'too_large' });
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (!done) {
-        done = true;
-        resolve({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') });
-      }
-    });
-    req.on('error', () => {
-      if (!done) {
-        done = true;
-        resolve({ ok: false, reason: 'aborted' });
-      }
-    });
-    req.on('close', () => {
-      if (!done) {
-        done = true;
-        resolve({ ok: false, reason: 'aborted' });
-      }
-    });
-  });
 }
 
 function headerView(req: IncomingMessage): HeaderView {
@@ -97,13 +60,9 @@ export async function handleMcpPost(
     );
   }
   const tooLarge = () => {
-    // Not `Connection: close`: Node would close the socket right after the answer, and the reset that greets
-    // the body still arriving can overtake the 413 (lingeringClose drops the rest instead).
+    lingeringClose(req, res);
     reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`));
-    lingeringClose(req);
   };
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > config.maxRequestBytes) return tooLarge();
   const body = await readBody(req, config.maxRequestBytes);
   if (!body.ok) {
     if (body.reason === 'too_large') tooLarge();
@@ -119,25 +78,4 @@ export async function handleMcpPost(
   // 7. The method.
   const reply = await deps.dispatcher.handle(msg, cls, auth.principal, deps.runtime.signal);
   sendJson(res, reply.status, reply.body, cors);
-}
-
-/** How long, and how many bytes, a refused body is read and discarded before its connection is closed. */
-const LINGER_MS = 2000;
-const LINGER_BYTES = 256 * 1024 * 1024;
-
-/**
- * After a 413 the client may still be sending its body: what still arrives is read and dropped — never
- * buffered — so the 413 reaches the client; past a bounded time or size the connection is closed.
- */
-function lingeringClose(req: IncomingMessage): void {
-  let discarded = 0;
-  const timer = setTimeout(() => req.destroy(), LINGER_MS);
-  timer.unref();
-  req.on('data', (c: Buffer) => {
-    discarded += c.length;
-    if (discarded > LINGER_BYTES) req.destroy();
-  });
-  req.on('close', () => clearTimeout(timer));
-  req.on('end', () => clearTimeout(timer));
-  req.resume();
 }

@@ -7,6 +7,7 @@
 // `code`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207 §2) — or `error=access_denied` when the operator denies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import { lingeringClose } from '../http/body.js';
 import { safeEqual } from '../core/constant-time.js';
 import { firstFailure, type Check } from './checks/check.js';
 import type { AuthorizeCtx } from './checks/authorize-context.js';
@@ -31,7 +32,7 @@ import {
   type OAuthError,
 } from './errors.js';
 import { authorizePage, sendHtml } from './html.js';
-import { dropRestOfBody, mediaType, parseForm, readBody } from './http-io.js';
+import { mediaType, parseForm, readBody } from './http-io.js';
 import type { AuthorizationRequest } from './pending.js';
 
 /** Every check of an authorization request, in order; a failure is an error page, never a redirect. */
@@ -127,8 +128,8 @@ export async function handleAuthorizePost(
   const body = await readBody(req);
   if (!body.ok) {
     if (body.reason === 'too_large') {
+      lingeringClose(req, res);
       pageError(oauthError('invalid_request', 'The form submission is larger than 8 KiB', 413));
-      dropRestOfBody(req, res);
     }
     return;
   }

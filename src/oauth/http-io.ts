@@ -2,40 +2,13 @@
 // without reading the rest), media-type tests, form parsing that reports repeated parameters (RFC 6749 §3.1,
 // §3.2: "parameters MUST NOT be included more than once"), and CORS for the endpoints browsers call.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody as readLimited, type BodyResult } from '../http/body.js';
 
 /** Largest body accepted by /oauth/register, /oauth/token and POST /oauth/authorize. */
 export const OAUTH_MAX_BODY_BYTES = 8 * 1024;
 
-export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
-
 export function readBody(req: IncomingMessage, limit = OAUTH_MAX_BODY_BYTES): Promise<BodyResult> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > limit)
-    return Promise.resolve({ ok: false, reason: 'too_large' });
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (r: BodyResult) => {
-      if (done) return;
-      done = true;
-      resolve(r);
-    };
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > limit) return finish({ ok: false, reason: 'too_large' });
-      chunks.push(c);
-    });
-    req.on('end', () => finish({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') }));
-    req.on('error', () => finish({ ok: false, reason: 'aborted' }));
-    req.on('close', () => finish({ ok: false, reason: 'aborted' }));
-  });
-}
-
-/** After answering a too-large body, stop reading it: the connection closes once the response is out. */
-export function dropRestOfBody(req: IncomingMessage, res: ServerResponse): void {
-  res.on('finish', () => req.destroy());
+  return readLimited(req, limit);
 }
 
 /** The media type of Content-Type, lower-cased, without parameters. */

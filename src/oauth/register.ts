@@ -4,6 +4,7 @@
 // §3.2.1 lets the server replace values); a confidential client gets a secret that is kept only as a digest.
 // Null members are absent and an empty scope is no scope (decisions.md 37); unknown members are ignored.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { lingeringClose } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { checkAuthMethod } from './checks/auth-method.js';
 import { firstFailure, type Check } from './checks/check.js';
@@ -12,7 +13,7 @@ import { checkRedirectUris } from './checks/redirect-uris-list.js';
 import type { AuthMethod, Client, GrantType } from './clients.js';
 import type { OAuthContext } from './context.js';
 import { oauthError, sendOAuthJson } from './errors.js';
-import { dropRestOfBody, mediaType, readBody } from './http-io.js';
+import { mediaType, readBody } from './http-io.js';
 import { digest, randomToken } from './secrets.js';
 
 type Meta = Record<string, unknown>;
@@ -61,12 +62,12 @@ export async function handleRegister(
   const body = await readBody(req);
   if (!body.ok) {
     if (body.reason === 'too_large') {
+      lingeringClose(req, res);
       sendOAuthJson(
         res,
         oauthError('invalid_client_metadata', 'The registration request is larger than 8 KiB', 413),
-        { ...cors, Connection: 'close' },
+        cors,
       );
-      dropRestOfBody(req, res);
     }
     return;
   }

@@ -5,6 +5,7 @@
 // metadata-document client), and the grant's checks run in the order listed below. Errors
 // are RFC 6749 §5.2 JSON with no-store; successes are §5.1 JSON with no-store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { lingeringClose } from '../http/body.js';
 import { firstFailure, type Check } from './checks/check.js';
 import { authenticateTokenClient } from './token-client.js';
 import { checkClientGrant } from './checks/client-grant.js';
@@ -25,7 +26,7 @@ import { SUPPORTED_GRANT_TYPES, type Client, type GrantType } from './clients.js
 import type { OAuthContext } from './context.js';
 import { oauthError, sendOAuthJson } from './errors.js';
 import type { Family } from './grants.js';
-import { dropRestOfBody, mediaType, parseForm, readBody } from './http-io.js';
+import { mediaType, parseForm, readBody } from './http-io.js';
 import type { Redemption } from './codes.js';
 
 const CODE_CHECKS: readonly Check<CodeCtx>[] = [
@@ -64,11 +65,8 @@ export async function handleToken(
   const body = await readBody(req);
   if (!body.ok) {
     if (body.reason === 'too_large') {
-      sendOAuthJson(res, oauthError('invalid_request', 'The token request is larger than 8 KiB', 413), {
-        ...cors,
-        Connection: 'close',
-      });
-      dropRestOfBody(req, res);
+      lingeringClose(req, res);
+      sendOAuthJson(res, oauthError('invalid_request', 'The token request is larger than 8 KiB', 413), cors);
     }
     return;
   }
