@@ -23,6 +23,7 @@ import { FileLocks } from '../src/patch/locks.js';
 import { checkRoot } from '../src/workspace/paths.js';
 import { callTool } from './helpers/rpc.js';
 import { startInProcess } from './helpers/server.js';
+import { mountTmpfs, unmountTmpfs } from './helpers/tmpfs.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -74,15 +75,14 @@ const updateAll = [
   '*** End Patch',
 ].join('\n');
 
-const isRoot = process.getuid?.() === 0;
-
-function mountTmpfs(sizeKb: number): string {
+/** A 256 KiB tmpfs, unmounted after the test; undefined (the skip printed) without root. */
+function tmpfs256(what: string): string | undefined {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-tmpfs-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k,mode=0755`, 'tmpfs', dir]);
-  cleanups.push(() => {
-    execFileSync('umount', ['-l', dir]);
+  if (!mountTmpfs(dir, '256k', what)) {
     rmdirSync(dir);
-  });
+    return undefined;
+  }
+  cleanups.push(() => unmountTmpfs(dir));
   return dir;
 }
 
@@ -188,9 +188,10 @@ describe('baseline recheck (tool-contract "apply_patch": PATCH_CONFLICT, retryab
   });
 });
 
-describe.skipIf(!isRoot)('OS write failures (decision 15, decision 33: a real tmpfs)', () => {
+describe('OS write failures (decision 15, decision 33: a real tmpfs)', () => {
   it('disk full: PATCH_FAILED with errno ENOSPC and the path, tree unchanged, no temp files', async () => {
-    const dir = mountTmpfs(256);
+    const dir = tmpfs256('the disk-full patch');
+    if (!dir) return;
     writeFileSync(path.join(dir, 'small.txt'), 'one\ntwo\n');
     const srv = await startInProcess({ workspace: dir });
     cleanups.push(() => srv.close());
@@ -210,7 +211,8 @@ describe.skipIf(!isRoot)('OS write failures (decision 15, decision 33: a real tm
   });
 
   it('read-only file system: PATCH_FAILED with errno EROFS', async () => {
-    const dir = mountTmpfs(256);
+    const dir = tmpfs256('the read-only file system patch');
+    if (!dir) return;
     writeFileSync(path.join(dir, 'small.txt'), 'one\ntwo\n');
     execFileSync('mount', ['-o', 'remount,ro', dir]);
     const srv = await startInProcess({ workspace: dir });
@@ -227,7 +229,8 @@ describe.skipIf(!isRoot)('OS write failures (decision 15, decision 33: a real tm
   });
 
   it('a rollback that itself fails is PATCH_ROLLBACK_FAILED, naming backups that hold the originals', async () => {
-    const dir = mountTmpfs(256);
+    const dir = tmpfs256('the failing rollback');
+    if (!dir) return;
     for (const [name, content] of Object.entries(threeFiles())) writeFileSync(path.join(dir, name), content);
     // Before the third step the file system turns read-only: the step fails, and so does undoing the first two.
     const err = await failure(

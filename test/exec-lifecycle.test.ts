@@ -4,13 +4,15 @@
 // EOF (stdio), refuses to start when a required sandbox cannot run; retention and eviction with an injected
 // clock; permission-mode refusals and environment rules.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { BIN, startInProcess, startServer, type InProcessServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import { call, needBwrap, processesWith, uniqueMarker, waitFor } from './exec-support.js';
+import { mountTmpfs, unmountTmpfs } from './helpers/tmpfs.js';
 
 const SECRETS = {
   AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY',
@@ -88,6 +90,47 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
     // A SIGKILLed process may stay in /proc for a moment after the server exited; its sleep lasts > 1000 s.
     expect(await waitFor(() => processesWith(child).length === 0)).toBe(true);
     expect(await waitFor(() => processesWith(deaf).length === 0)).toBe(true); // it ignored TERM: shutdown escalated
+  });
+
+  // The sandbox helper (a zone's bwrap making its mount points in the instance's directory) may still be starting
+  // when the signal comes: shutdown waits for it before removing the directory, and a directory that will not go
+  // is logged, never a crash. Ten starts, each stopped the moment it says it is listening.
+  it('SIGTERM the moment the server is listening, ten times: exit 0 each time, the runtime directory removed (decision 26)', async () => {
+    const parent = mkdtempSync(path.join(tmpdir(), 'wb-rt-'));
+    try {
+      for (let i = 0; i < 10; i++) {
+        const srv = await startServer({ workspace: ws.dir, env: { SERVICE_RUNTIME_ROOT: parent } });
+        const pid = srv.proc.pid as number;
+        const code = await srv.stop('SIGTERM');
+        expect(code, srv.stderr()).toBe(0);
+        const base = path.join(parent, 'workbench-mcp');
+        for (const hash of readdirSync(base))
+          expect(existsSync(path.join(base, hash, String(pid)))).toBe(false);
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('a runtime directory that will not go (a mount inside it) is logged at shutdown, and the exit is still 0', async () => {
+    const parent = mkdtempSync(path.join(tmpdir(), 'wb-rt-'));
+    let held = '';
+    try {
+      const srv = await startServer({ workspace: ws.dir, env: { SERVICE_RUNTIME_ROOT: parent } });
+      const base = path.join(parent, 'workbench-mcp');
+      const instance = path.join(base, readdirSync(base)[0] as string, String(srv.proc.pid));
+      held = path.join(instance, 'held');
+      if (!mountTmpfs(held, '64k', 'the runtime directory held by a mount')) {
+        held = '';
+        expect(await srv.stop('SIGTERM')).toBe(0);
+        return;
+      }
+      expect(await srv.stop('SIGTERM'), srv.stderr()).toBe(0);
+      expect(srv.stderr()).toMatch(/the runtime directory could not be removed.*EBUSY/);
+    } finally {
+      if (held) unmountTmpfs(held);
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it('SIGINT shuts down like SIGTERM: exit 0, command trees ended', async () => {

@@ -368,8 +368,7 @@ export class CommandRegistry {
     for (const c of stubborn) c.escalate();
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
     this.stopWatching();
-    this.spawner.close();
-    this.zones.close();
+    await Promise.all([this.spawner.close(), this.zones.close()]);
     this.limiter?.close();
   }
 }

@@ -53,6 +53,8 @@ interface Remote {
 
 /** Consecutive helper failures after which commands are started in this process for good. */
 const MAX_HELPER_FAILURES = 3;
+/** How long close() waits for the helper to exit before killing it. */
+const CLOSE_WAIT_MS = 2000;
 
 /** How the helper is started, and where it lives. */
 export interface HelperLaunch {
@@ -259,17 +261,30 @@ export class Spawner {
     this.helper();
   }
 
-  /** Let the helper go (after the registry ended every command). */
-  close(): void {
+  /**
+   * Let the helper go (after the registry ended every command). Resolves once it has exited — a zone's bwrap
+   * may still be making its mount points in the instance's directory, which is removed next — killing it after
+   * CLOSE_WAIT_MS.
+   */
+  close(): Promise<void> {
     this.closed = true;
-    if (this.child?.connected) this.child.disconnect();
+    const child = this.child;
     this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_WAIT_MS);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (child.connected) child.disconnect();
+    });
   }
 
   /** Start no more commands; let the helper go once the ones it runs have ended. */
   retire(): void {
     this.closed = true;
-    if (this.remotes.size === 0) this.close();
+    if (this.remotes.size === 0) void this.close();
   }
 
   private post(msg: ToHelper): void {
@@ -354,7 +369,7 @@ export class Spawner {
       }
       r.started();
       r.ev.onExit(m.code, m.signal, m.startError);
-      if (this.closed && this.remotes.size === 0) this.close();
+      if (this.closed && this.remotes.size === 0) void this.close();
     }
   }
 

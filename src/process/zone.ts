@@ -115,8 +115,8 @@ export class Zones {
     return zone?.proven ? zone : undefined;
   }
 
-  close(): void {
-    this.zone?.close();
+  close(): Promise<void> {
+    return this.zone?.close() ?? Promise.resolve();
   }
 }
 

@@ -67,6 +67,12 @@ export function createRuntimeDirs(
   }
 }
 
-export function removeRuntimeDirs(dirs: RuntimeDirs): void {
-  rmSync(dirs.root, { recursive: true, force: true });
+/** Removes this instance's directory; retried on ENOTEMPTY/EBUSY (a mount point vanishing late), never thrown. */
+export function removeRuntimeDirs(dirs: RuntimeDirs): Error | undefined {
+  try {
+    rmSync(dirs.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    return undefined;
+  } catch (e) {
+    return e as Error;
+  }
 }

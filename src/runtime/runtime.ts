@@ -95,6 +95,8 @@ export class Runtime {
         this.log.warn('shutdown step failed', { error: String(e) });
       }
     }
-    removeRuntimeDirs(this.dirs);
+    const left = removeRuntimeDirs(this.dirs);
+    // What is left is removed by the next start on this workspace (runtime-dir.ts).
+    if (left) this.log.warn('the runtime directory could not be removed', { error: String(left) });
   }
 }

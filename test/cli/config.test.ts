@@ -380,7 +380,7 @@ describe('stdin/stdout discipline of the HTTP mode', () => {
       proc.once('exit', (c) => r(c));
       proc.kill('SIGTERM');
     });
-    expect(code).toBe(0);
+    expect(code, err).toBe(0);
     expect(out).toBe('');
   });
 });

@@ -9,11 +9,12 @@
 //   is back). Mounting needs root: without it the case is skipped with the reason, except under CI=true.
 // Fork storms and 10,000 idle connections are covered elsewhere.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
+import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 import {
   callRaw,
   descendantsOf,
@@ -226,30 +227,10 @@ describe('issue 15 item 2: a command printing 1 GiB (tool-contract "Commands": b
   });
 });
 
-const isRoot = process.getuid?.() === 0;
-const ci = process.env.CI === 'true';
-
-/** A mounted tmpfs of `size`, or why there is none (a skip; under CI=true a failure). */
-function tmpfs(dir: string, size: string): string | undefined {
-  if (!isRoot) return 'not root: mounting a tmpfs needs root';
-  mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (e) {
-    return `mount -t tmpfs failed: ${String((e as { stderr?: Buffer }).stderr ?? e).trim()}`;
-  }
-}
-
 describe('issue 15 item 2: a disk-full apply_patch on a 1 MiB tmpfs (decision 15, decision 33)', () => {
   it('PATCH_FAILED with errno ENOSPC, files exactly as before, no temp files, the server keeps serving', async () => {
     const dir = path.join(L.parent, 'full');
-    const why = tmpfs(dir, '1m');
-    if (why) {
-      if (ci) throw new Error(`the disk-full case must run under CI=true: ${why}`);
-      console.log(`SKIP disk-full apply_patch: ${why}`);
-      return;
-    }
+    if (!mountTmpfs(dir, '1m', 'the disk-full apply_patch')) return;
     let full: SpawnedServer | undefined;
     try {
       const lines = (n: number, tag: string) =>
@@ -302,8 +283,7 @@ describe('issue 15 item 2: a disk-full apply_patch on a 1 MiB tmpfs (decision 15
       expect(judge(ok, 'after freeing space').kind).toBe('ok');
     } finally {
       await full?.stop('SIGKILL');
-      execFileSync('umount', ['-l', dir]);
-      rmdirSync(dir);
+      unmountTmpfs(dir);
     }
   });
 });
