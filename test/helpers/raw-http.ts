@@ -3,7 +3,6 @@
 // read exactly what came back. Every reply is recorded in `seen` so a suite can assert a property of all of
 // them (no response ever carries Mcp-Session-Id, contract "POST /mcp" step 8).
 import http from 'node:http';
-import net from 'node:net';
 import { TEST_TOKEN } from './server.js';
 
 export interface RawReply {
@@ -142,15 +141,6 @@ export function send(
     ...opts,
     headers,
     body: typeof msg.body === 'string' ? msg.body : JSON.stringify(msg.body),
-  });
-}
-
-/** Open a TCP connection and keep it open (for the connection cap); resolves once connected. */
-export function openSocket(url: string): Promise<net.Socket> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const s = net.connect({ host: u.hostname, port: Number(u.port) }, () => resolve(s));
-    s.on('error', reject);
   });
 }
 
