@@ -327,6 +327,16 @@ describe('git_show — with and without diff, blobs, paging', () => {
     expect(p.structuredContent.diff).not.toContain('alpha');
   });
 
+  it('paths the commit does not touch (existing or not): the commit, no files, said so (tool-contract "Git")', async () => {
+    for (const paths of [['big1.txt'], ['no/such/deep.txt']]) {
+      const r = await callTool(srv.url, 'git_show', { rev: 'HEAD', paths });
+      expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+      expect(r.structuredContent.commit).toMatchObject({ subject: 'second' });
+      expect(r.structuredContent.files).toBeUndefined();
+      expect(r.content[0]!.text).toContain('(no changes to the given paths)');
+    }
+  });
+
   it('truncates by whole files with a next_action pinned to the commit id', async () => {
     const r = await callTool(srv.url, 'git_show', { rev: 'HEAD~1', max_bytes: 2048 });
     const s = r.structuredContent;

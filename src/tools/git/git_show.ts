@@ -150,7 +150,17 @@ async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
   ]);
   if (meta.code !== 0) throw isUnknownRevision(meta.stderr) ? notFoundRev(rev) : gitFailed('show', meta);
   if (patch && patch.code !== 0 && !patch.truncated) throw gitFailed('show', patch);
-  const parsed = parseLog(meta.stdout, 1);
+  let parsed = parseLog(meta.stdout, 1);
+  // A commit that does not touch the given paths prints nothing under a pathspec: its header alone, no files.
+  if (!parsed.commits[0] && specs.length > 0 && meta.stdout.length === 0) {
+    const bare = await runGit(
+      ctx.runtime,
+      ['show', '-s', '-z', `--format=${LOG_FORMAT}`, '--end-of-options', obj],
+      opts,
+    );
+    if (bare.code !== 0) throw gitFailed('show', bare);
+    parsed = { ...parseLog(bare.stdout, 1), rest: 0 };
+  }
   const commit = parsed.commits[0];
   if (!commit) throw gitFailed('show', { ...meta, stderr: 'unexpected output' });
   let rest = parsed.rest;
