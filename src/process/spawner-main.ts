@@ -5,7 +5,7 @@
 // the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. The
 // same program runs inside a sandbox of its own (zone.ts), where it is the only way to signal a command.
 import { spawnPipes, type PipeHandle } from './pipes.js';
-import type { ToHelper } from './spawner.js';
+import type { FromHelper, ToHelper } from './spawner-messages.js';
 
 /** Chunks of one command allowed in flight on the IPC channel before its output is paused. */
 const MAX_IN_FLIGHT = 16;
@@ -17,7 +17,7 @@ interface Live {
 }
 
 const live = new Map<number, Live>();
-const send = (msg: unknown, cb?: () => void) => {
+const send = (msg: FromHelper, cb?: () => void) => {
   if (process.connected) process.send?.(msg, undefined, undefined, cb);
 };
 

@@ -12,27 +12,8 @@ import type { Logger } from '../core/log.js';
 import { killCgroup, releaseCgroup, type CgroupTarget } from './cgroup.js';
 import { endCgroup, spawnPipes, treeTarget } from './pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
+import type { FromHelper, ToHelper } from './spawner-messages.js';
 import { signalTree } from './tree.js';
-
-export type ToHelper =
-  | {
-      t: 'spawn';
-      id: number;
-      argv: readonly string[];
-      cwd: string;
-      env: Record<string, string>;
-      sandboxed: boolean;
-      cgroup?: CgroupTarget;
-    }
-  | { t: 'write'; id: number; data: string }
-  | { t: 'end'; id: number }
-  | { t: 'signal'; id: number; sig: NodeJS.Signals };
-
-type FromHelper =
-  | { t: 'ready'; pid: number }
-  | { t: 'spawned'; id: number; pid: number; limited: boolean }
-  | { t: 'out'; id: number; fd: 1 | 2; d: Uint8Array }
-  | { t: 'exit'; id: number; code: number | null; signal: string | null; startError?: string };
 
 interface Remote {
   spec: SpawnSpec;
