@@ -59,13 +59,15 @@ export async function handleMcpPost(
       rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'),
     );
   }
-  const tooLarge = () => {
-    lingeringClose(req, res);
-    reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`));
-  };
   const body = await readBody(req, config.maxRequestBytes);
   if (!body.ok) {
-    if (body.reason === 'too_large') tooLarge();
+    if (body.reason === 'too_large') {
+      lingeringClose(req, res);
+      reject(
+        413,
+        rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`),
+      );
+    }
     return;
   }
   const parsed = parseMessage(body.text);

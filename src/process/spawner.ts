@@ -224,6 +224,14 @@ export class Spawner {
     }
   }
 
+  /** Zone: the command being placed was born (or failed to be): the helper leaves its cgroup, the next goes. */
+  private placed(id: number, r: Remote): void {
+    if (this.placing !== id) return;
+    this.placing = undefined;
+    if (r.spec.cgroup) this.placement?.leave(r.spec.cgroup);
+    this.pump();
+  }
+
   /** Settles once a helper has come up (at once if one did), or when none can. */
   whenUp(): Promise<boolean> {
     if (this.everReady) return Promise.resolve(true);
@@ -322,11 +330,7 @@ export class Spawner {
       this.failures = 0;
       r.pid = m.pid;
       r.limited = this.zoned ? r.placed : m.limited;
-      if (this.placing === m.id) {
-        this.placing = undefined;
-        if (r.spec.cgroup) this.placement?.leave(r.spec.cgroup);
-        this.pump();
-      }
+      this.placed(m.id, r);
       r.started();
       for (const sig of r.pending.splice(0)) this.signalRemote(m.id, r, sig);
     } else if (m.t === 'out') {
@@ -336,12 +340,7 @@ export class Spawner {
     } else {
       this.remotes.delete(m.id);
       r.done = true;
-      if (this.placing === m.id) {
-        // Could not start: the helper never reported a spawn.
-        this.placing = undefined;
-        if (r.spec.cgroup) this.placement?.leave(r.spec.cgroup);
-        this.pump();
-      }
+      this.placed(m.id, r); // it may not have started: then no spawn was reported
       // Zone: what the command left in its cgroup (a daemon in its own session) ends with it, as the PID
       // namespace of a per-command sandbox would end it.
       if (this.zoned && r.spec.cgroup) {
