@@ -9,12 +9,11 @@
 //   [--commands 1000] [--warmup 3000] [--modes off,bwrap] [--clients 16]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, REPO, round, startServer, writeResults } from './lib.mjs';
+import { ensureBuilt, httpToolClient, REPO, round, startServer, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -37,49 +36,6 @@ const p = (xs, q) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN;
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function client(url, token) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  let id = 0;
-  const callTool = (name, args) =>
-    new Promise((resolve, reject) => {
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++id,
-        method: 'tools/call',
-        params: { name, arguments: args },
-      });
-      const req = http.request(
-        url,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer ${token}`,
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => {
-            try {
-              const j = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-              if (!j.result)
-                return reject(new Error(`JSON-RPC error ${res.statusCode}: ${JSON.stringify(j.error)}`));
-              resolve(j.result);
-            } catch (e) {
-              reject(new Error(`HTTP ${res.statusCode}: ${e}`));
-            }
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { callTool, close: () => agent.destroy() };
-}
 
 function spawnTime(file, args) {
   return new Promise((resolve, reject) => {
@@ -136,7 +92,7 @@ async function bwrapFloorArgv(ws) {
 }
 
 async function latency(srv, ws, sandboxed) {
-  const c = client(srv.url, srv.token);
+  const c = httpToolClient(srv.url, srv.token);
   const floor = sandboxed ? await bwrapFloorArgv(ws) : null;
   const exec = [];
   const sh = [];
@@ -175,7 +131,7 @@ async function loops(srv) {
   const deadline = Date.now() + DURATION_S * 1000;
   const results = await Promise.all(
     Array.from({ length: CLIENTS }, async (_, k) => {
-      const c = client(srv.url, srv.token);
+      const c = httpToolClient(srv.url, srv.token);
       let ok = 0;
       const errors = [];
       const times = [];
@@ -225,7 +181,7 @@ async function loops(srv) {
 }
 
 async function resources(srv) {
-  const c = client(srv.url, srv.token);
+  const c = httpToolClient(srv.url, srv.token);
   // Warm up to steady state, then take the idle level: JIT, the 32 finished commands kept, and V8's young
   // generation, which grows under this allocation rate over the first few thousand calls (heapTotal ~30 → ~47
   // MB while the live heap stays ~11 MB) and then stays.

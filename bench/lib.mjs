@@ -25,11 +25,14 @@ export function benchWorkspace() {
 
 /**
  * Start the built bin on a free port, launched as an installed bin is: the file itself through its shebang (and
- * the V8 flags the shebang carries). Resolves {url, base, host, port, pid, token, stop, stderr}.
+ * the V8 flags the shebang carries), or with `nodeArgs` through `node <nodeArgs> <bin>` (the soak's probe).
+ * Resolves {url, base, host, port, pid, child, token, stop, stderr}.
  */
-export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js')) {
+export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js'), nodeArgs) {
   const token = randomBytes(24).toString('base64url');
-  const child = spawn(bin, ['--workspace', workspace, '--port', '0'], {
+  const args = ['--workspace', workspace, '--port', '0'];
+  const [file, argv] = nodeArgs ? [process.execPath, [...nodeArgs, bin, ...args]] : [bin, args];
+  const child = spawn(file, argv, {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -41,7 +44,7 @@ export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli
   });
   return new Promise((resolve, reject) => {
     let err = '';
-    const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 20000);
+    const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 60_000); // only a hung start
     child.stderr.on('data', (c) => {
       err += c;
       const m = /listening on (http:\/\/([^\s:]+|\[[^\]]+\]):(\d+))\/mcp/.exec(err);
@@ -57,6 +60,7 @@ export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli
           host: m[2].replace(/^\[|\]$/g, ''),
           port: Number(m[3]),
           pid: child.pid,
+          child,
           token,
           stop,
           stderr: () => err,
@@ -156,11 +160,14 @@ export function startStdio(workspace, env = {}, bin = path.join(REPO, 'dist/cli/
   return { child, pid: child.pid, startedAt, request, notify, close, stderr: () => stderr };
 }
 
-/** A tools/call caller over one keep-alive connection: (name, args) → the JSON-RPC result. */
-export function httpToolCaller(url, token) {
+/**
+ * A tools/call client over one keep-alive connection: callTool(name, args) → the JSON-RPC result (rejects on a
+ * JSON-RPC error or a body that is not JSON); close() drops the connection.
+ */
+export function httpToolClient(url, token) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
-  return (name, args) =>
+  const callTool = (name, args) =>
     new Promise((resolve, reject) => {
       const body = JSON.stringify({
         jsonrpc: '2.0',
@@ -180,12 +187,25 @@ export function httpToolCaller(url, token) {
       req.on('response', (res) => {
         const parts = [];
         res.on('data', (c) => parts.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(parts).toString()).result));
+        res.on('end', () => {
+          try {
+            const j = JSON.parse(Buffer.concat(parts).toString('utf8'));
+            if (!j.result)
+              return reject(new Error(`JSON-RPC error ${res.statusCode}: ${JSON.stringify(j.error)}`));
+            resolve(j.result);
+          } catch (e) {
+            reject(new Error(`HTTP ${res.statusCode}: ${e}`));
+          }
+        });
       });
       req.on('error', reject);
       req.end(body);
     });
+  return { callTool, close: () => agent.destroy() };
 }
+
+/** httpToolClient's callTool alone, for callers that never close it. */
+export const httpToolCaller = (url, token) => httpToolClient(url, token).callTool;
 
 /** `n` exec_command `true` calls one after another, each timed into `out` (when given); fails unless it exited. */
 export async function execTrue(call, n, out) {

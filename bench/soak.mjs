@@ -7,8 +7,7 @@
 // answered as expected (zero errors), every figure is back within its tolerance, and every patch line is in
 // the workspace exactly once. Writes bench/results/soak.{json,md} (or --out), exits 1 on a failure.
 // Usage: npm run build && node bench/soak.mjs [--seconds 60] [--clients 16] [--out soak]
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -23,7 +22,7 @@ import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH_DIR, ensureBuilt, REPO, round, startStdio, writeResults } from './lib.mjs';
+import { BENCH_DIR, ensureBuilt, round, startServer, startStdio, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -70,49 +69,20 @@ function makeRepo() {
 
 // ---------------------------------------------------------------------------------------------- server
 function startHttp(ws, probeOut) {
-  const token = randomBytes(24).toString('base64url');
-  const child = spawn(
-    process.execPath,
-    [
-      '--max-semi-space-size=1',
-      '--expose-gc',
-      '--import',
-      path.join(BENCH_DIR, 'soak-probe.mjs'),
-      path.join(REPO, 'dist/cli/main.js'),
-      '--workspace',
-      ws,
-      '--port',
-      '0',
-    ],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        SERVICE_AUTH_TOKEN: token,
-        SERVICE_LOG_LEVEL: 'warn',
-        // Finished commands whose status was returned are dropped soon, so "idle" is reachable in a short run.
-        SERVICE_EXEC_RETENTION_S: '5',
-        // Abandoned and cancelled commands run on for a moment; room for them beside the 16 clients' own.
-        SERVICE_EXEC_MAX_ACTIVE: '64',
-        WB_SOAK_PROBE_OUT: probeOut,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 60_000);
-    child.stderr.on('data', (c) => {
-      err += c;
-      const m = /listening on (http:\/\/[^\s]+\/mcp)/.exec(err);
-      if (m && !resolve.done) {
-        resolve.done = true;
-        clearTimeout(t);
-        resolve({ url: m[1], token, pid: child.pid, child, stderr: () => err });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
+  const env = {
+    // Finished commands whose status was returned are dropped soon, so "idle" is reachable in a short run.
+    SERVICE_EXEC_RETENTION_S: '5',
+    // Abandoned and cancelled commands run on for a moment; room for them beside the 16 clients' own.
+    SERVICE_EXEC_MAX_ACTIVE: '64',
+    WB_SOAK_PROBE_OUT: probeOut,
+  };
+  const probe = [
+    '--max-semi-space-size=1',
+    '--expose-gc',
+    '--import',
+    path.join(BENCH_DIR, 'soak-probe.mjs'),
+  ];
+  return startServer(ws, env, undefined, probe);
 }
 
 // ---------------------------------------------------------------------------------------------- calls
