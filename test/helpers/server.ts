@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../../src/auth/authenticate.js';
 import { load, type Config } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
-import { createLogger, silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
 import { createHttpServer, type ExtraRoute, type HttpDeps } from '../../src/http/server.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { checkRoot } from '../../src/workspace/paths.js';
@@ -100,6 +100,8 @@ export async function startInProcess(opts: {
   extraRoutes?: ExtraRoute[];
   limits?: HttpDeps['limits'];
   verbose?: boolean;
+  /** Where the server logs (default: nowhere, or everything with `verbose`). */
+  log?: Logger;
 }): Promise<InProcessServer> {
   const env = { PATH: process.env.PATH ?? '', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
   const action = load(['--workspace', opts.workspace], env, opts.workspace);
@@ -110,7 +112,7 @@ export async function startInProcess(opts: {
   const runtime = new Runtime({
     config,
     root: rc.root,
-    log: opts.verbose ? createLogger('debug') : silentLogger,
+    log: opts.log ?? (opts.verbose ? createLogger('debug') : silentLogger),
     clock: opts.clock,
   });
   const authenticator =

@@ -17,21 +17,16 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { BearerAuthenticator, NoAuthAuthenticator } from '../../src/auth/authenticate.js';
-import { load } from '../../src/config/load.js';
 import { ALL_TOOL_ERROR_CODES } from '../../src/core/tool-error.js';
 import type { Logger } from '../../src/core/log.js';
-import { createHttpServer } from '../../src/http/server.js';
 import { Runtime } from '../../src/runtime/runtime.js';
-import { checkRoot } from '../../src/workspace/paths.js';
 import { git } from '../helpers/workspace.js';
-import { TEST_TOKEN } from '../helpers/server.js';
+import { startInProcess, TEST_TOKEN } from '../helpers/server.js';
 import { raw, type RawReply } from '../helpers/raw-http.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -191,17 +186,11 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
-/** The real HTTP stack on 127.0.0.1 in this process (as helpers/server startInProcess), logging captured. */
+/** The real HTTP stack on 127.0.0.1 in this process (helpers/server startInProcess), logging captured. */
 export async function startHostile(opts: {
   workspace: string;
   env?: Record<string, string>;
 }): Promise<HostileServer> {
-  const env = { PATH: process.env.PATH ?? '', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
-  const action = load(['--workspace', opts.workspace], env, opts.workspace);
-  if (action.kind !== 'serve') throw new Error('unexpected action');
-  const config = action.config;
-  const rc = checkRoot(config.workspace, '/nonexistent-home');
-  if (!rc.ok) throw new Error(rc.reason);
   const errors: string[] = [];
   const log: Logger = {
     debug() {},
@@ -209,25 +198,14 @@ export async function startHostile(opts: {
     warn() {},
     error: (m, f) => errors.push(`${m} ${f ? JSON.stringify(f) : ''}`),
   };
-  const runtime = new Runtime({ config, root: rc.root, log });
-  const authenticator =
-    config.authMode === 'noauth'
-      ? new NoAuthAuthenticator(config.externalAuthProxy)
-      : new BearerAuthenticator(config.authTokens);
-  const server = createHttpServer({ runtime, authenticator });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const srv = await startInProcess({ ...opts, log });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    base: `http://127.0.0.1:${port}`,
-    port,
-    runtime,
+    url: srv.url,
+    base: srv.base,
+    port: Number(new URL(srv.base).port),
+    runtime: srv.runtime,
     takeErrors: () => errors.splice(0),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-      await runtime.shutdown();
-    },
+    close: () => srv.close(),
   };
 }
 
