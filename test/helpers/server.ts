@@ -36,6 +36,8 @@ export function startServer(opts: {
   timeoutMs?: number;
   /** Another build of the bin (an installed package); default the checkout's dist/cli/main.js. */
   bin?: string;
+  /** Node options before the bin, e.g. `--import test/helpers/loop-probe.mjs` (test/helpers/probed-server.ts). */
+  nodeArgs?: string[];
 }): Promise<SpawnedServer> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -45,7 +47,15 @@ export function startServer(opts: {
   };
   const proc = spawn(
     process.execPath,
-    [opts.bin ?? BIN, '--workspace', opts.workspace, '--port', '0', ...(opts.args ?? [])],
+    [
+      ...(opts.nodeArgs ?? []),
+      opts.bin ?? BIN,
+      '--workspace',
+      opts.workspace,
+      '--port',
+      '0',
+      ...(opts.args ?? []),
+    ],
     { env, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let err = '';

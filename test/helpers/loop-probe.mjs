@@ -1,0 +1,68 @@
+// Test-only: loaded into the server with `node --import test/helpers/loop-probe.mjs dist/cli/main.js …`
+// (test/helpers/probed-server.ts does it), never by users. It watches the process from inside without any
+// hook in the server: event-loop delay (perf_hooks.monitorEventLoopDelay, 10 ms resolution), peak RSS (the
+// kernel's high-water mark, VmHWM, so a peak inside one synchronous stretch is not missed) and the number of
+// open descriptors (sampled every 20 ms). On SIGUSR2 it writes the maxima since the previous report to
+// $WB_LOOP_PROBE_OUT as JSON `{seq, maxDelayMs, maxRssBytes, maxFds}` (written to a temporary file and
+// renamed, so a reader never sees half of it), then starts the next measurement from now.
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const out = process.env.WB_LOOP_PROBE_OUT;
+const FD_SAMPLE_MS = 20;
+
+function openFds() {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return 0; // no /proc (not Linux): not measured
+  }
+}
+
+/** Peak resident set size in bytes since start or the last reset. */
+function peakRss() {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Math.max(Number(m[1]) * 1024, process.memoryUsage.rss());
+  } catch {
+    // not Linux
+  }
+  return Math.max(process.resourceUsage().maxRSS * 1024, process.memoryUsage.rss());
+}
+
+/** Lets VmHWM start again from the current RSS (Linux: "5" to clear_refs resets the peak). */
+function resetPeakRss() {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // not Linux, or not allowed: the peak then counts from the start
+  }
+}
+
+if (out) {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  let maxFds = openFds();
+  let maxRss = 0;
+  const timer = setInterval(() => {
+    maxFds = Math.max(maxFds, openFds());
+    maxRss = Math.max(maxRss, process.memoryUsage.rss());
+  }, FD_SAMPLE_MS);
+  timer.unref();
+  let seq = 0;
+  process.on('SIGUSR2', () => {
+    seq++;
+    const report = {
+      seq,
+      maxDelayMs: delay.max / 1e6,
+      maxRssBytes: Math.max(maxRss, peakRss()),
+      maxFds: Math.max(maxFds, openFds()),
+    };
+    writeFileSync(`${out}.tmp`, JSON.stringify(report));
+    renameSync(`${out}.tmp`, out);
+    delay.reset();
+    resetPeakRss();
+    maxRss = 0;
+    maxFds = openFds();
+  });
+}
