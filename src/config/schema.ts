@@ -265,8 +265,8 @@ export const ENTRIES: readonly Entry[] = [
     flag: '--runtime-root',
     kind: { type: 'path' },
     default: undefined,
-    defaultDoc: 'system temp dir',
-    doc: 'Parent of the per-instance HOME/TMPDIR/cache directory (outside the workspace).',
+    defaultDoc: '/run as root, else $XDG_RUNTIME_DIR, else the system temp dir',
+    doc: 'Parent of `workbench-mcp/`, the per-instance HOME/TMPDIR/cache (outside the workspace; must be ours, not writable by others).',
   },
   {
     key: 'logLevel',

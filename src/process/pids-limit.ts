@@ -17,8 +17,6 @@ export interface ProcessLimitStatus {
 }
 
 export const WATCHDOG_MS = 200;
-/** Tasks a zone's helper may start beyond its own threads outside a command's fork. */
-const ZONE_SPARE_TASKS = 32;
 const PREFIX = 'workbench-mcp-';
 
 export class ProcessLimiter {
@@ -38,16 +36,6 @@ export class ProcessLimiter {
   next(): CgroupTarget | undefined {
     if (!this.instance || !this.home) return undefined;
     return { dir: `${this.instance}/c${++this.seq}`, home: this.home, max: this.status.max_processes };
-  }
-
-  /**
-   * Where a zone's helper (zone.ts) sits between forks: a cgroup of its own limited to its threads and a few
-   * more, so a command that took the helper over (ptrace) could fork from it, but not past that.
-   */
-  zoneHome(): CgroupTarget | undefined {
-    if (!this.instance) return undefined;
-    const dir = `${this.instance}/zone${++this.seq}`;
-    return { dir, home: dir, max: ZONE_SPARE_TASKS };
   }
 
   /** At shutdown, after every command ended: kill what is left in this instance's cgroups, remove them. */

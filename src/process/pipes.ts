@@ -5,6 +5,7 @@
 // helper (spawner-main.ts) and, as a fallback, in the server. Imports stay light: the helper loads this file
 // and nothing else of the server.
 import { spawn as spawnChild, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
 import { hitLimit, releaseCgroup, spawnInCgroup, type CgroupTarget } from './cgroup.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { signalTree, treeAlive, type TreeTarget } from './tree.js';
@@ -50,21 +51,33 @@ export function endCgroup(cg: CgroupTarget | undefined, limited: boolean, ev: Pr
   releaseCgroup(cg.dir);
 }
 
+/** Opens the seccomp filter a sandboxed spawn hands to bwrap on descriptor 3 (sandbox.ts SECCOMP_FD). */
+export function openFilter(file: string | undefined): number | undefined {
+  return file === undefined ? undefined : openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+}
+
 export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
   const [file, ...args] = spec.argv as [string, ...string[]];
   let spawned: { result: ChildProcessWithoutNullStreams; limited: boolean };
+  let filter: number | undefined;
   try {
-    spawned = inCgroup(spec.cgroup, () =>
-      spawnChild(file, args, {
-        cwd: spec.cwd,
-        env: spec.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-      }),
+    filter = openFilter(spec.seccomp);
+    const stdio = filter === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', filter];
+    spawned = inCgroup(
+      spec.cgroup,
+      () =>
+        spawnChild(file, args, {
+          cwd: spec.cwd,
+          env: spec.env,
+          stdio: stdio as ['pipe', 'pipe', 'pipe'],
+          detached: true,
+        }) as ChildProcessWithoutNullStreams,
     );
   } catch (e) {
     // Refused before any process existed (E2BIG: an argument or variable too large for execve): a failed start.
     return notStarted(spec, ev, (e as NodeJS.ErrnoException).code ?? String((e as Error).message));
+  } finally {
+    if (filter !== undefined) closeSync(filter);
   }
   const { result: child, limited } = spawned;
   let stdinOpen = true;

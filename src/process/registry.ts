@@ -22,7 +22,7 @@ import {
 import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
 import { findShell, spawnPty, SpawnError, type ProcessEvents, type SpawnSpec } from './spawn.js';
 import { Spawner } from './spawner.js';
-import { helperFiles, Zones } from './zone.js';
+import { writeSeccompFilter } from './seccomp.js';
 
 export interface StartSpec {
   cmd: string;
@@ -56,20 +56,12 @@ export class CommandRegistry {
   private readonly shell: { path: string; name: 'bash' | 'sh' };
   private closing = false;
   private readonly spawner: Spawner;
-  /** The long-lived sandbox for pipe commands (zone.ts), where pids cgroups can bound them. */
-  private readonly zones: Zones;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly host: Host) {
     const c = host.config;
     this.shell = findShell(c.env.PATH);
     this.spawner = new Spawner(host.log);
-    this.zones = new Zones(
-      () => this.sandbox(),
-      () => this.processLimit(),
-      host.root.real,
-      host.log,
-    );
     // SERVICE_SANDBOX=bwrap must fail at start when bwrap cannot run; auto is probed on first use.
     if (c.sandbox === 'bwrap') this.sandbox();
     host.sandboxProbe = () => this.sandboxStatus();
@@ -100,7 +92,7 @@ export class CommandRegistry {
       workspaceReal: this.host.root.real,
       dirs: this.host.dirs,
       privateFiles: [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f)),
-      helperFiles: helperFiles(),
+      seccompFile: writeSeccompFilter(this.host.dirs.root),
     };
   }
 
@@ -115,15 +107,17 @@ export class CommandRegistry {
   warm(): void {
     this.sandbox();
     this.processLimit();
-    const zone = this.zones.current();
-    // With a zone, the plain helper serves only the rare command that needs a sandbox of its own.
-    if (zone) zone.warm();
-    else this.spawner.warm();
+    this.spawner.warm();
   }
 
   /** Settles once the helper that will start pipe commands is up (false when none will come). */
   whenUp(): Promise<boolean> {
-    return (this.zones.current() ?? this.spawner).whenUp();
+    return this.spawner.whenUp();
+  }
+
+  /** The pid of the helper that starts pipe commands, when one runs. */
+  get helperPid(): number | undefined {
+    return this.spawner.helperPid;
   }
 
   /** Drop a command from the registry (the server's own rehearsal of the first command, issue 14). */
@@ -233,13 +227,9 @@ export class CommandRegistry {
         onStderr: (b) => cmd.output('stderr', b),
         onExit: (code, sig, err) => cmd.exited(code, sig, err),
       };
-      const zone = sandboxed && !spec.tty && !spec.hostNetwork && cgroup ? this.zones.ready() : undefined;
-      if (zone) {
-        handle = zone.spawn({ argv: shellArgv, cwd: spec.cwd, env, tty: false, sandboxed, cgroup }, ev);
-      } else {
-        const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup };
-        handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
-      }
+      const seccomp = sandboxed ? plan.seccomp : undefined;
+      const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup, seccomp };
+      handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
     } catch (e) {
       if (e instanceof SpawnError && e.kind === 'tty') {
         throw new ToolError(
@@ -368,7 +358,7 @@ export class CommandRegistry {
     for (const c of stubborn) c.escalate();
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
     this.stopWatching();
-    await Promise.all([this.spawner.close(), this.zones.close()]);
+    await this.spawner.close();
     this.limiter?.close();
   }
 }

@@ -1,11 +1,14 @@
-// The filesystem a sandboxed command sees (decision 27, issue 10), as bwrap mount options in order: the
+// The filesystem a sandboxed command sees (README "Security model"), as bwrap mount options in order: the
 // system read-only; secret files masked with /dev/null and secret directories with an empty read-only tmpfs
 // (a command may run as root without capabilities and still owns root's 0600 files); control sockets that
-// hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; this instance's
-// private directory bound at /tmp; then the workspace and the runtime directory bound writable again (so a
-// workspace under /tmp or /home still works), and the sandbox helper's own files (Node, its scripts)
-// read-only where an emptied directory or the private /tmp hid them; and last the emptied directories remounted read-only, so a
-// write outside the writable set fails with an error instead of landing in a tmpfs that vanishes.
+// hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; /dev read-only with
+// a small /dev/shm of the command's own; /tmp this instance's private directory — or, when the workspace or the
+// runtime directory lies under /tmp, an empty read-only /tmp, so a write next to the workspace fails instead of
+// landing in a directory nobody sees; then the workspace and the runtime directory's home/, tmp/ and cache/
+// bound writable again. The runtime directory itself stays read-only: a command cannot replace what a later
+// sandbox is built from (its tmp/ is bound at /tmp, its seccomp filter is read by bwrap). Last the emptied
+// directories are remounted read-only, so a write outside the writable set fails with an error instead of
+// landing in a tmpfs that vanishes.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxContext } from './sandbox.js';
@@ -55,16 +58,21 @@ const CONTROL_SOCKETS = [
   '/var/lib/incus/unix.socket',
 ];
 
+/** Bytes of the /dev/shm each command gets (POSIX shared memory, semaphores); gone when the command ends. */
+export const SHM_BYTES = 64 * 1024 * 1024;
+
 /** Mount options up to the namespace options (computed once per plan and refreshed now and then). */
 export function mountArgs(ctx: SandboxContext): string[] {
-  const writable = [ctx.workspaceReal, ctx.dirs.root];
-  // A directory that contains the workspace or the runtime directory is hidden and they are bound back into
-  // it; one that is one of them, or lies inside one, is left alone (hiding it would hide their files).
-  const mayHide = (d: string) => !writable.some((w) => w === d || isInside(w, d));
-  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const d = ctx.dirs;
+  const writable = [ctx.workspaceReal, d.home, d.tmp, d.cache];
+  // A directory that contains a writable one is hidden and they are bound back into it; one that is one of
+  // them, or lies inside one, is left alone (hiding it would hide their files).
+  const mayHide = (x: string) => !writable.some((w) => w === x || isInside(w, x));
+  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--perms', '1777', '--size', String(SHM_BYTES)];
+  a.push('--tmpfs', '/dev/shm', '--proc', '/proc');
   const emptied: string[] = [];
-  for (const d of [...EMPTIED_DIRS, ...SECRET_DIRS]) {
-    const real = realDir(d);
+  for (const dir of [...EMPTIED_DIRS, ...SECRET_DIRS, d.base]) {
+    const real = realDir(dir);
     if (real && mayHide(real) && !emptied.includes(real)) {
       emptied.push(real);
       a.push('--tmpfs', real);
@@ -72,20 +80,20 @@ export function mountArgs(ctx: SandboxContext): string[] {
   }
   for (const f of [...SECRET_FILES, ...sshHostKeys(), ...ctx.privateFiles, ...CONTROL_SOCKETS]) {
     const real = realFile(f);
-    if (real && !emptied.some((d) => isInside(d, real)) && mayHide(real))
+    if (real && !emptied.some((e) => isInside(e, real)) && mayHide(real))
       a.push('--ro-bind', '/dev/null', real);
   }
-  const privateTmp = isDir('/tmp') && mayHide('/tmp');
-  if (privateTmp) a.push('--bind', ctx.dirs.tmp, '/tmp');
-  a.push('--bind', ctx.workspaceReal, ctx.workspaceReal, '--bind', ctx.dirs.root, ctx.dirs.root);
-  for (const f of ctx.helperFiles) {
-    const real = realAny(f);
-    const hidden =
-      emptied.some((d) => isInside(d, real ?? '')) || (privateTmp && isInside('/tmp', real ?? ''));
-    // Where /tmp is the private one, binding them creates their mount points in it (removed at shutdown).
-    if (real && hidden && !isInside(ctx.workspaceReal, real)) a.push('--ro-bind', real, real);
+  const tmp = isDir('/tmp') ? '/tmp' : undefined;
+  if (tmp && mayHide(tmp)) {
+    const underTmp = [ctx.workspaceReal, d.root].some((w) => isInside(tmp, w));
+    if (underTmp) {
+      a.push('--tmpfs', tmp);
+      emptied.push(tmp);
+    } else a.push('--bind', d.tmp, tmp);
   }
-  for (const d of emptied) a.push('--remount-ro', d);
+  for (const w of writable) a.push('--bind', w, w);
+  for (const e of emptied) a.push('--remount-ro', e);
+  a.push('--remount-ro', '/dev');
   return a;
 }
 

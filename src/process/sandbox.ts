@@ -7,6 +7,7 @@
 // only lo. `dangerous` runs unsandboxed unless the operator required bwrap. Usability is probed once, by
 // running bwrap with the real options.
 import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
 import type { PermissionMode, SandboxMode } from '../config/load.js';
 import type { RuntimeDirs } from '../runtime/runtime-dir.js';
 import { mountArgs } from './sandbox-mounts.js';
@@ -23,6 +24,8 @@ export interface SandboxStatus {
 export interface SandboxPlan {
   status: SandboxStatus;
   bwrap?: string;
+  /** The seccomp filter to open on SECCOMP_FD for every sandboxed spawn. */
+  seccomp?: string;
   /** bwrap options before `--chdir`: computed once, refreshed now and then (sockets come and go). */
   args?: () => string[];
 }
@@ -39,9 +42,12 @@ export interface SandboxContext {
   dirs: RuntimeDirs;
   /** Files of the server's own secrets (token file, audit log): masked inside the sandbox. */
   privateFiles: readonly string[];
-  /** What the sandbox helper (zone.ts) runs from — Node and its own files — kept visible, read-only. */
-  helperFiles: readonly string[];
+  /** The seccomp filter (seccomp.ts) bwrap loads from fd 3, or undefined where none can be built. */
+  seccompFile: string | undefined;
 }
+
+/** The descriptor a sandboxed program's starter must open the seccomp filter on. */
+export const SECCOMP_FD = 3;
 
 /** What `safe`/`trusted` mean without a kernel sandbox, in the words every report uses. */
 export const UNCONFINED_NOTE =
@@ -55,6 +61,7 @@ function isolationArgs(ctx: SandboxContext, userns: boolean): string[] {
   if (userns) a.push('--unshare-user', '--disable-userns');
   a.push('--cap-drop', 'ALL');
   if (netIsolated(ctx)) a.push('--unshare-net');
+  if (ctx.seccompFile) a.push('--seccomp', String(SECCOMP_FD));
   return a;
 }
 
@@ -113,19 +120,35 @@ export function planSandbox(ctx: SandboxContext): SandboxPlan {
       cached = { at: now, args: [...mountArgs(ctx), ...isolationArgs(ctx, userns)] };
     return cached.args;
   };
-  return { status: { ...describe(ctx, userns), requested }, bwrap, args };
+  return { status: { ...describe(ctx, userns), requested }, bwrap, args, seccomp: ctx.seccompFile };
 }
 
 /** Run bwrap once with the real options; the first line of its complaint, or undefined when it works. */
 function probe(bwrap: string, ctx: SandboxContext, userns: boolean): string | undefined {
   const argv = [...mountArgs(ctx), ...isolationArgs(ctx, userns), '--chdir', ctx.workspaceReal, '--', 'true'];
-  const r = spawnSync(bwrap, argv, {
-    env: { PATH: ctx.pathVar || '/usr/bin:/bin' },
-    timeout: PROBE_TIMEOUT_MS,
-    encoding: 'utf8',
-  });
-  if (!r.error && r.status === 0) return undefined;
-  return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
+  return probeRun(bwrap, argv, ctx.pathVar, ctx.seccompFile);
+}
+
+/** Run a bwrap argv once, with the seccomp filter on its descriptor; the first line of its complaint, or undefined. */
+export function probeRun(
+  bwrap: string,
+  argv: string[],
+  pathVar: string | undefined,
+  seccomp: string | undefined,
+): string | undefined {
+  const fd = seccomp ? openSync(seccomp, constants.O_RDONLY | constants.O_NOFOLLOW) : undefined;
+  try {
+    const r = spawnSync(bwrap, argv, {
+      env: { PATH: pathVar || '/usr/bin:/bin' },
+      timeout: PROBE_TIMEOUT_MS,
+      encoding: 'utf8',
+      stdio: fd === undefined ? 'pipe' : ['pipe', 'pipe', 'pipe', fd],
+    });
+    if (!r.error && r.status === 0) return undefined;
+    return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 'requested'> {
@@ -137,6 +160,10 @@ function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 're
       : '; nested user namespaces stay possible: this bwrap cannot combine --unshare-user with the rest here)') +
     `, ${net ? 'no network (own network namespace)' : 'host network'}, read-only system with secret files ` +
     '(/etc/shadow, SSH host keys, …) and control sockets masked, /home /root /run/user /var/tmp empty and ' +
-    "read-only, a private /tmp of this server kept across its commands, writable workspace and runtime directory, own PID namespace and /proc (the server's processes are out of sight; the whole tree ends with the command)";
+    'read-only, a private /tmp of this server kept across its commands, writable workspace and runtime directory, ' +
+    "own PID namespace and /proc for each command (the server's and other commands' processes are out of sight; the whole tree ends with the command)" +
+    (ctx.seccompFile
+      ? ', a seccomp filter refusing setuid/setgid files, ptrace, pidfd_getfd, process_vm_* and io_uring'
+      : ', no seccomp filter (unknown architecture)');
   return { in_use: 'bwrap', reason, network: net ? 'none' : 'host' };
 }

@@ -19,6 +19,8 @@ export interface SpawnSpec {
   sandboxed: boolean;
   /** The command's own pids cgroup (pids-limit.ts), when the host allows one. */
   cgroup?: CgroupTarget;
+  /** The seccomp filter bwrap reads from descriptor 3 (seccomp.ts); set with a sandbox that has one. */
+  seccomp?: string;
   cols?: number;
   rows?: number;
 }
@@ -104,7 +106,9 @@ export function loadPty(): PtyModule | string {
 export function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   const mod = loadPty();
   if (typeof mod === 'string') throw new SpawnError(mod, 'tty');
-  const [file, ...args] = spec.argv as [string, ...string[]];
+  // A terminal's child gets no descriptors beyond the terminal: a shell opens the filter for bwrap, then execs it.
+  const argv = spec.seccomp ? ['/bin/sh', '-c', 'exec "$@" 3<"$0"', spec.seccomp, ...spec.argv] : spec.argv;
+  const [file, ...args] = argv as [string, ...string[]];
   let term: ReturnType<PtyModule['spawn']>;
   let limited = false;
   try {

@@ -2,8 +2,9 @@
 // and exit over IPC. Why: fork() copies the page tables of the process that calls it, so its cost grows with
 // the server's memory (~3 ms per command at 100 MB, blocking the event loop); this process stays small.
 // It loads pipes.ts and nothing else of the server, holds no state beyond the live commands, and exits when
-// the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. The
-// same program runs inside a sandbox of its own (zone.ts), where it is the only way to signal a command.
+// the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. It runs
+// outside every sandbox, beside the server: each command it starts is a bubblewrap sandbox of its own, in whose
+// PID namespace this process does not exist. It answers the server's pings (spawner.ts watches it).
 import { spawnPipes, type PipeHandle } from './pipes.js';
 import type { FromHelper, ToHelper } from './spawner-messages.js';
 
@@ -42,7 +43,15 @@ function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
     });
   };
   const handle = spawnPipes(
-    { argv: m.argv, cwd: m.cwd, env: m.env, tty: false, sandboxed: m.sandboxed, cgroup: m.cgroup },
+    {
+      argv: m.argv,
+      cwd: m.cwd,
+      env: m.env,
+      tty: false,
+      sandboxed: m.sandboxed,
+      cgroup: m.cgroup,
+      seccomp: m.seccomp,
+    },
     {
       onStdout: out(1),
       onStderr: out(2),
@@ -57,6 +66,7 @@ function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
 }
 
 process.on('message', (m: ToHelper) => {
+  if (m.t === 'ping') return send({ t: 'pong', n: m.n });
   if (m.t === 'spawn') return start(m);
   const l = live.get(m.id);
   if (!l) return;
@@ -64,7 +74,6 @@ process.on('message', (m: ToHelper) => {
   else if (m.t === 'end') l.handle.closeStdin();
   else if (m.t === 'signal') l.handle.signal(m.sig);
 });
-// In a zone (zone.ts) the server finds this process by the pid it has in its own PID namespace.
 send({ t: 'ready', pid: process.pid });
 process.on('disconnect', () => process.exit(0));
 // A terminal's Ctrl-C reaches the whole process group: the server shuts its commands down and then lets this

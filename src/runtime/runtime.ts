@@ -60,7 +60,10 @@ export class Runtime {
     this.instructions = new Instructions(opts.root);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
     this.search = new SearchEngines(opts.config.env);
-    this.dirs = createRuntimeDirs(opts.config.runtimeRoot, opts.root.real);
+    this.dirs = createRuntimeDirs(
+      { configured: opts.config.runtimeRoot, xdgRuntimeDir: opts.config.env.XDG_RUNTIME_DIR },
+      opts.root.real,
+    );
     this.commands = new CommandRegistry(this);
   }
 
