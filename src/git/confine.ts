@@ -265,3 +265,39 @@ export function confineRepo(ws: string, found: RepoPaths): GitPin {
   checkSymlinks(ws, isInside(commonDir, gitDir) ? [commonDir] : [commonDir, gitDir]);
   return { gitDir, commonDir, objectsDir, workTree };
 }
+
+/**
+ * git in the jail (process/jail.ts) sees only the workspace, so a `.git` leading outside looks like no
+ * repository at all. Before saying "not a repository", find the `.git` of `dirReal` or of a directory above it
+ * (up to the workspace root) and, when it leads outside, refuse it in the words confineRepo uses.
+ */
+export function explainUnseen(ws: string, dirReal: string): void {
+  for (let dir = dirReal; isInside(ws, dir); dir = path.dirname(dir)) {
+    const gitDir = dotGitTarget(dir);
+    if (gitDir) {
+      const real = realOrNearest(gitDir);
+      let commonDir = real;
+      if (isInside(ws, real)) {
+        const named = listFile(path.join(real, 'commondir'))[0];
+        if (named) commonDir = path.resolve(real, named);
+      }
+      confineRepo(ws, { top: dir, gitDir, commonDir });
+      return;
+    }
+    if (dir === ws) return;
+  }
+}
+
+/** What `<dir>/.git` names: itself (a directory or a symlink) or the target of its "gitdir:" line. */
+function dotGitTarget(dir: string): string | undefined {
+  const dotGit = path.join(dir, '.git');
+  try {
+    const st = lstatSync(dotGit);
+    if (st.isSymbolicLink() || st.isDirectory()) return dotGit;
+    if (!st.isFile()) return undefined;
+    const line = listFile(dotGit).find((l) => l.startsWith('gitdir:'));
+    return line ? path.resolve(dir, line.slice('gitdir:'.length).trim()) : undefined;
+  } catch {
+    return undefined;
+  }
+}

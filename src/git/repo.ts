@@ -11,7 +11,7 @@ import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { confineRepo, type RepoPaths } from './confine.js';
+import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
 
 export interface GitRepo {
@@ -128,6 +128,7 @@ async function discover(
   if (rp.spawnError) throw gitUnavailable(rp.spawnError);
   if (rp.code !== 0) {
     const msg = rp.stderr.trim();
+    explainUnseen(runtime.root.real, dirReal);
     if (/not a git repository/i.test(msg)) {
       const above = enclosingRepo(runtime.root.real);
       if (above) throw insideLargerRepo(above);

@@ -158,6 +158,7 @@ export function runGit(runtime: Runtime, args: readonly string[], opts: GitRunOp
     timeoutMs: opts.timeoutMs ?? GIT_TIMEOUT_MS,
     maxStdoutBytes: opts.maxStdoutBytes ?? GIT_MAX_STDOUT_BYTES,
     signal: opts.signal ?? runtime.signal,
+    jail: runtime.jail,
   });
 }
 

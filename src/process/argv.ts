@@ -1,7 +1,10 @@
 // The argv runner: how git/ and the ripgrep search start a program. Never a shell; a bounded wait; stdout
-// bounded while it is read (not after), with an optional streaming consumer that may stop the program early.
-// process/ is the only place that imports child_process.
+// bounded while it is read (not after), with an optional streaming consumer that may stop the program early;
+// inside the tool jail (jail.ts) when one is given. process/ is the only place that imports child_process.
 import { spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import type { ToolJail } from './jail.js';
+import { openFilter } from './pipes.js';
 
 export interface ArgvOptions {
   cwd: string;
@@ -13,6 +16,8 @@ export interface ArgvOptions {
   /** Receives stdout as it arrives; returning false stops the program (result.stopped = true). */
   onStdout?: (chunk: Buffer) => boolean | void;
   signal?: AbortSignal;
+  /** Run the program in this jail (the workspace read-only, nothing else of the host). */
+  jail?: ToolJail;
 }
 
 export interface ArgvResult {
@@ -28,14 +33,37 @@ export interface ArgvResult {
   spawnError?: string;
 }
 
+const EMPTY: ArgvResult = {
+  stdout: Buffer.alloc(0),
+  stderr: '',
+  code: null,
+  signal: null,
+  truncated: false,
+  timedOut: false,
+  stopped: false,
+};
+
 export function runArgv(file: string, args: readonly string[], opts: ArgvOptions): Promise<ArgvResult> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: false,
-    });
+    const run = opts.jail?.wrap(file, args, opts.cwd) ?? { file, args: [...args] };
+    let filter: number | undefined;
+    let child;
+    try {
+      filter = openFilter(run.seccomp);
+      child = spawn(run.file, run.args, {
+        cwd: opts.cwd,
+        env: opts.env,
+        stdio: filter === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', filter],
+        detached: false,
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? String(e);
+      return resolve({ ...EMPTY, spawnError: code });
+    } finally {
+      if (filter !== undefined) closeSync(filter);
+    }
+    const stdout = child.stdout as NonNullable<typeof child.stdout>;
+    const stderr = child.stderr as NonNullable<typeof child.stderr>;
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';
@@ -54,7 +82,7 @@ export function runArgv(file: string, args: readonly string[], opts: ArgvOptions
       kill();
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
+    stdout.on('data', (chunk: Buffer) => {
       if (state.truncated || state.stopped) return;
       outBytes += chunk.length;
       if (outBytes > opts.maxStdoutBytes) {
@@ -74,7 +102,7 @@ export function runArgv(file: string, args: readonly string[], opts: ArgvOptions
         }
       } else out.push(chunk);
     };
-    child.stderr.on('data', (chunk: Buffer) => {
+    stderr.on('data', (chunk: Buffer) => {
       if (err.length < maxErr) err += chunk.toString('utf8').slice(0, maxErr - err.length);
     });
     const finish = (r: Partial<ArgvResult>) => {

@@ -130,14 +130,6 @@ function realDir(p: string): string | undefined {
   }
 }
 
-function realAny(p: string): string | undefined {
-  try {
-    return realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The real path of an existing non-directory, or undefined. */
 function realFile(p: string): string | undefined {
   try {

@@ -13,6 +13,7 @@ import { SearchEngines } from '../workspace/search/engines.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
+import { ToolJail } from '../process/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
 import { GrantStore } from './grants.js';
 
@@ -37,6 +38,8 @@ export class Runtime {
   readonly startedAt: number;
   /** Per-instance HOME/TMPDIR/cache for children, outside the workspace. */
   readonly dirs: RuntimeDirs;
+  /** Where git and ripgrep run: the workspace read-only, nothing else of the host (process/jail.ts). */
+  readonly jail: ToolJail;
   /** Commands: workspace resources any client may continue by id (spec §1.6); ended at shutdown. */
   readonly commands: CommandRegistry;
   /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
@@ -64,6 +67,13 @@ export class Runtime {
       { configured: opts.config.runtimeRoot, xdgRuntimeDir: opts.config.env.XDG_RUNTIME_DIR },
       opts.root.real,
     );
+    this.jail = new ToolJail({
+      requested: opts.config.sandbox,
+      pathVar: opts.config.env.PATH,
+      workspaceReal: opts.root.real,
+      runtimeDir: this.dirs.root,
+    });
+    this.search.jail = this.jail;
     this.commands = new CommandRegistry(this);
   }
 

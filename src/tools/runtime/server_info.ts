@@ -14,6 +14,8 @@ const output = z.object({
   workspace: z.string(),
   permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
   sandbox: z.object({ requested: z.string(), in_use: z.string().optional(), reason: z.string() }),
+  /** Where git and ripgrep run (process/jail.ts). */
+  git_search_sandbox: z.object({ in_use: z.string().optional(), reason: z.string() }),
   process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
   auth_mode: z.string(),
   annotation_override: z.enum(['fake_readonly']).nullable(),
@@ -36,6 +38,7 @@ export const serverInfoTool = defineTool({
     const { config, root, catalog } = ctx.runtime;
     const engine = ctx.runtime.search.engine();
     const sandbox = ctx.runtime.sandboxStatus();
+    const jail = ctx.runtime.jail.status();
     const processLimit = ctx.runtime.commands.processLimit().status;
     const structured = {
       name: SERVER_NAME,
@@ -45,6 +48,7 @@ export const serverInfoTool = defineTool({
       workspace: root.lexical,
       permission_mode: config.permissionMode,
       sandbox: { requested: sandbox.requested, in_use: sandbox.in_use ?? undefined, reason: sandbox.reason },
+      git_search_sandbox: { in_use: jail.in_use ?? undefined, reason: jail.reason },
       process_limit: processLimit,
       auth_mode: config.stdio ? 'stdio' : config.authMode,
       annotation_override: config.dangerouslyFakeReadonlyAnnotations ? ('fake_readonly' as const) : null,
@@ -68,6 +72,7 @@ export const serverInfoTool = defineTool({
       `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
       `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
       `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
+      jail.in_use ? '' : `WARNING: ${jail.reason}.`,
       `processes per command: at most ${processLimit.max_processes} (${processLimit.enforced_by})`,
       sandbox.in_use === null && config.permissionMode !== 'dangerous'
         ? `WARNING: no OS sandbox, so permission mode ${config.permissionMode} only filters command lines and cannot stop a script.`

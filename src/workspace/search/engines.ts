@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { WorkspaceRoot } from '../paths.js';
 import type { SearchOutcome, SearchRequest } from './types.js';
+import type { ToolJail } from '../../process/jail.js';
 
 export type EngineChoice = { kind: 'ripgrep'; path: string; source: 'bundled' | 'PATH' } | { kind: 'js' };
 
@@ -39,6 +40,8 @@ export function findRipgrep(env: Record<string, string>): EngineChoice {
 export class SearchEngines {
   private choice: EngineChoice | undefined;
   private readonly childEnv: Record<string, string>;
+  /** Where ripgrep runs (process/jail.ts); set by the runtime. */
+  jail: ToolJail | undefined;
 
   constructor(private readonly env: Record<string, string>) {
     this.childEnv = { PATH: env.PATH ?? '/usr/bin:/bin', LANG: env.LANG ?? 'C.UTF-8' };
@@ -67,7 +70,7 @@ export class SearchEngines {
       import('./ripgrep.js'),
       import('./verify.js'),
     ]);
-    const { outcome, proofs } = await searchRipgrep(e.path, root, req, this.childEnv);
+    const { outcome, proofs } = await searchRipgrep(e.path, root, req, this.childEnv, this.jail);
     if (proofsHold(root, proofs)) return outcome;
     return searchJs(root, req);
   }

@@ -4,6 +4,7 @@
 // without a git repository, no parent/global/.ignore files. Globs run relative to the search base in both.
 import path from 'node:path';
 import { runArgv } from '../../process/argv.js';
+import type { ToolJail } from '../../process/jail.js';
 import { closeDir, openDirForTool } from '../confined-fs.js';
 import type { LineProof } from './verify.js';
 import type { WorkspaceRoot } from '../paths.js';
@@ -91,6 +92,7 @@ export async function searchRipgrep(
   root: WorkspaceRoot,
   req: SearchRequest,
   env: Record<string, string>,
+  jail?: ToolJail,
 ): Promise<{ outcome: SearchOutcome; proofs: LineProof[] }> {
   const dir = openDirForTool(
     root.real,
@@ -98,7 +100,7 @@ export async function searchRipgrep(
     req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel,
   );
   try {
-    return await runRipgrep(rgPath, dir.at, req, env);
+    return await runRipgrep(rgPath, dir.at, req, env, jail);
   } finally {
     closeDir(dir);
   }
@@ -109,6 +111,7 @@ async function runRipgrep(
   cwd: string,
   req: SearchRequest,
   env: Record<string, string>,
+  jail?: ToolJail,
 ): Promise<{ outcome: SearchOutcome; proofs: LineProof[] }> {
   const prefix = req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel;
   const cap = collectCap(req.maxResults);
@@ -171,6 +174,7 @@ async function runRipgrep(
     env,
     timeoutMs: RG_TIMEOUT_MS,
     maxStdoutBytes: Number.MAX_SAFE_INTEGER,
+    jail,
     onStdout: (chunk) => {
       let start = 0;
       let nl = chunk.indexOf(10);

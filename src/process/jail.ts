@@ -1,0 +1,153 @@
+// The jail for programs the server itself runs on workspace content — git and ripgrep (README "Security
+// model", rule A). Whatever the repository makes them run (a filter driver, fsmonitor, a textconv, an include
+// of another config) runs in here: the system's programs and libraries read-only, the workspace read-only,
+// an empty /tmp, its own PID, network, IPC and user namespaces, no capabilities, the seccomp filter of
+// seccomp.ts, and nothing else of the host — no home directories, no /run, no secrets, no way to write. So a
+// hostile repository can at worst read the workspace, as the user's own `git` would. git's own hardening
+// (git/run.ts) stays as a second line. Where bubblewrap cannot run, programs run unjailed and status() says so.
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { SandboxMode } from '../config/load.js';
+import { probeRun, SECCOMP_FD } from './sandbox.js';
+import { writeSeccompFilter } from './seccomp.js';
+import { findExecutable } from './spawn.js';
+
+export interface JailContext {
+  requested: SandboxMode;
+  pathVar: string | undefined;
+  workspaceReal: string;
+  /** The instance's runtime directory, where the seccomp filter is kept. */
+  runtimeDir: string;
+}
+
+export interface JailStatus {
+  in_use: 'bwrap' | null;
+  reason: string;
+}
+
+/** How to start one program in the jail: the argv to spawn and the filter to open on SECCOMP_FD. */
+export interface Jailed {
+  file: string;
+  args: string[];
+  seccomp?: string;
+}
+
+/** Top-level directories of the system that hold programs and libraries (symlinks on merged-/usr systems). */
+const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** The few files of /etc that programs and the dynamic loader read; the rest of /etc stays out of sight. */
+const ETC_FILES = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/localtime',
+  '/etc/alternatives',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+];
+
+export class ToolJail {
+  private plan: { bwrap: string; base: string[]; seccomp?: string } | null | undefined;
+  private why = '';
+  private readonly dirsOf = new Map<string, string[]>();
+
+  constructor(private readonly ctx: JailContext) {}
+
+  status(): JailStatus {
+    const p = this.ready();
+    return p
+      ? {
+          in_use: 'bwrap',
+          reason:
+            'git and ripgrep run in bubblewrap: system files and the workspace read-only, no network, no home directories, no capabilities',
+        }
+      : { in_use: null, reason: `git and ripgrep run without a sandbox: ${this.why}` };
+  }
+
+  /** The argv that runs `file args…` in `cwd` inside the jail, or the program itself where there is no jail. */
+  wrap(file: string, args: readonly string[], cwd: string): Jailed {
+    const p = this.ready();
+    if (!p) return { file, args: [...args] };
+    const program = path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar);
+    if (!program) return { file, args: [...args] }; // the spawn reports ENOENT as usual
+    // A directory the caller pinned by descriptor (/proc/self/fd/N) is already the process's working directory
+    // when bwrap starts; bwrap then enters the same directory inside the jail by its path.
+    const chdir = cwd.startsWith('/proc/') ? [] : ['--chdir', cwd];
+    const a = [...p.base, ...this.programDirs(program), ...chdir];
+    if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
+    return { file: p.bwrap, args: [...a, '--', program, ...args], seccomp: p.seccomp };
+  }
+
+  private ready() {
+    if (this.plan === undefined) this.plan = this.probe();
+    return this.plan;
+  }
+
+  private probe() {
+    const c = this.ctx;
+    if (c.requested === 'off') {
+      this.why = 'SERVICE_SANDBOX=off';
+      return null;
+    }
+    const bwrap = findExecutable('bwrap', c.pathVar);
+    if (!bwrap) {
+      this.why = 'bwrap (bubblewrap) is not installed on PATH';
+      return null;
+    }
+    const seccomp = writeSeccompFilter(c.runtimeDir);
+    const mounts = baseMounts(c.workspaceReal);
+    let error = '';
+    for (const userns of [true, false]) {
+      const base = [...mounts, ...isolation(userns)];
+      const probeArgs = [...base, '--chdir', '/', ...(seccomp ? ['--seccomp', String(SECCOMP_FD)] : [])];
+      const e = probeRun(bwrap, [...probeArgs, '--', 'true'], c.pathVar, seccomp);
+      if (!e) return { bwrap, base, seccomp };
+      error ||= e;
+    }
+    this.why = `bwrap cannot create its sandbox here (${error})`;
+    return null;
+  }
+
+  /** Bind the program's own directory where the system directories do not already show it. */
+  private programDirs(program: string): string[] {
+    let dirs = this.dirsOf.get(program);
+    if (!dirs) {
+      let real = program;
+      try {
+        real = realpathSync(program);
+      } catch {
+        /* the spawn reports it */
+      }
+      const dir = path.dirname(real);
+      const shown = ['/usr', ...SYSTEM_TOPS].some((t) => dir === t || dir.startsWith(`${t}/`));
+      dirs = shown ? [] : ['--ro-bind', dir, dir];
+      this.dirsOf.set(program, dirs);
+    }
+    return dirs;
+  }
+}
+
+function isolation(userns: boolean): string[] {
+  const a = ['--unshare-all', '--die-with-parent', '--new-session'];
+  if (userns) a.push('--unshare-user', '--disable-userns');
+  a.push('--cap-drop', 'ALL');
+  return a;
+}
+
+function baseMounts(workspaceReal: string): string[] {
+  const a = ['--ro-bind', '/usr', '/usr'];
+  for (const top of SYSTEM_TOPS) {
+    try {
+      const st = lstatSync(top);
+      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
+      else if (st.isDirectory()) a.push('--ro-bind', top, top);
+    } catch {
+      /* absent here */
+    }
+  }
+  a.push('--dir', '/etc');
+  for (const f of ETC_FILES) a.push('--ro-bind-try', f, f);
+  a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  a.push('--ro-bind', workspaceReal, workspaceReal);
+  return a;
+}
