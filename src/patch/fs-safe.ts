@@ -92,8 +92,11 @@ export function siblingName(name: string, kind: 'tmp' | 'bak'): string {
   return `.${base}.${SIBLING_PREFIX}-${(++siblingCounter).toString(36)}.wbpatch.${kind}`;
 }
 
+/** S_ISUID | S_ISGID: never kept by a write. */
+const SETID_BITS = 0o6000;
+
 /**
- * Writes `content` to a new temp file next to `name` in `dir`, with `mode`, fsynced. The path is pushed to
+ * Writes `content` to a new temp file next to `name` in `dir`, with `mode` less setuid/setgid, fsynced. The path is pushed to
  * `created` as soon as the file exists, so the caller can remove it whatever fails afterwards.
  */
 export async function writeTemp(
@@ -118,7 +121,9 @@ export async function writeTemp(
       if (n === 0) throw Object.assign(new Error('write wrote nothing'), { code: 'EIO', syscall: 'write' });
       off += n;
     }
-    fchmodSync(fd, mode);
+    // Never setuid or setgid: a rewritten file would otherwise carry those bits with new contents (and, on a
+    // root server, a new root owner) — a door for every local user (README "Security model").
+    fchmodSync(fd, mode & ~SETID_BITS);
     await fsyncAsync(fd);
   } finally {
     closeSync(fd);
