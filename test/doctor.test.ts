@@ -94,15 +94,15 @@ describe.runIf(ROOT)('issue 11 item 2 doctor, through the TLS proxy (decisions.m
     expect(r.code).toBe(0);
   });
 
-  it('a wrong token: the tools/list lines fail with the fix, exit 1', async () => {
+  it('a wrong token is never sent: the server cannot prove it knows it (http/proof.ts), exit 1', async () => {
     const r = await runDoctor(
       [`https://${BEARER_HOST}/mcp`, '--port', String(bearer?.port)],
       doctorEnv({ SERVICE_AUTH_TOKEN: 'not-the-servers-token-0123456789' }),
     );
-    expect(r.out).toContain(
-      'FAIL  authenticated tools/list (handshake era): the server refused the token from SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE (401) — fix: use the token the server printed at start, or the one in its own SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE',
+    expect(r.out).toMatch(
+      /^FAIL +server identity: https:\/\/\S+ could not prove it knows the configured token or password, so none was sent: .* — fix: check what listens there/m,
     );
-    expect(r.out).toMatch(/^FAIL +authenticated tools\/list \(2026-07-28\): the server refused the token/m);
+    expect(r.out).not.toMatch(/authenticated tools\/list/);
     expect(r.out).toMatch(/^pass +public endpoint/m);
     expect(r.code).toBe(1);
   });
@@ -152,7 +152,7 @@ describe.runIf(ROOT)('issue 11 item 2 doctor, through the TLS proxy (decisions.m
       doctorEnv({ SERVICE_OAUTH_PASSWORD: 'not the password' }),
     );
     expect(wrong.out).toMatch(
-      /^FAIL +OAuth sign-in: failed at the password step: the password was refused — fix: set SERVICE_OAUTH_PASSWORD/m,
+      /^FAIL +server identity: .* could not prove it knows the configured token or password, so none was sent/m,
     );
     expect(wrong.code).toBe(1);
   });

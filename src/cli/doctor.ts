@@ -3,7 +3,9 @@
 // origin, not 127.0.0.1), the 401 challenge, an authenticated tools/list in both eras (token from
 // SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE, read through config/), and in OAuth mode a full sign-in when
 // SERVICE_OAUTH_PASSWORD is set. One line per check with the fix for a failure; exit 1 if any failed.
+import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../config/load.js';
+import { PROOF_PATH, proofOf } from '../http/proof.js';
 import { isLoopbackHostname } from '../http/hosts.js';
 import { fetchFailure } from './tunnel/wait.js';
 import { oauthFlow, request, toolsList, unauthenticated, type Era, type Reply } from './doctor-http.js';
@@ -225,6 +227,35 @@ class Doctor {
     return undefined;
   }
 
+  /**
+   * Before a token or password is sent to `base`: the server there proves it knows each of them (http/proof.ts),
+   * so a program squatting the port never receives one. Nothing to send: nothing to prove.
+   */
+  async proven(base: string, secrets: string[]): Promise<boolean> {
+    if (secrets.length === 0) return true;
+    const nonce = randomBytes(24).toString('base64url');
+    const name = 'server identity';
+    let proofs: unknown;
+    try {
+      proofs = (await request(`${base}${PROOF_PATH}?nonce=${nonce}`)).json?.proofs;
+    } catch (e) {
+      proofs = fetchFailure(e);
+    }
+    const got = Array.isArray(proofs) ? proofs : [];
+    const missing = secrets.filter((s) => !got.includes(proofOf(s, nonce, this.config.port)));
+    if (missing.length === 0) {
+      this.add('pass', name, `${base} proved it knows the configured secret(s) without receiving them`);
+      return true;
+    }
+    this.add(
+      'FAIL',
+      name,
+      `${base} could not prove it knows the configured token or password, so none was sent: another program may be listening on port ${this.config.port}, or this server runs with other credentials`,
+      `check what listens there (ss -ltnp), and run doctor with the same SERVICE_AUTH_TOKEN / SERVICE_OAUTH_PASSWORD and --port as the server`,
+    );
+    return false;
+  }
+
   /** Runs every check in order; tools/list uses the configured token, else the OAuth sign-in's. */
   async run(publicUrl: string | undefined): Promise<void> {
     const found = await this.endpoints(publicUrl);
@@ -236,6 +267,14 @@ class Doctor {
     if (oauth) await this.metadata(base, pinnedCheck);
     else this.add('skip', 'OAuth metadata', `the server is in ${String(card.json.auth?.type)} mode`);
     await this.challenge(base, oauth);
+    const secrets = [this.config.authTokens[0], oauth ? this.config.oauthPassword : undefined];
+    if (
+      !(await this.proven(
+        base,
+        secrets.filter((x): x is string => x !== undefined),
+      ))
+    )
+      return;
     const fromFlow = oauth ? await this.signIn(base) : undefined;
     const configured = this.config.authTokens[0];
     const token = configured ?? fromFlow;

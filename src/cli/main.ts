@@ -165,7 +165,14 @@ async function main(): Promise<void> {
   }
 
   const { authenticator, extraRoutes, generatedToken } = authenticatorFor(config, http, oauth, runtime);
-  const server = http.server.createHttpServer({ runtime, authenticator, extraRoutes });
+  // What `doctor` may ask this server to prove it knows before sending it a secret (http/proof.ts).
+  const proofSecrets = [...config.authTokens, generatedToken, config.oauthPassword, oauth?.generatedPassword];
+  const server = http.server.createHttpServer({
+    runtime,
+    authenticator,
+    extraRoutes,
+    proofSecrets: proofSecrets.filter((s): s is string => s !== undefined),
+  });
   runtime.onShutdown(() => new Promise<void>((r) => server.close(() => r())));
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => {

@@ -13,6 +13,7 @@ import { ConnectionTable } from './connections.js';
 import { handleMcpPost } from './mcp-route.js';
 import { CORS_ALLOW_HEADERS, corsHeaders, rpcError, sendJson } from './respond.js';
 import { CARD_PATHS, serverCard } from './server-card.js';
+import { answerProof } from './proof.js';
 import { isAllowedOrigin } from './hosts.js';
 
 export const MAX_CONCURRENT_REQUESTS = 64;
@@ -32,6 +33,8 @@ export interface HttpDeps {
   runtime: Runtime;
   authenticator: Authenticator;
   extraRoutes?: ExtraRoute[];
+  /** The secrets the proof route (proof.ts) proves knowledge of: accepted tokens, the OAuth password. */
+  proofSecrets?: readonly string[];
   limits?: {
     maxConcurrent?: number;
     maxConnections?: number;
@@ -133,6 +136,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     }
     const url = new URL(raw, 'http://localhost');
     for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
+    if (answerProof(req, res, url, deps.proofSecrets ?? [])) return;
     if (CARD_PATHS.includes(path)) {
       if (method === 'OPTIONS') return preflight(req, res);
       if (method !== 'GET' && method !== 'HEAD')
