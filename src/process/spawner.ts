@@ -336,6 +336,15 @@ export class Spawner {
         releaseCgroup(r.spec.cgroup.dir);
       }
       r.started();
+      // Not reported as started: it never ran, or was ended the moment it did (bwrap dies with the helper).
+      if (!r.pid) {
+        r.ev.onExit(
+          null,
+          null,
+          'the helper that starts commands ended before this one started; run it again',
+        );
+        continue;
+      }
       r.ev.onStderr(
         Buffer.from(
           'workbench-mcp: the helper that relayed this command ended unexpectedly; the command was stopped\n',
