@@ -10,7 +10,7 @@ import { commitSteps, type CommitHooks } from './commit.js';
 import type { Fuzz } from './line-index.js';
 import type { FileLocks } from './locks.js';
 import { parsePatch } from './parser.js';
-import { planOps, type AffectedFile } from './plan.js';
+import { planOps, type AffectedFile, type Plan } from './plan.js';
 import { resolveOps } from './targets.js';
 import type { PatchFormat } from './types.js';
 
@@ -63,20 +63,35 @@ export async function applyPatch(
   }
   const ops = beforeWriting(env.root, () => resolveOps(env.root, parsed.ops));
   const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
+  const plan = await commitPlan(env, keys, () => planOps(ops), opts);
+  return {
+    affected: plan.affected,
+    additions: plan.additions,
+    removals: plan.removals,
+    fuzz: plan.fuzz,
+    format: parsed.format,
+    dryRun: !!opts.dryRun,
+  };
+}
+
+/**
+ * How every file-writing tool writes (apply_patch, edit_file): take the per-file locks of `keys` (real paths),
+ * make the plan under them (it reads and matches; nothing is written yet, so what it read is the baseline the
+ * committer rechecks), then, unless this is a dry run, report the files to `beforeWrite` and commit atomically.
+ */
+export async function commitPlan<P extends Plan>(
+  env: PatchEnv,
+  keys: readonly string[],
+  makePlan: () => P,
+  opts: ApplyOptions = {},
+): Promise<P> {
   return env.locks.withLocks(keys, async () => {
-    const plan = beforeWriting(env.root, () => planOps(ops));
+    const plan = beforeWriting(env.root, makePlan);
     if (!opts.dryRun) {
       env.beforeWrite?.(plan.steps.map((st) => path.join(st.dir, st.name)));
       await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
     }
-    return {
-      affected: plan.affected,
-      additions: plan.additions,
-      removals: plan.removals,
-      fuzz: plan.fuzz,
-      format: parsed.format,
-      dryRun: !!opts.dryRun,
-    };
+    return plan;
   });
 }
 
@@ -85,7 +100,7 @@ export async function applyPatch(
  * a directory swapped for a symlink…) is a specific error, never INTERNAL_ERROR (decision 15: PATCH_FAILED
  * with the errno; a symlink race or loop: SYMLINK_ESCAPE).
  */
-function beforeWriting<T>(root: WorkspaceRoot, step: () => T): T {
+export function beforeWriting<T>(root: WorkspaceRoot, step: () => T): T {
   try {
     return step();
   } catch (e) {

@@ -15,7 +15,7 @@ export interface Target {
   name: string;
   /** `dir/name`: never a path through a symlink we know of. */
   file: string;
-  /** Patch line that named this path. */
+  /** Patch line that named this path (0 when a tool argument named it). */
   line: number;
 }
 
@@ -72,49 +72,72 @@ function mergeUpdates(ops: readonly PatchOp[]): PatchOp[] {
 }
 
 export function resolveTarget(root: WorkspaceRoot, input: string, line: number): Target {
+  return locate(root, input, { line, tool: 'apply_patch' });
+}
+
+/**
+ * The same checks for a file a tool names in its own argument (edit_file): messages without a patch line, and
+ * `line` 0 in the target.
+ */
+export function resolveFileTarget(root: WorkspaceRoot, input: string, tool: string): Target {
+  return locate(root, input, { tool });
+}
+
+interface Origin {
+  /** Patch line that named the path; absent when a tool argument did. */
+  line?: number;
+  tool: string;
+}
+
+/** `patch line N: ` before a message about a path a patch named; nothing for a tool argument. */
+function where(o: Origin): string {
+  return o.line === undefined ? '' : `patch line ${o.line}: `;
+}
+
+function locate(root: WorkspaceRoot, input: string, o: Origin): Target {
+  const { line } = o;
   let r;
   try {
     r = resolvePath(root, input, 'path');
   } catch (e) {
-    if (e instanceof ToolError)
-      throw new ToolError(e.code, `patch line ${line}: ${e.message}`, { ...e.details, line }, e.hints);
+    if (e instanceof ToolError && line !== undefined)
+      throw new ToolError(e.code, `${where(o)}${e.message}`, { ...e.details, line }, e.hints);
     throw e;
   }
   if (r.rel === '.') {
     throw new ToolError(
       'INVALID_ARGUMENT',
-      `patch line ${line}: ${JSON.stringify(input)} names the workspace root, not a file`,
+      `${where(o)}${JSON.stringify(input)} names the workspace root, not a file`,
       { line, path: input },
       {
         suggestion: 'Name a file path relative to the workspace root, e.g. "src/main.ts".',
       },
     );
   }
-  refuseGitInternals(r.rel, line);
+  refuseGitInternals(r.rel, o);
   // realpath of the parent, plus the name as written: a symlink in the last component stays visible.
   const dir = r.exists ? realpathSync.native(path.dirname(r.abs)) : path.dirname(r.real);
   const name = r.exists ? path.basename(r.abs) : path.basename(r.real);
   if (!isInside(root.real, dir)) {
-    throw new ToolError(
-      'SYMLINK_ESCAPE',
-      `patch line ${line}: ${JSON.stringify(input)} leads outside the workspace`,
-      { line, path: input },
-    );
+    throw new ToolError('SYMLINK_ESCAPE', `${where(o)}${JSON.stringify(input)} leads outside the workspace`, {
+      line,
+      path: input,
+    });
   }
-  refuseGitInternals(path.relative(root.real, path.join(dir, name)).split(path.sep).join('/'), line);
-  return { rel: r.rel, dir, name, file: path.join(dir, name), line };
+  refuseGitInternals(path.relative(root.real, path.join(dir, name)).split(path.sep).join('/'), o);
+  return { rel: r.rel, dir, name, file: path.join(dir, name), line: line ?? 0 };
 }
 
 /**
  * Nothing inside a `.git` directory is written: a hook or config written there would run code the next time the
- * user (or git_* with another client) runs git, which would turn apply_patch into code execution.
+ * user (or git_* with another client) runs git, which would turn a file-writing tool into code execution.
  */
-function refuseGitInternals(rel: string, line: number): void {
+function refuseGitInternals(rel: string, o: Origin): void {
   if (!rel.split('/').some((c) => c.toLowerCase() === '.git')) return;
   throw new ToolError(
     'PATCH_FAILED',
-    `patch line ${line}: ${rel} is inside a .git directory; apply_patch does not write git's own files`,
-    { line, path: rel, reason: 'git_internal' },
+    `${where(o)}${rel} is inside a .git directory; ${o.tool} does not write git's own files`,
+    { line: o.line, path: rel, reason: 'git_internal' },
     {
       suggestion:
         'Change the work tree only; to change git state run git through exec_command, where the command policy applies.',
@@ -141,8 +164,8 @@ export function missingDirs(t: Target): string[] {
     if (!isDir) {
       throw new ToolError(
         'PATCH_FAILED',
-        `patch line ${t.line}: cannot create ${t.rel}: ${path.basename(cur)} on its path is a file, not a directory`,
-        { line: t.line, path: t.rel, reason: 'parent_not_directory' },
+        `${t.line ? `patch line ${t.line}: ` : ''}cannot create ${t.rel}: ${path.basename(cur)} on its path is a file, not a directory`,
+        { line: t.line || undefined, path: t.rel, reason: 'parent_not_directory' },
         {
           suggestion: 'Choose a path whose parent directories are directories (list_dir shows what exists).',
         },
