@@ -71,7 +71,7 @@ export function mountArgs(ctx: SandboxContext): string[] {
   const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--perms', '1777', '--size', String(SHM_BYTES)];
   a.push('--tmpfs', '/dev/shm', '--proc', '/proc');
   const emptied: string[] = [];
-  for (const dir of [...EMPTIED_DIRS, ...SECRET_DIRS, d.base]) {
+  for (const dir of [...EMPTIED_DIRS, ...SECRET_DIRS]) {
     const real = realDir(dir);
     if (real && mayHide(real) && !emptied.includes(real)) {
       emptied.push(real);
@@ -90,6 +90,12 @@ export function mountArgs(ctx: SandboxContext): string[] {
       a.push('--tmpfs', tmp);
       emptied.push(tmp);
     } else a.push('--bind', d.tmp, tmp);
+  }
+  // Other instances' directories (and this one's seccomp filter) are out of sight, unless already hidden above.
+  const base = realDir(d.base);
+  if (base && mayHide(base) && !emptied.some((e) => e === base || isInside(e, base))) {
+    emptied.push(base);
+    a.push('--tmpfs', base);
   }
   for (const w of writable) a.push('--bind', w, w);
   for (const e of emptied) a.push('--remount-ro', e);
