@@ -14,7 +14,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'wb-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the packed package (issue 11: npm pack, install --omit=dev, run)', () => {
-  it('installs without dev dependencies and answers tools/list with the 18 tools', () => {
+  it('installs without dev dependencies and answers tools/list with the 19 tools', () => {
     const pack = spawnSync('npm', ['pack', '--silent', '--pack-destination', dir], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
@@ -43,7 +43,7 @@ describe('the packed package (issue 11: npm pack, install --omit=dev, run)', () 
     });
     expect(run.status, run.stderr).toBe(0);
     const reply = JSON.parse(run.stdout.split('\n')[0] as string);
-    expect(reply.result.tools).toHaveLength(18);
+    expect(reply.result.tools).toHaveLength(19);
   }, 600_000);
 
   // Installed under the temporary directory, which the sandbox makes an empty read-only /tmp when the workspace

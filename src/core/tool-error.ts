@@ -8,6 +8,8 @@ export type ToolErrorCode =
   | 'COMMAND_CLOSED'
   | 'COMMAND_LIMIT_REACHED'
   | 'COMMAND_NOT_FOUND'
+  | 'EDIT_AMBIGUOUS'
+  | 'EDIT_NOT_FOUND'
   | 'ELICITATION_UNSUPPORTED'
   | 'GIT_ERROR'
   | 'INTERNAL_ERROR'
@@ -40,6 +42,8 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   COMMAND_CLOSED: 'runtime',
   COMMAND_LIMIT_REACHED: 'runtime',
   COMMAND_NOT_FOUND: 'not_found',
+  EDIT_AMBIGUOUS: 'conflict',
+  EDIT_NOT_FOUND: 'conflict',
   ELICITATION_UNSUPPORTED: 'permission',
   GIT_ERROR: 'runtime',
   INTERNAL_ERROR: 'internal',
@@ -64,9 +68,14 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   UNSUPPORTED_ENCODING: 'validation',
 };
 
-/** decisions.md 14: the only retryable codes. */
+/**
+ * decisions.md 14: the only retryable codes. edit_file's EDIT_NOT_FOUND and EDIT_AMBIGUOUS are the same kind of
+ * failure as a patch's context errors (the text to change was not found once), so they are retryable too.
+ */
 const RETRYABLE: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
   'COMMAND_LIMIT_REACHED',
+  'EDIT_AMBIGUOUS',
+  'EDIT_NOT_FOUND',
   'PATCH_CONFLICT',
   'PATCH_CONTEXT_NOT_FOUND',
   'PATCH_CONTEXT_AMBIGUOUS',

@@ -49,10 +49,17 @@ const FAKE_READONLY: ToolAnnotations = {
 
 /**
  * destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP tool annotations), so
- * a read-only tool advertises just readOnlyHint and openWorldHint (whose default, true, would be wrong).
+ * a read-only tool advertises just readOnlyHint and openWorldHint (whose default, true, would be wrong). A
+ * writing tool advertises destructiveHint and openWorldHint (their defaults, true, may be wrong) and leaves out
+ * readOnlyHint and idempotentHint when they are false, their defaults: a client assumes exactly that without them.
  */
 function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
-  return a.readOnlyHint ? { readOnlyHint: true, openWorldHint: a.openWorldHint } : a;
+  if (a.readOnlyHint) return { readOnlyHint: true, openWorldHint: a.openWorldHint };
+  return {
+    destructiveHint: a.destructiveHint,
+    ...(a.idempotentHint ? { idempotentHint: true } : {}),
+    openWorldHint: a.openWorldHint,
+  };
 }
 
 /** A catalog of `summaries` whose entries `load` gives (by name; names not shown here are ignored). */

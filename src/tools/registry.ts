@@ -18,6 +18,7 @@ import { listFilesTool } from './files/list_files.js';
 import { searchTextTool } from './files/search_text.js';
 import { viewImageTool } from './files/view_image.js';
 import { applyPatchTool } from './edit/apply_patch.js';
+import { editFileTool } from './edit/edit_file.js';
 import { gitStatusTool } from './git/git_status.js';
 import { gitDiffTool } from './git/git_diff.js';
 import { gitLogTool } from './git/git_log.js';
@@ -33,6 +34,7 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   listFilesTool,
   searchTextTool,
   applyPatchTool,
+  editFileTool,
   execCommandTool,
   writeStdinTool,
   killCommandTool,

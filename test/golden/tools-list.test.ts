@@ -1,7 +1,7 @@
 // The tools/list snapshot (issue 2 "Tests": "A tools/list snapshot"), taken over the wire from a server with
 // the default configuration. One golden file per tool, test/golden/tools-list/<name>.json, so a new tool adds
 // a file instead of rewriting a shared one; and the order of the tools present must follow the contract's
-// order (tool-contract "Envelope"), whichever of the 18 exist yet.
+// order (tool-contract "Envelope"), whichever of the 19 exist yet.
 //
 //   UPDATE_GOLDEN=1 npx vitest run test/golden   rewrites every file (and removes files of tools that are gone)
 //
@@ -22,6 +22,7 @@ const CONTRACT_ORDER = [
   'list_files',
   'search_text',
   'apply_patch',
+  'edit_file',
   'exec_command',
   'write_stdin',
   'kill_command',
@@ -63,11 +64,11 @@ describe('tools/list snapshot (tool-contract "Envelope")', () => {
     expect(modern.json.result.tools).toEqual(TOOLS);
   });
 
-  it('the default catalog has all 18 tools of the contract, in its order', () => {
+  it('the default catalog has all 19 tools of the contract, in its order', () => {
     expect(TOOLS.map((t) => t.name)).toEqual(CONTRACT_ORDER);
   });
 
-  it('every tool is one of the contract\'s 18, listed once, in the contract\'s order', () => {
+  it('every tool is one of the contract\'s 19, listed once, in the contract\'s order', () => {
     const names = TOOLS.map((t) => t.name);
     expect(names.filter((n) => !CONTRACT_ORDER.includes(n))).toEqual([]);
     expect(new Set(names).size).toBe(names.length);

@@ -574,7 +574,7 @@ describe('issue 15 item 2: the handshake era after initialize, with session ids 
           'tools/list',
         );
         expect(l.v.kind).toBe('ok');
-        expect(l.r.json.result.tools).toHaveLength(18);
+        expect(l.r.json.result.tools).toHaveLength(19);
       }),
       fcParams(100),
     );

@@ -17,11 +17,12 @@ import { ALLOWED, NO_GENERATED_STRINGS, SAFE_REQUIRED, toolHarness, type Tool } 
 const H = toolHarness();
 
 describe("issue 15 item 2: on-schema arguments generated from each tool's inputSchema (tools/list)", () => {
-  it("the catalog is the contract's 18 tools, so every tool below is covered", () => {
+  it("the catalog is the contract's 19 tools, so every tool below is covered", () => {
     expect(H.tools.map((t) => t.name).sort()).toEqual(Object.keys(ALLOWED).sort());
   });
 
-  // 16 tools × 40 runs; exec_command and write_stdin get only the violations below (never generated strings).
+  // 16 tools × 40 runs; exec_command, write_stdin and edit_file get only the violations below (never generated
+  // strings).
   for (const name of Object.keys(ALLOWED).filter((n) => !NO_GENERATED_STRINGS.has(n))) {
     it(`${name}: generated arguments → a result or a specific error, nothing changed (contract "Envelope")`, async () => {
       const t = H.tool(name);

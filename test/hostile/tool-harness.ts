@@ -32,7 +32,10 @@ const FILE = [
   'IS_DIRECTORY',
   'NOT_A_DIRECTORY',
 ];
-/** The codes each tool may answer (tool-contract "Files and search", "apply_patch", "Commands", "Git"). */
+/**
+ * The codes each tool may answer (tool-contract "Files and search", "apply_patch", "Commands", "Git"; README
+ * "Editing files").
+ */
 export const ALLOWED: Record<string, string[]> = {
   server_info: ['INVALID_ARGUMENT'],
   check_exec_environment: ['INVALID_ARGUMENT'],
@@ -51,6 +54,14 @@ export const ALLOWED: Record<string, string[]> = {
     'PATCH_HUNKS_OVERLAP',
     'PATCH_ALREADY_APPLIED',
   ],
+  edit_file: [
+    ...FILE,
+    'PATCH_FAILED',
+    'EDIT_NOT_FOUND',
+    'EDIT_AMBIGUOUS',
+    'BINARY_FILE',
+    'UNSUPPORTED_ENCODING',
+  ],
   exec_command: [...FILE, 'PERMISSION_REQUIRED'],
   write_stdin: ['INVALID_ARGUMENT', 'COMMAND_NOT_FOUND'],
   kill_command: ['INVALID_ARGUMENT', 'COMMAND_NOT_FOUND'],
@@ -62,8 +73,11 @@ export const ALLOWED: Record<string, string[]> = {
   git_blame: [...FILE, 'GIT_ERROR', 'BINARY_FILE'],
   request_permissions: ['INVALID_ARGUMENT', 'ELICITATION_UNSUPPORTED'],
 };
-/** Tools that never get generated strings (they could run them): only violations and fixed values. */
-export const NO_GENERATED_STRINGS = new Set(['exec_command', 'write_stdin']);
+/**
+ * Tools that never get generated strings (they could run them, or edit_file write them: an empty old_string
+ * creates a file, and the workspace must not change): only violations and fixed values.
+ */
+export const NO_GENERATED_STRINGS = new Set(['exec_command', 'write_stdin', 'edit_file']);
 /** Fixed, harmless values for required arguments, used when another argument carries the fault. */
 export const SAFE_REQUIRED: Record<string, unknown> = {
   cmd: 'true',
@@ -71,6 +85,8 @@ export const SAFE_REQUIRED: Record<string, unknown> = {
   path: 'src/main.ts',
   query: 'main',
   patch: '*** Begin Patch\n*** End Patch\n',
+  old_string: 'text that is in no file',
+  new_string: 'x',
   tool_name: 'exec_command',
   permission: 'network',
   reason: 'hostile-input test',

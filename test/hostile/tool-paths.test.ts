@@ -42,6 +42,8 @@ describe('issue 15 item 2: hostile paths for every tool that takes one (tool-con
     ['git_diff', 'path', {}],
     ['git_log', 'path', {}],
     ['git_blame', 'path', {}],
+    // old_string is in no file: whatever the path, edit_file never writes (the workspace must not change).
+    ['edit_file', 'path', { old_string: 'text that is in no file', new_string: 'x' }],
     // workdir only: the command is fixed and harmless.
     ['exec_command', 'workdir', { cmd: 'true', yield_time_ms: 5000 }],
   ];

@@ -1,7 +1,7 @@
-// apply_patch (tool-contract "apply_patch"): the only tool that writes files. Validates arguments, runs the
-// patch engine against the runtime's workspace and per-file locks, and writes the result for a model: one
-// line of totals, the A/M/D/R summary (in the text only: affected_files says it in the structured result),
-// and a note when fuzzy matching was needed.
+// apply_patch (tool-contract "apply_patch"): changes files from a patch (edit_file is the other writer).
+// Validates arguments, runs the patch engine against the runtime's workspace and per-file locks, and writes the
+// result for a model: one line of totals, the A/M/D/R summary (in the text only: affected_files says it in the
+// structured result), and a note when fuzzy matching was needed.
 import * as z from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';
@@ -23,10 +23,10 @@ const EXAMPLE = [
 ].join('\n');
 
 const DESCRIPTION =
-  'Change files with a patch; the only tool that writes files. Format:\n\n' +
+  'Change files with a patch. Format:\n\n' +
   `${EXAMPLE}\n\n` +
-  'Hunk lines: " " context (about 3 lines around each change), "-" removed, "+" added; "@@ LINE" names a line ' +
-  'above the change. Also "*** Move to: PATH" after "*** Update File", and "*** End of File". A unified diff ' +
+  "Hunk lines: ' ' context (about 3 lines around each change), '-' removed, '+' added; '@@ LINE' names a line " +
+  "above the change. Also '*** Move to: PATH' after '*** Update File', and '*** End of File'. A unified diff " +
   'works too. Each hunk must match one place; nothing is written unless all of it applies.';
 
 const input = z.object({
