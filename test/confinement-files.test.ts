@@ -389,3 +389,35 @@ describe('swap race: apply_patch never creates, changes, renames or deletes outs
     TEST_CEILING_MS,
   );
 });
+
+describe('swap race: edit_file never creates or changes anything outside (README "Editing files")', () => {
+  beforeAll(() => {
+    // Same names and contents on both sides, so an edit that follows the link would match and succeed.
+    for (let i = 0; i < ATTEMPTS; i++)
+      for (const dir of [race(), outside.dir]) writeFileSync(path.join(dir, `e_${i}.txt`), 'e\n');
+  });
+
+  it(
+    'attack: edit_file race/e_N.txt while race/ is swapped',
+    async () => {
+      const t = await underSwap('edit_file update', (i) => ({
+        name: 'edit_file',
+        args: { path: `race/e_${i}.txt`, old_string: 'e\n', new_string: `edited ${i}\n` },
+      }));
+      expectHeld(t, 'ok-and-refused');
+    },
+    TEST_CEILING_MS,
+  );
+
+  it(
+    'attack: edit_file creates race/enew_N.txt (empty old_string) while race/ is swapped',
+    async () => {
+      const t = await underSwap('edit_file create', (i) => ({
+        name: 'edit_file',
+        args: { path: `race/enew_${i}.txt`, old_string: '', new_string: `new ${i}\n` },
+      }));
+      expectHeld(t, 'ok-and-refused');
+    },
+    TEST_CEILING_MS,
+  );
+});

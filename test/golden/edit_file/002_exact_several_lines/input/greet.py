@@ -1,0 +1,6 @@
+def greet(name):
+    print("Hi " + name)
+    return None
+
+def main():
+    greet("world")

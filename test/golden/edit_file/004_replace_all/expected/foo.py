@@ -1,0 +1,4 @@
+qux = 1
+bar(qux)
+qux + qux
+done

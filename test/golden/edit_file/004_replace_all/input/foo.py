@@ -1,0 +1,4 @@
+foo = 1
+bar(foo)
+foo + foo
+done

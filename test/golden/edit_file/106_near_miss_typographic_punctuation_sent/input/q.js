@@ -1,0 +1,1 @@
+const s = "it's - fine";
