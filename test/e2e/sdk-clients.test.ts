@@ -4,7 +4,7 @@
 // binding" (stdio), decisions.md 13 (output schemas accept the error shape; the v1 client validates
 // structuredContent against outputSchema even on isError). See ../shared/design/real-clients.md.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,55 @@ async function everyOutputSchema(client: AnyClient) {
   }
 }
 
+/**
+ * edit_file through a real client (README "Editing files"): create, edit, a near miss answered with the exact
+ * retry (sent back verbatim), an ambiguous match, replace_all. The client validates each structuredContent
+ * against edit_file's outputSchema, errors included (decisions.md 13).
+ */
+async function editFile(client: AnyClient, tag: string) {
+  const file = `edits/${tag}.txt`;
+  const call = async (args: Record<string, unknown>) =>
+    (await client.callTool({ name: 'edit_file', arguments: { path: file, ...args } })) as Result;
+  const created = await call({ old_string: '', new_string: 'alpha\nbeta\n' });
+  expect(created.structuredContent).toEqual({
+    ok: true,
+    affected_files: [{ path: file, operation: 'add' }],
+    additions: 2,
+  });
+  expect(created.content).toEqual([{ type: 'text', text: `Created ${file} (+2).` }]);
+  const edited = await call({ old_string: 'beta', new_string: 'BETA' });
+  expect(edited.structuredContent).toEqual({
+    ok: true,
+    affected_files: [{ path: file, operation: 'update' }],
+    additions: 1,
+    removals: 1,
+  });
+  expect(edited.content[0]?.text).toBe(`Edited ${file} (+1 -1).`);
+  const near = await call({ old_string: '    alpha', new_string: 'ALPHA' });
+  expect(near.isError).toBe(true);
+  expect(near.structuredContent?.error).toMatchObject({
+    code: 'EDIT_NOT_FOUND',
+    retryable: true,
+    details: { near_miss: 'whitespace', line: 1 },
+  });
+  const next = near.structuredContent?.error.details.next_action;
+  expect(next).toEqual({
+    tool: 'edit_file',
+    arguments: { path: file, old_string: 'alpha', new_string: 'ALPHA' },
+  });
+  expect(((await client.callTool({ name: next.tool, arguments: next.arguments })) as Result).isError).toBe(
+    false,
+  );
+  const ambiguous = await call({ old_string: 'A', new_string: 'a' });
+  expect(ambiguous.structuredContent?.error).toMatchObject({
+    code: 'EDIT_AMBIGUOUS',
+    details: { match_count: 3, match_lines: [1, 1, 2] },
+  });
+  const all = await call({ old_string: 'A', new_string: 'a', replace_all: true });
+  expect(all.content[0]?.text).toBe(`Edited ${file}: 3 replacements (+2 -2).`);
+  expect(readFileSync(path.join(ws.dir, file), 'utf8')).toBe('aLPHa\nBETa\n');
+}
+
 /** A fetch that records each POSTed JSON-RPC method and the era headers it carried. */
 function recordingFetch(
   log: Array<{ method: string; httpMethod: string; version: string | null; status: number }>,
@@ -172,6 +221,7 @@ describe('v1 @modelcontextprotocol/sdk client over HTTP with a bearer token (han
       expect(client.getInstructions()).toContain('Run the tests before you finish.');
       await exercise(client as unknown as AnyClient);
       await everyOutputSchema(client as unknown as AnyClient);
+      await editFile(client as unknown as AnyClient, 'v1-http');
       expect(transport.sessionId).toBeUndefined();
     } finally {
       await client.close();
@@ -206,7 +256,7 @@ describe('v2 @modelcontextprotocol/client over HTTP with a bearer token', () => 
   ];
   it.each(MODES)(
     'mode %s → %s era; lists tools, reads, searches, tool failures as results',
-    async (_name, era, mode, first) => {
+    async (name, era, mode, first) => {
       const client = new ClientV2(
         { name: 'v2-http', version: '2.0.0' },
         { versionNegotiation: { mode: mode as 'auto' } },
@@ -228,6 +278,7 @@ describe('v2 @modelcontextprotocol/client over HTTP with a bearer token', () => 
         }
         await exercise(client as unknown as AnyClient);
         await everyOutputSchema(client as unknown as AnyClient);
+        await editFile(client as unknown as AnyClient, `v2-${String(name).replace(/\W+/g, '-')}`);
       } finally {
         await client.close();
       }
