@@ -68,12 +68,10 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   UNSUPPORTED_ENCODING: 'validation',
 };
 
-/**
- * decisions.md 14: the only retryable codes. edit_file's EDIT_NOT_FOUND and EDIT_AMBIGUOUS are the same kind of
- * failure as a patch's context errors (the text to change was not found once), so they are retryable too.
- */
+/** decisions.md 14: the only retryable codes. */
 const RETRYABLE: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
   'COMMAND_LIMIT_REACHED',
+  // edit_file's text was not found exactly once: the same kind of failure as a patch's context errors.
   'EDIT_AMBIGUOUS',
   'EDIT_NOT_FOUND',
   'PATCH_CONFLICT',

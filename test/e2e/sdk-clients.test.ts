@@ -138,7 +138,7 @@ async function everyOutputSchema(client: AnyClient) {
 /**
  * edit_file through a real client (README "Editing files"): create, edit, a near miss answered with the exact
  * retry (sent back verbatim), an ambiguous match, replace_all. The client validates each structuredContent
- * against edit_file's outputSchema, errors included (decisions.md 13).
+ * against edit_file's outputSchema (the v1 client errors included).
  */
 async function editFile(client: AnyClient, tag: string) {
   const file = `edits/${tag}.txt`;
