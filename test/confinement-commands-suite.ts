@@ -232,11 +232,13 @@ export function commandConfinementSuite(as: RunAs): void {
       expect(readFileSync(path.join(homeWs, 'written.txt'), 'utf8')).toBe('kept\n');
     });
 
-    it('a /tmp file written by one command is read by the next (the private /tmp lives in the runtime directory, removed at shutdown)', async () => {
+    // These servers' runtime directories lie under /tmp, so /tmp is empty and read-only inside (no mount point
+    // is ever made where a command can write) and $TMPDIR is the place for temporary files.
+    it('a $TMPDIR file written by one command is read by the next; /tmp is read-only when the runtime directory lies under it', async () => {
       const name = `wb-keep-${tag}.txt`;
-      await run(`python3 -c "open('/tmp/${name}','w').write('persisted')"`);
-      const r = await run(`cat /tmp/${name}`);
-      expect(r.stdout).toBe('persisted');
+      await run(`python3 -c "import os; open(os.environ['TMPDIR'] + '/${name}','w').write('persisted')"`);
+      const r = await run(`cat "$TMPDIR/${name}"; echo; echo x > /tmp/${name} || echo refused`);
+      expect(r.stdout).toMatch(/^persisted\nrefused\n$/);
       expect(existsSync(`/tmp/${name}`)).toBe(false);
       const env = await call(srv.url, 'check_exec_environment');
       expect(readFileSync(path.join(env.sc.runtime_dirs.tmp, name), 'utf8')).toBe('persisted');

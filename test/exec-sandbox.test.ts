@@ -2,7 +2,9 @@
 // what bubblewrap really confines. Each check uses a spelling the command policy cannot read (a variable,
 // a Python call), so the kernel — not the policy — is what says no. Needs bwrap: skipped with the reason when
 // absent, a failure under CI=true.
-import { statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import { startInProcess, type InProcessServer } from './helpers/server.js';
@@ -146,5 +148,34 @@ d('a sandbox for each command', () => {
     });
     expect(r.sc.stdout).not.toMatch(/wrote/);
     expect(r.sc.stdout).toMatch(/tried [1-9]/);
+  });
+});
+
+// README "Commands": a private /tmp kept across a server's commands where neither the workspace nor the runtime
+// directory lies under /tmp; where one does, /tmp is empty and read-only, so a write next to the workspace fails.
+d('/tmp inside the sandbox', () => {
+  let home: string;
+  let srv: InProcessServer;
+
+  beforeAll(async () => {
+    home = mkdtempSync(path.join(homedir(), '.wb-ws-'));
+    srv = await startInProcess({ workspace: home, env: { SERVICE_SANDBOX: 'auto' } });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a workspace outside /tmp: a /tmp file of one command is read by the next, never on the host', async () => {
+    const name = `wb-private-${process.pid}.txt`;
+    const w = await call(srv.url, 'exec_command', { cmd: `echo kept > /tmp/${name} && cat /tmp/${name}` });
+    const runtimeUnderTmp = srv.runtime.dirs.root.startsWith('/tmp/');
+    if (runtimeUnderTmp) {
+      expect(w.sc.stderr).toMatch(/Read-only file system/);
+      return;
+    }
+    expect(w.sc.stdout).toBe('kept\n');
+    expect((await call(srv.url, 'exec_command', { cmd: `cat /tmp/${name}` })).sc.stdout).toBe('kept\n');
+    expect(existsSync(`/tmp/${name}`)).toBe(false);
   });
 });
