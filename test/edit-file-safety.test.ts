@@ -75,7 +75,7 @@ async function engineRun(
 
 const codeOf = (e: unknown) => (e instanceof ToolError ? e.code : String(e));
 
-describe('races at the commit, at an exact step (README "Editing files", "Security")', () => {
+describe('races at the commit, at an exact step (README "Editing files", "Security model")', () => {
   const swap = (dir: string, out: string) => {
     renameSync(path.join(dir, 'd'), path.join(dir, 'd.moved'));
     symlinkSync(out, path.join(dir, 'd'));
@@ -99,7 +99,7 @@ describe('races at the commit, at an exact step (README "Editing files", "Securi
 
   it('a new file: its directory swapped for a symlink to outside before the rename; the file lands in the real directory, never outside', async () => {
     // The committer names the file through the directory's descriptor, opened before the swap: the new file
-    // follows the real directory to where the swap moved it (README "Security": file tools are confined).
+    // follows the real directory to where the swap moved it (README "Security model": file tools are confined).
     const files = { 'd/keep.txt': 'keep\n' };
     await engineRun(
       files,

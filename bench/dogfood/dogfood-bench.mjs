@@ -1,7 +1,8 @@
 // Issue 13 dogfood benchmark: what a model pays to use the server, measured through MCP calls only (no
 // model, deterministic steps) against the built bin over HTTP. Scenarios: the bug-fix task (run the test,
-// search, read, patch, rerun, git_diff) on a small JS and a small Python project, a PTY REPL exchange, a
-// long-output command paged with read_output, a failed patch corrected on the second try; plus tools/list.
+// search, read, patch, rerun, git_diff) on a small JS and a small Python project, once with apply_patch and once
+// with edit_file (each on its own copy of the projects), a PTY REPL exchange, a long-output command paged with
+// read_output, a failed patch corrected on the second try; plus tools/list.
 // Usage: npm run build && node bench/dogfood/dogfood-bench.mjs [--dump FILE]   (or npm run bench:dogfood)
 //        node bench/dogfood/dogfood-bench.mjs --bin OTHER/dist/cli/main.js --dump FILE   (another build, e.g. an
 //        older commit's, measured the same way; results/ is left as it is)
@@ -80,13 +81,14 @@ function recorder(c, scenario, calls) {
 
 const sc = (res) => res.structuredContent ?? {};
 
-async function bugFix(call, p) {
+/** The bug-fix task; `how` is the writing tool: apply_patch with p.patch, or edit_file with p.edit. */
+async function bugFix(call, p, how = 'apply_patch') {
   const first = await call('exec_command', { cmd: p.test });
   if (sc(first).exit_code === 0) throw new Error(`${p.name}: the fixture test should fail first`);
   await call('search_text', { query: p.search });
   await call('read_file', { path: p.file });
-  const patched = await call('apply_patch', { patch: p.patch });
-  if (patched.isError) throw new Error(`${p.name}: patch failed: ${patched.content[0].text}`);
+  const patched = await call(how, how === 'edit_file' ? { path: p.file, ...p.edit } : { patch: p.patch });
+  if (patched.isError) throw new Error(`${p.name}: ${how} failed: ${patched.content[0].text}`);
   const rerun = await call('exec_command', { cmd: p.test });
   if (sc(rerun).exit_code !== 0) throw new Error(`${p.name}: the test should pass after the fix`);
   await call('git_diff', {});
@@ -106,6 +108,7 @@ const JS_TASK = {
     ' }',
     '*** End Patch',
   ].join('\n'),
+  edit: { old_string: '  return a - b;', new_string: '  return a + b;' },
 };
 
 const PY_TASK = {
@@ -121,6 +124,7 @@ const PY_TASK = {
     '+    return base * height / 2',
     '*** End Patch',
   ].join('\n'),
+  edit: { old_string: '    return base * height\n', new_string: '    return base * height / 2\n' },
 };
 
 async function repl(call) {
@@ -163,16 +167,23 @@ async function main() {
   ensureBuilt();
   const root = mkdtempSync(path.join(tmpdir(), 'wb-dogfood-'));
   const fx = makeFixtures(root);
+  const fe = makeFixtures(path.join(root, 'edit'));
   const js = await startServer(fx.js, {}, BIN);
   const py = await startServer(fx.py, {}, BIN);
+  const jsEdit = await startServer(fe.js, {}, BIN);
+  const pyEdit = await startServer(fe.py, {}, BIN);
   const cj = client(js.url, js.token);
   const cp = client(py.url, py.token);
+  const cje = client(jsEdit.url, jsEdit.token);
+  const cpe = client(pyEdit.url, pyEdit.token);
   const calls = [];
   try {
     const list = await cj.post('tools/list', {});
     const catalog = catalogSizes(list.result.tools, list.wire_bytes);
     await bugFix(recorder(cj, 'js_task', calls), JS_TASK);
     await bugFix(recorder(cp, 'py_task', calls), PY_TASK);
+    await bugFix(recorder(cje, 'js_task_edit', calls), JS_TASK, 'edit_file');
+    await bugFix(recorder(cpe, 'py_task_edit', calls), PY_TASK, 'edit_file');
     await repl(recorder(cp, 'pty_repl', calls));
     await longOutput(recorder(cj, 'long_output', calls));
     await patchRetry(recorder(cj, 'patch_retry', calls));
@@ -180,10 +191,8 @@ async function main() {
     if (DUMP)
       writeFileSync(DUMP, JSON.stringify({ tools: list.result.tools, calls: dumped }, null, 2) + '\n');
   } finally {
-    cj.close();
-    cp.close();
-    await js.stop();
-    await py.stop();
+    for (const c of [cj, cp, cje, cpe]) c.close();
+    for (const s of [js, py, jsEdit, pyEdit]) await s.stop();
     rmSync(root, { recursive: true, force: true });
   }
 }
