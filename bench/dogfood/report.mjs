@@ -93,6 +93,8 @@ export function catalogSizes(tools, wireBytes) {
 }
 
 const FIELDS = ['request_bytes', 'wire_bytes', 'structured_bytes', 'text_bytes'];
+/** The step of a bug-fix task that writes the fix (apply_patch or edit_file). */
+const WRITE_STEP = 4;
 
 function totals(calls) {
   const t = { calls: calls.length };
@@ -106,16 +108,24 @@ function groupBy(calls, key) {
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, totals(v)]));
 }
 
-function goals(catalog, scenarios) {
+function goals(catalog, scenarios, calls) {
   const js = scenarios.js_task;
   const row = (target, measured, limit) => ({ target, measured, limit, pass: measured <= limit });
-  /** The same task done with edit_file costs no more result bytes than with apply_patch. */
-  const asCheap = (task, what, field) =>
-    row(
-      `${task} task with edit_file: ${what} bytes (limit: with apply_patch)`,
-      scenarios[`${task}_task_edit`][field],
-      scenarios[`${task}_task`][field],
+  /**
+   * The task done with edit_file costs no more result bytes than with apply_patch. The tasks differ only in
+   * their writing call; the others differ by a few bytes of elapsed_ms, so the writing calls are compared.
+   */
+  const asCheap = (task, what, fields) => {
+    const bytes = (scenario) => {
+      const c = calls.find((x) => x.scenario === scenario && x.step === WRITE_STEP);
+      return fields.reduce((sum, f) => sum + c[f], 0);
+    };
+    return row(
+      `${task} task, edit_file call: ${what} bytes (limit: the apply_patch call's)`,
+      bytes(`${task}_task_edit`),
+      bytes(`${task}_task`),
     );
+  };
   return [
     row(`tools/list bytes (${catalog.tool_count} tools)`, catalog.total_bytes, 20500),
     row(
@@ -126,18 +136,16 @@ function goals(catalog, scenarios) {
     row('schema portability warnings (type arrays, untyped nodes)', catalog.portability_warnings, 0),
     row('JS task: structuredContent bytes', js.structured_bytes, 1900),
     row('JS task: text-block bytes', js.text_bytes, 1160),
-    asCheap('js', 'structuredContent', 'structured_bytes'),
-    asCheap('js', 'text-block', 'text_bytes'),
-    asCheap('py', 'structuredContent', 'structured_bytes'),
-    asCheap('py', 'text-block', 'text_bytes'),
+    asCheap('js', 'structuredContent + text', ['structured_bytes', 'text_bytes']),
+    asCheap('py', 'structuredContent + text', ['structured_bytes', 'text_bytes']),
   ];
 }
 
 const ratio = (a, b) => (b ? `${(a / b).toFixed(2)}×` : '');
 
-/** The bytes of a bug-fix task's writing call (its 4th): request / structuredContent / text. */
+/** The bytes of a bug-fix task's writing call: request / structuredContent / text. */
 function writeCall(r, scenario) {
-  const c = r.calls.find((x) => x.scenario === scenario && x.step === 4);
+  const c = r.calls.find((x) => x.scenario === scenario && x.step === WRITE_STEP);
   return c ? `${n(c.request_bytes)} / ${n(c.structured_bytes)} / ${n(c.text_bytes)}` : 'n/a';
 }
 
@@ -211,7 +219,7 @@ export function writeDogfood({ catalog, calls }) {
     title: 'Dogfood benchmark (issue 13)',
     environment: { node: process.version, date: new Date().toISOString() },
     reference: REFERENCE,
-    goals: goals(catalog, scenarios),
+    goals: goals(catalog, scenarios, calls),
     catalog,
     scenarios,
     total: totals(calls),
