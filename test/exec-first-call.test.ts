@@ -4,7 +4,7 @@
 // first output has paused, so a REPL answers its prompt in its first call instead of waiting out yield_time_ms.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, uniqueMarker } from './exec-support.js';
+import { call, uniqueMarker, waitFor } from './exec-support.js';
 import { startServer, type SpawnedServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
@@ -62,5 +62,17 @@ describe('a tty command returns once its first output settles (issue 12 item 6)'
     // It returned because the prompt settled, not because the 30 s yield ran out.
     expect(r.sc.elapsed_ms).toBeLessThan(30_000);
     await call(server.url, 'kill_command', { command_id: r.sc.command_id, signal: 'KILL' });
+  });
+});
+
+describe('the first-command rehearsal leaves nothing behind (src/cli/main.ts rehearse)', () => {
+  it('after the rehearsal, check_exec_environment counts no running and no finished command', async () => {
+    ws = makeWorkspace({});
+    server = await startServer({ workspace: ws.dir, env: { SERVICE_LOG_LEVEL: 'debug' } });
+    const done = await waitFor(() => /first-command rehearsal done/.test(server?.stderr() ?? ''));
+    expect(done, server.stderr()).toBe(true);
+    expect(server.stderr()).toMatch(/first-command rehearsal done.*"forgotten":true/);
+    const env = await call(server.url, 'check_exec_environment');
+    expect(env.sc.usage).toMatchObject({ running: 0, finished_kept: 0 });
   });
 });
