@@ -167,7 +167,9 @@ async function main() {
   ensureBuilt();
   const root = mkdtempSync(path.join(tmpdir(), 'wb-dogfood-'));
   const fx = makeFixtures(root);
-  const fe = makeFixtures(path.join(root, 'edit'));
+  // A second temp root of the same length: the task's outputs (stack traces) name the same number of bytes.
+  const rootEdit = mkdtempSync(path.join(tmpdir(), 'wb-dogfood-'));
+  const fe = makeFixtures(rootEdit);
   const js = await startServer(fx.js, {}, BIN);
   const py = await startServer(fx.py, {}, BIN);
   const jsEdit = await startServer(fe.js, {}, BIN);
@@ -193,7 +195,7 @@ async function main() {
   } finally {
     for (const c of [cj, cp, cje, cpe]) c.close();
     for (const s of [js, py, jsEdit, pyEdit]) await s.stop();
-    rmSync(root, { recursive: true, force: true });
+    for (const dir of [root, rootEdit]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
