@@ -14,8 +14,8 @@ export const TOTAL_BYTES = 32 * 1024;
 
 const PREAMBLE =
   'This server gives you one code workspace. Paths are relative to its root. Read with read_file, list_dir, ' +
-  'list_files and search_text; change files only with apply_patch; run commands with exec_command and follow ' +
-  'them with write_stdin / read_output. Every error names the next call to make.';
+  'list_files and search_text; change files only with edit_file or apply_patch; run commands with ' +
+  'exec_command and follow them with write_stdin / read_output. Every error names the next call to make.';
 
 interface Loaded {
   key: string;
