@@ -5,13 +5,32 @@
 // Every directory is entered through a descriptor opened without following symlinks from its verified parent
 // (workspace/confined-fs), and entries are stat'ed through it, so a directory swapped for a symlink while the
 // walk runs is never followed and nothing outside the workspace is listed.
+// Bounded whatever the tree (README "Limits"): iterative (no recursion), at most MAX_WALK_DEPTH levels (the
+// result says when that stopped it), a dozen directory descriptors at most (walk-frames.ts), and the event loop
+// is yielded to every few milliseconds. Entries come in path order (path-order.ts), so a walk can resume
+// `from` a path without entering the subtrees before it.
 import type { Stats } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { TimeSlicer } from '../core/slice.js';
 import { IgnoreChain, DEFAULT_EXCLUDES } from './ignore-rules.js';
-import { excludedByAncestor, type Matcher } from './glob.js';
+import type { Matcher } from './glob.js';
 import { isInside, type WorkspaceRoot } from './paths.js';
 import { at, closeDir, openDirAt, openDirForTool, type DirRef } from './confined-fs.js';
+import { componentBelow, wholeSubtreeBefore } from './path-order.js';
+import {
+  DirStack,
+  entryName,
+  entryType,
+  firstAtOrAfter,
+  inoOf,
+  readEntries,
+  type Frame,
+  type TypeCode,
+} from './walk-frames.js';
+
+/** Levels below the start a walk descends at most; deeper directories are listed but not entered. */
+export const MAX_WALK_DEPTH = 256;
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -34,11 +53,22 @@ export interface WalkOptions {
   includeHidden?: boolean;
   includeIgnored?: boolean;
   exclude?: Matcher;
-  /** 1 = only the start directory's own entries. */
+  /** 1 = only the start directory's own entries; at most MAX_WALK_DEPTH. */
   maxDepth?: number;
   signal?: { stopped: boolean };
   /** lstat every visited entry (through the directory descriptor) and pass it as `entry.stat`. */
   stat?: boolean;
+  /** Skip entries (relative to the root) that sort before this path, and the subtrees wholly before it. */
+  from?: string;
+  /** Yields to the event loop; its budget, when it expires, ends the walk (`WalkSummary.expired`). */
+  slicer?: TimeSlicer;
+}
+
+export interface WalkSummary {
+  /** The first directory not entered because it is MAX_WALK_DEPTH levels down. */
+  depthLimited?: string;
+  /** The slicer's budget ran out before the walk ended. */
+  expired?: boolean;
 }
 
 export function chainFor(root: WorkspaceRoot, startRel: string): IgnoreChain {
@@ -52,100 +82,150 @@ export function chainFor(root: WorkspaceRoot, startRel: string): IgnoreChain {
   return chain;
 }
 
-async function describeLink(root: WorkspaceRoot, linkAt: string): Promise<WalkEntry['target']> {
+function describeLink(root: WorkspaceRoot, linkAt: string): WalkEntry['target'] {
   try {
-    const real = await realpath(linkAt);
+    const real = realpathSync.native(linkAt);
     // Nothing about an outside target is looked at (not even its type).
     if (!isInside(root.real, real)) return { type: 'other', inside: false, real: '' };
-    const st = await stat(real);
+    const st = statSync(real);
     return { type: st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'other', inside: true, real };
   } catch {
     return { type: 'other', inside: false, real: '' };
   }
 }
 
-type Dirent = { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean };
+const TYPES: Record<TypeCode, EntryType> = { d: 'directory', f: 'file', l: 'symlink', o: 'other' };
 
-function typeOf(d: Dirent): EntryType {
-  return d.isDirectory() ? 'directory' : d.isFile() ? 'file' : d.isSymbolicLink() ? 'symlink' : 'other';
-}
+type Visit = (e: WalkEntry) => boolean | void | Promise<boolean | void>;
 
 /**
- * Calls `visit` for every entry in depth-first, name-sorted order; `visit` returning false stops the walk.
- * `startReal` is the real path of the start directory (from resolvePath); it is opened and verified here.
+ * Calls `visit` for every entry in path order (depth first, names sorted); `visit` returning false stops the
+ * walk. `start.real` is the real path of the start directory (from resolvePath); it is opened and verified here.
  */
 export async function walk(
   root: WorkspaceRoot,
   start: { abs: string; real: string; rel: string },
   opts: WalkOptions,
-  visit: (e: WalkEntry) => boolean | void,
-): Promise<void> {
-  const maxDepth = opts.maxDepth ?? Infinity;
-  const stop = opts.signal ?? { stopped: false };
-  const startRel = start.rel;
-  const recurse = async (
-    dir: DirRef,
-    dirAbs: string,
-    dirRel: string,
-    chain: IgnoreChain,
-    depth: number,
-  ): Promise<void> => {
-    let dirents: Dirent[];
-    try {
-      dirents = await readdir(dir.at, { withFileTypes: true });
-    } catch {
-      return; // unreadable directory: skipped, like rg does
-    }
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const kept: Array<{ d: Dirent; rel: string; relBase: string; isDir: boolean }> = [];
-    for (const d of dirents) {
-      const name = d.name;
-      const rel = dirRel === '.' ? name : `${dirRel}/${name}`;
-      const relBase = path.posix.relative(startRel === '.' ? '' : startRel, rel) || name;
-      const isDir = d.isDirectory();
-      if (!opts.includeHidden && name.startsWith('.')) continue;
-      if (!opts.includeIgnored) {
-        if (isDir && DEFAULT_EXCLUDES.has(name)) continue;
-        if (chain.ignores(rel, isDir)) continue;
+  visit: Visit,
+): Promise<WalkSummary> {
+  const w = new Walker(root, opts);
+  const chain = opts.includeIgnored ? IgnoreChain.empty() : chainFor(root, start.rel);
+  const dir = openDirForTool(root.real, start.real, start.rel);
+  try {
+    await w.enter(dir, { name: '', abs: start.abs, rel: start.rel, relBase: '', depth: 0, chain });
+    await w.run(visit);
+  } finally {
+    w.stack.closeAll();
+  }
+  return w.summary;
+}
+
+class Walker {
+  readonly stack = new DirStack();
+  readonly summary: WalkSummary = {};
+  private readonly slicer: TimeSlicer;
+  private readonly maxDepth: number;
+
+  constructor(
+    private readonly root: WorkspaceRoot,
+    private readonly opts: WalkOptions,
+  ) {
+    this.slicer = opts.slicer ?? new TimeSlicer();
+    this.maxDepth = Math.min(opts.maxDepth ?? MAX_WALK_DEPTH, MAX_WALK_DEPTH);
+  }
+
+  /** Pushes a frame for an opened directory (the stack owns `dir` from here on). */
+  async enter(dir: DirRef, f: Omit<Frame, 'dir' | 'ino' | 'entries' | 'next'>): Promise<void> {
+    const frame: Frame = { ...f, dir, ino: 0n, entries: [], next: 0 };
+    this.stack.push(frame);
+    frame.ino = inoOf(dir);
+    frame.entries = await readEntries(dir, this.slicer);
+    const from = this.opts.from;
+    const first = from === undefined ? undefined : componentBelow(f.rel, from);
+    if (first !== undefined) frame.next = firstAtOrAfter(frame.entries, first);
+  }
+
+  async run(visit: Visit): Promise<void> {
+    const stop = this.opts.signal ?? { stopped: false };
+    for (let f = this.stack.top; f && !stop.stopped; f = this.stack.top) {
+      if (f.next >= f.entries.length) {
+        this.stack.pop();
+        continue;
       }
-      if (opts.exclude && excludedByAncestor(opts.exclude, relBase)) continue;
-      kept.push({ d, rel, relBase, isDir });
-    }
-    const stats = opts.stat
-      ? await Promise.all(kept.map((k) => lstat(at(dir, k.d.name)).catch(() => undefined)))
-      : [];
-    for (let i = 0; i < kept.length; i++) {
-      if (stop.stopped) return;
-      const { d, rel, relBase, isDir } = kept[i] as (typeof kept)[number];
-      const abs = path.join(dirAbs, d.name);
-      const entry: WalkEntry = { name: d.name, abs, rel, relBase, type: typeOf(d), depth };
-      if (opts.stat) entry.stat = stats[i];
-      if (entry.type === 'symlink') entry.target = await describeLink(root, at(dir, d.name));
-      if (visit(entry) === false) {
+      const e = f.entries[f.next++] as string;
+      await this.slicer.tick();
+      if (this.slicer.expired) {
+        this.summary.expired = true;
+        return;
+      }
+      const name = entryName(e);
+      const type = TYPES[entryType(e)];
+      const rel = f.rel === '.' ? name : `${f.rel}/${name}`;
+      if (!this.keep(f, name, rel, type === 'directory')) continue;
+      const dir = this.stack.topDir();
+      if (!dir) {
+        this.stack.pop(); // the directory went away (or is another one now): its remaining entries with it
+        continue;
+      }
+      const relBase = f.relBase ? `${f.relBase}/${name}` : name;
+      const entry: WalkEntry = { name, abs: path.join(f.abs, name), rel, relBase, type, depth: f.depth + 1 };
+      if (this.opts.stat) entry.stat = lstatQuiet(at(dir, name));
+      if (type === 'symlink') entry.target = describeLink(this.root, at(dir, name));
+      const r = visit(entry);
+      if ((r instanceof Promise ? await r : r) === false) {
         stop.stopped = true;
         return;
       }
-      if (isDir && depth < maxDepth) {
-        let sub: DirRef;
-        try {
-          sub = openDirAt(dir, d.name);
-        } catch {
-          continue; // replaced by a symlink or removed since it was listed: not entered
-        }
-        try {
-          const subChain = opts.includeIgnored ? chain : chain.descend(sub.at, rel);
-          await recurse(sub, abs, rel, subChain, depth + 1);
-        } finally {
-          closeDir(sub);
-        }
-      }
+      if (type === 'directory') await this.descend(f, dir, entry);
     }
-  };
-  const dir = openDirForTool(root.real, start.real, start.rel);
+  }
+
+  private keep(f: Frame, name: string, rel: string, isDir: boolean): boolean {
+    const o = this.opts;
+    if (o.from !== undefined && wholeSubtreeBefore(rel, o.from)) return false;
+    if (!o.includeHidden && name.startsWith('.')) return false;
+    if (!o.includeIgnored) {
+      if (isDir && DEFAULT_EXCLUDES.has(name)) return false;
+      if (f.chain.ignores(rel, isDir)) return false;
+    }
+    // Ancestors were checked when they were entered, so the entry's own path is all that is left to match.
+    if (o.exclude && o.exclude(f.relBase ? `${f.relBase}/${name}` : name)) return false;
+    return true;
+  }
+
+  private async descend(f: Frame, dir: DirRef, e: WalkEntry): Promise<void> {
+    if (e.depth >= this.maxDepth) {
+      if (this.maxDepth === MAX_WALK_DEPTH) this.summary.depthLimited ??= e.rel;
+      return;
+    }
+    let sub: DirRef;
+    try {
+      sub = openDirAt(dir, e.name);
+    } catch {
+      return; // replaced by a symlink or removed since it was listed: not entered
+    }
+    let chain: IgnoreChain;
+    try {
+      chain = this.opts.includeIgnored ? f.chain : f.chain.descend(sub.at, e.rel);
+    } catch (err) {
+      closeDir(sub);
+      throw err;
+    }
+    await this.enter(sub, {
+      name: e.name,
+      abs: e.abs,
+      rel: e.rel,
+      relBase: e.relBase,
+      depth: e.depth,
+      chain,
+    });
+  }
+}
+
+function lstatQuiet(p: string): Stats | undefined {
   try {
-    const chain = opts.includeIgnored ? IgnoreChain.empty() : chainFor(root, startRel);
-    await recurse(dir, start.abs, startRel, chain, 1);
-  } finally {
-    closeDir(dir);
+    return lstatSync(p);
+  } catch {
+    return undefined;
   }
 }

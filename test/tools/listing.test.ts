@@ -122,14 +122,29 @@ describe('list_files: one glob meaning, ignore rules, default excludes', () => {
     expect(all).not.toContain('src/out-link.txt');
     expect(all).toContain('src/in-link.ts');
   });
-  it('truncation is deterministic and says so', async () => {
+  it('truncation is deterministic, says so, and next_action continues after the last path', async () => {
     const r = await callTool(srv.url, 'list_files', { max_results: 2 });
-    expect(r.structuredContent).toMatchObject({ total_files: 7, truncated: true });
+    expect(r.structuredContent).toMatchObject({ truncated: true });
+    expect(r.structuredContent.total_files).toBeUndefined(); // a page does not walk the rest to count it
     expect((r.structuredContent.files as Array<{ path: string }>).map((f) => f.path)).toEqual([
       'README.md',
       'root.ts',
     ]);
-    expect(r.content[0]?.text).toContain('[2 of 7 files shown');
+    expect(r.structuredContent.next_action).toEqual({
+      tool: 'list_files',
+      arguments: { max_results: 2, after: 'root.ts' },
+    });
+    expect(r.content[0]?.text).toContain(
+      '[2 files shown; more follow: list_files {"max_results":2,"after":"root.ts"}]',
+    );
+    const seen: string[] = [];
+    let args: Record<string, unknown> | undefined = { max_results: 2 };
+    while (args) {
+      const page = await callTool(srv.url, 'list_files', args);
+      seen.push(...(page.structuredContent.files as Array<{ path: string }>).map((f) => f.path));
+      args = page.structuredContent.next_action?.arguments;
+    }
+    expect(seen).toEqual(await files({}));
   });
   it('sort=modified puts the newest first', async () => {
     expect((await files({ sort: 'modified' }))[0]).toBe('src/b.js');

@@ -1,12 +1,22 @@
 // list_files: the files below a directory matching glob patterns (one glob meaning: workspace/glob.ts),
 // with ignore rules and default excludes applied below `path`. Symlinks leading outside are dropped.
-import type { Stats } from 'node:fs';
+// Results are pages of at most PAGE_BYTES of JSON (tools/page.ts) continued by `after`: in path order the walk
+// streams and stops when the page is full, so memory stays bounded whatever the tree; newest-first keeps only
+// the newest page's worth of files (a bounded heap) while it walks everything.
 import * as z from 'zod';
-import { compileGlobs } from '../../workspace/glob.js';
-import { walk } from '../../workspace/walk.js';
+import { MaxHeap } from '../../core/max-heap.js';
+import { ToolError } from '../../core/tool-error.js';
+import { compileGlobs, type Matcher } from '../../workspace/glob.js';
+import { comparePaths } from '../../workspace/path-order.js';
+import type { WorkspaceRoot } from '../../workspace/paths.js';
+import { MAX_WALK_DEPTH, walk, type WalkEntry, type WalkOptions } from '../../workspace/walk.js';
+import type { Existing } from '../common.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { lean } from '../result.js';
+import { callText, lean } from '../result.js';
+import { NEXT_ACTION } from '../schema.js';
+import { ByteBudget, depthNote, jsonBytes, PAGE_BYTES } from '../page.js';
 import {
+  explicitArgs,
   globList,
   includeHiddenArg,
   includeIgnoredArg,
@@ -15,8 +25,6 @@ import {
   requireDirectory,
   resolveExisting,
 } from '../common.js';
-
-const COLLECT_CAP = 500_000;
 
 const input = z.object({
   path: pathArg().default('.'),
@@ -27,6 +35,7 @@ const input = z.object({
   include_ignored: includeIgnoredArg,
   max_results: z.number().int().min(1).max(100_000).default(5000),
   sort: z.enum(['path', 'modified']).default('path').describe('modified: newest first.'),
+  after: z.string().optional(),
 });
 
 /** `type` only for a symlink (to a file inside the workspace); every other entry is a file. */
@@ -36,13 +45,109 @@ const fileShape = z.object({
   size_bytes: z.number().optional(),
   modified: z.string().optional(),
 });
-/** total_files only when not every file is listed. */
 const output = z.object({
   files: z.array(fileShape).optional(),
-  total_files: z.number().optional(),
   truncated: z.boolean().optional(),
+  note: z.string().optional(),
+  next_action: NEXT_ACTION.optional(),
 });
 type FileEntry = z.infer<typeof fileShape>;
+type Args = z.infer<typeof input>;
+
+/** The smallest JSON a file entry can have: bounds how many newest files are worth keeping for one page. */
+const MIN_ENTRY_BYTES = 40;
+
+interface Page {
+  files: FileEntry[];
+  more: boolean;
+  /** What `after` continues from. */
+  cursor?: string;
+  depthLimited?: string;
+}
+
+function fileEntry(e: WalkEntry): FileEntry | undefined {
+  const isFile =
+    e.type === 'file' || (e.type === 'symlink' && e.target?.inside === true && e.target.type === 'file');
+  if (!isFile) return undefined;
+  return {
+    path: e.rel,
+    type: e.type === 'symlink' ? 'symlink' : undefined,
+    size_bytes: e.stat?.size ?? 0,
+    modified: e.stat ? isoTime(e.stat.mtimeMs) : undefined,
+  };
+}
+
+/** Path order: streams, and stops at the first file that does not fit. */
+async function pathPage(dir: Existing, args: Args, walkOpts: WalkOptions, wanted: Wanted): Promise<Page> {
+  const files: FileEntry[] = [];
+  const budget = new ByteBudget();
+  let more = false;
+  const s = await walk(wanted.root, dir, { ...walkOpts, from: args.after }, (e) => {
+    const f = wanted.file(e);
+    if (!f || (args.after !== undefined && comparePaths(f.path, args.after) <= 0)) return;
+    if (files.length >= args.max_results || !budget.take(jsonBytes(lean(f)))) {
+      more = true;
+      return false;
+    }
+    files.push(f);
+  });
+  return { files, more, cursor: files[files.length - 1]?.path, depthLimited: s.depthLimited };
+}
+
+/** Newest first, then path; `after` is "<modified> <path>" of the last file shown. */
+function newestOrder(a: FileEntry, b: FileEntry): number {
+  const am = a.modified ?? '';
+  const bm = b.modified ?? '';
+  return am === bm ? comparePaths(a.path, b.path) : am < bm ? 1 : -1;
+}
+
+function parseNewestCursor(after: string): FileEntry {
+  const m = /^(\S+) (.+)$/s.exec(after);
+  if (!m)
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      'after is not a list_files cursor: with sort "modified" it is "<modified> <path>" from next_action',
+      { argument: 'after' },
+      { suggestion: 'Send next_action back as it came, or leave after out to start from the newest file.' },
+    );
+  return { path: m[2] as string, modified: m[1] as string };
+}
+
+async function newestPage(dir: Existing, args: Args, walkOpts: WalkOptions, wanted: Wanted): Promise<Page> {
+  const cursor = args.after === undefined ? undefined : parseNewestCursor(args.after);
+  const keep = Math.min(args.max_results, Math.ceil(PAGE_BYTES / MIN_ENTRY_BYTES));
+  const heap = new MaxHeap<FileEntry>(newestOrder);
+  let more = false;
+  const s = await walk(wanted.root, dir, walkOpts, (e) => {
+    const f = wanted.file(e);
+    if (!f || (cursor && newestOrder(f, cursor) <= 0)) return;
+    heap.push(f);
+    if (heap.size > keep) {
+      heap.pop();
+      more = true;
+    }
+  });
+  const budget = new ByteBudget();
+  const sorted = heap.drainAscending();
+  const files: FileEntry[] = [];
+  for (const f of sorted) {
+    if (!budget.take(jsonBytes(lean(f)))) break;
+    files.push(f);
+  }
+  if (files.length < sorted.length) more = true;
+  const last = files[files.length - 1];
+  return { files, more, cursor: last && `${last.modified ?? ''} ${last.path}`, depthLimited: s.depthLimited };
+}
+
+/** The workspace and which walk entries are listed (files matching the include globs). */
+interface Wanted {
+  root: WorkspaceRoot;
+  file: (e: WalkEntry) => FileEntry | undefined;
+}
+
+function wantedFiles(root: WorkspaceRoot, include: Matcher | undefined): Wanted {
+  return { root, file: (e) => (include && !include(e.relBase) ? undefined : fileEntry(e)) };
+}
 
 export const listFilesTool = defineTool({
   name: 'list_files',
@@ -57,58 +162,30 @@ export const listFilesTool = defineTool({
     const dir = resolveExisting(ctx, args.path);
     requireDirectory(dir, 'list_files');
     const include = compileGlobs([...(args.patterns ?? []), ...(args.glob ? [args.glob] : [])]);
-    const exclude = compileGlobs(args.exclude_patterns);
-    const found: Array<{ rel: string; type: 'file' | 'symlink'; st?: Stats }> = [];
-    let capped = false;
-    await walk(
-      ctx.runtime.root,
-      dir,
-      { includeHidden: args.include_hidden, includeIgnored: args.include_ignored, exclude, stat: true },
-      (e) => {
-        const isFile =
-          e.type === 'file' ||
-          (e.type === 'symlink' && e.target?.inside === true && e.target.type === 'file');
-        if (!isFile || (include && !include(e.relBase))) return;
-        if (found.length >= COLLECT_CAP) {
-          capped = true;
-          return false;
-        }
-        found.push({ rel: e.rel, type: e.type === 'symlink' ? 'symlink' : 'file', st: e.stat });
-      },
-    );
-    found.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-    // Stats were taken during the walk, through each directory descriptor (no path is looked up twice).
-    const toStat = args.sort === 'modified' ? found : found.slice(0, args.max_results);
-    const files: FileEntry[] = toStat.map((f) => {
-      const st = f.st;
-      return {
-        path: f.rel,
-        type: f.type === 'symlink' ? 'symlink' : undefined,
-        size_bytes: st?.size ?? 0,
-        modified: st ? isoTime(st.mtimeMs) : undefined,
-      };
-    });
-    if (args.sort === 'modified')
-      files.sort((a, b) =>
-        a.modified === b.modified
-          ? a.path < b.path
-            ? -1
-            : 1
-          : (a.modified ?? '') < (b.modified ?? '')
-            ? 1
-            : -1,
-      );
-    const shown = files.slice(0, args.max_results);
-    const truncated = capped || found.length > shown.length;
-    const lines = shown.map((f) => f.path);
-    if (shown.length === 0) lines.push('(no files match)');
-    if (truncated)
-      lines.push(
-        `[${shown.length} of ${capped ? 'more than ' : ''}${found.length} files shown; narrow with patterns or path, or raise max_results]`,
-      );
-    return {
-      structured: lean({ files: shown, ...(truncated ? { total_files: found.length, truncated } : {}) }),
-      text: lines.join('\n'),
+    const walkOpts: WalkOptions = {
+      includeHidden: args.include_hidden,
+      includeIgnored: args.include_ignored,
+      exclude: compileGlobs(args.exclude_patterns),
+      stat: true,
     };
+    const wanted = wantedFiles(ctx.runtime.root, include);
+    const page =
+      args.sort === 'modified'
+        ? await newestPage(dir, args, walkOpts, wanted)
+        : await pathPage(dir, args, walkOpts, wanted);
+    const lines = page.files.map((f) => f.path);
+    if (page.files.length === 0) lines.push(args.after ? '(no more files)' : '(no files match)');
+    const structured: Record<string, unknown> = { files: page.files };
+    if (page.depthLimited) {
+      structured.note = depthNote(page.depthLimited, MAX_WALK_DEPTH);
+      lines.push(`[${structured.note as string}]`);
+    }
+    if (page.more && page.cursor !== undefined) {
+      const next = { ...explicitArgs(input, args), after: page.cursor };
+      structured.truncated = true;
+      structured.next_action = { tool: 'list_files', arguments: next };
+      lines.push(`[${page.files.length} files shown; more follow: ${callText('list_files', next)}]`);
+    }
+    return { structured: lean(structured), text: lines.join('\n') };
   },
 });
