@@ -57,6 +57,9 @@ const REQUESTS: Array<Record<string, unknown>> = [
   { query: 'naïve' },
   { query: 'a.next' },
   { query: 'no such text anywhere' },
+  { query: 'isValid', max_results: 4, after: 'src/deep/more.ts:7' },
+  { query: 'isValid', context_lines: 1, after: 'src/crlf.txt:2' },
+  { query: 'here$', regex: true },
 ];
 
 describe.skipIf(rg.kind !== 'ripgrep')('search_text: ripgrep and the JS engine agree', () => {
@@ -110,17 +113,41 @@ describe('search_text behaviour', () => {
     for (const p of ['bin.dat', '.hidden/h.ts', 'ignored.log', 'node_modules/m/index.js'])
       expect(paths.has(p)).toBe(false);
   });
-  it('truncation says how many, and next_action raises max_results', async () => {
+  it('truncation says how many, and next_action continues after the last match shown', async () => {
     const r = await search({ query: 'isValid', max_results: 3 });
     expect(r.structuredContent).toMatchObject({ truncated: true });
     expect(r.structuredContent.total_is_lower_bound).toBeUndefined();
-    expect(r.structuredContent.matches).toHaveLength(3);
+    const shown = r.structuredContent.matches as Array<{ path: string; line: number }>;
+    expect(shown).toHaveLength(3);
     expect(r.structuredContent.total_matches).toBeGreaterThan(30);
-    expect(r.structuredContent.next_action).toMatchObject({
+    const last = shown[2] as { path: string; line: number };
+    expect(r.structuredContent.next_action).toEqual({
       tool: 'search_text',
-      arguments: { query: 'isValid', max_results: 12 },
+      arguments: { query: 'isValid', max_results: 3, after: `${last.path}:${last.line}` },
     });
     expect(r.content[0]?.text).toMatch(/\[3 of \d+ matching lines shown/);
+  });
+  it('paging with next_action yields every match exactly once, in order, from both engines', async () => {
+    const all = (await search({ query: 'isValid', max_results: 10_000 })).structuredContent.matches as Array<{
+      path: string;
+      line: number;
+    }>;
+    for (const engine of rg.kind === 'ripgrep' ? [rg, { kind: 'js' as const }] : [{ kind: 'js' as const }]) {
+      srv.runtime.search.use(engine);
+      const seen: Array<{ path: string; line: number }> = [];
+      let args: Record<string, unknown> | undefined = { query: 'isValid', max_results: 7 };
+      while (args) {
+        const page = await search(args);
+        seen.push(...(page.structuredContent.matches ?? []));
+        args = page.structuredContent.next_action?.arguments;
+      }
+      expect(seen).toEqual(all);
+    }
+    srv.runtime.search.use(rg);
+  });
+  it('an after that is not "path:line" is INVALID_ARGUMENT', async () => {
+    const r = await search({ query: 'isValid', after: 'src/app.ts' });
+    expect(r.structuredContent.error.code).toBe('INVALID_ARGUMENT');
   });
   it('previews are cut at max_preview_bytes', async () => {
     const r = await search({ query: 'isValid', path: 'src/long.txt', max_preview_bytes: 64 });

@@ -1,10 +1,12 @@
 // search_text: ripgrep when available, the JS engine otherwise, with the same results (workspace/search).
-// One entry per matching line, sorted by path and line; previews cut at max_preview_bytes.
+// One entry per matching line, sorted by path and line; previews cut at max_preview_bytes. A result is one page
+// of at most max_results matches and PAGE_BYTES of JSON (tools/page.ts); `after` ("path:line" of the last match
+// shown, from next_action) continues with the matches after it.
 import { closeSync } from 'node:fs';
 import * as z from 'zod';
 import { openRegularForTool } from '../../workspace/confined-fs.js';
 import { compileGlobs } from '../../workspace/glob.js';
-import type { SearchRequest } from '../../workspace/search/types.js';
+import type { SearchCursor, SearchRequest } from '../../workspace/search/types.js';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { defineTool, READ_ONLY } from '../define.js';
@@ -34,6 +36,7 @@ const input = z.object({
   max_preview_bytes: z.number().int().min(16).max(4096).default(512),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
+  after: z.string().optional(),
 });
 
 const matchShape = z.object({
@@ -54,6 +57,20 @@ const output = z.object({
   engine: z.literal('js').optional(),
   next_action: NEXT_ACTION.optional(),
 });
+
+/** `after` is "path:line" (the path may itself contain colons). */
+function parseAfter(after: string | undefined): SearchCursor | undefined {
+  if (after === undefined) return undefined;
+  const m = /^(.+):(\d+)$/s.exec(after);
+  if (!m)
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      'after must be "path:line" of a match, as next_action gives it',
+      { argument: 'after' },
+      { suggestion: 'Send next_action back as it came, or leave after out to start from the first match.' },
+    );
+  return { path: m[1] as string, line: Number(m[2]) };
+}
 
 export const searchTextTool = defineTool({
   name: 'search_text',
@@ -108,6 +125,7 @@ export const searchTextTool = defineTool({
       maxPreviewBytes: args.max_preview_bytes,
       includeHidden: args.include_hidden,
       includeIgnored: args.include_ignored,
+      after: parseAfter(args.after),
     };
     const r = await ctx.runtime.search.search(ctx.runtime.root, req);
     const structured: Record<string, unknown> = {
@@ -126,18 +144,16 @@ export const searchTextTool = defineTool({
     }
     if (r.matches.length === 0)
       lines.push(
-        `No matches for ${JSON.stringify(args.query)} in ${base.rel}${args.include_ignored ? '' : ' (git-ignored and hidden files were skipped)'}.`,
+        `No ${args.after ? 'more ' : ''}matches for ${JSON.stringify(args.query)} in ${base.rel}${args.include_ignored ? '' : ' (git-ignored and hidden files were skipped)'}.`,
       );
+    if (r.note) lines.push(`[${r.note}]`);
     if (r.truncated) {
       const total = `${r.totalIsLowerBound ? 'more than ' : ''}${r.totalMatches}`;
       let hint = 'narrow it with path or include_globs';
-      if (args.max_results < MAX_RESULTS_LIMIT) {
-        const more = {
-          ...explicitArgs(input, args),
-          max_results: Math.min(MAX_RESULTS_LIMIT, args.max_results * 4),
-        };
+      if (r.next) {
+        const more = { ...explicitArgs(input, args), after: `${r.next.path}:${r.next.line}` };
         structured.next_action = { tool: 'search_text', arguments: more };
-        hint += `, or ${callText('search_text', more)}`;
+        hint += `, or continue with ${callText('search_text', more)}`;
       }
       lines.push(`[${r.matches.length} of ${total} matching lines shown; ${hint}]`);
     }

@@ -1,6 +1,7 @@
 // Which engine serves search_text: ripgrep from @vscode/ripgrep, else `rg` on the server's PATH, else the JS
-// engine. Chosen once, lazily; both engines return the same results (test/search-engines.test.ts). The engines
-// (and the glob and ignore packages they use) are loaded on the first search, not when the server starts.
+// engine. Chosen once, lazily, from what is installed and never from what a search found, so `engine` says
+// nothing about file contents; both engines return the same pages (test/tools/search.test.ts). The engines (and
+// the glob and ignore packages they use) are loaded on the first search, not when the server starts.
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -58,20 +59,22 @@ export class SearchEngines {
   }
 
   /**
-   * ripgrep when present; its result is used only after every reported line was re-read inside the workspace
-   * (verify.ts: each reported line re-read at its byte offset). A mismatch means the tree changed under the search (e.g. a directory swapped for a symlink):
-   * the JS engine, whose walk is descriptor-based, answers instead.
+   * ripgrep when present, else the JS engine. Of a ripgrep page, only the matches whose lines re-read the same
+   * inside the workspace are kept (verify.ts); a match that does not hold is dropped, never answered otherwise.
    */
   async search(root: WorkspaceRoot, req: SearchRequest): Promise<SearchOutcome> {
     const e = this.engine();
-    const { searchJs } = await import('./js-engine.js');
-    if (e.kind !== 'ripgrep') return searchJs(root, req);
-    const [{ searchRipgrep }, { proofsHold }] = await Promise.all([
+    if (e.kind !== 'ripgrep') {
+      const { searchJs } = await import('./js-engine.js');
+      return (await searchJs(root, req)).outcome;
+    }
+    const [{ searchRipgrep }, { verifiedPage }] = await Promise.all([
       import('./ripgrep.js'),
       import('./verify.js'),
     ]);
-    const { outcome, proofs } = await searchRipgrep(e.path, root, req, this.childEnv, this.jail);
-    if (proofsHold(root, proofs)) return outcome;
-    return searchJs(root, req);
+    const { page, outcome } = await searchRipgrep(e.path, root, req, this.childEnv, this.jail);
+    const kept = verifiedPage(root, page);
+    if (kept.length === page.length) return outcome;
+    return { ...outcome, matches: kept.map((c) => c.match) };
   }
 }

@@ -1,6 +1,13 @@
 // The search request and result shared by both engines (tool-contract "Files and search").
 import { ToolError } from '../../core/tool-error.js';
 import type { Matcher } from '../glob.js';
+import { comparePaths } from '../path-order.js';
+
+/** Where a page of matches ends: the next page holds the matches after this path and line. */
+export interface SearchCursor {
+  path: string;
+  line: number;
+}
 
 export interface SearchRequest {
   query: string;
@@ -22,6 +29,8 @@ export interface SearchRequest {
   maxPreviewBytes: number;
   includeHidden: boolean;
   includeIgnored: boolean;
+  /** Continue after this match (from the previous page's next_action). */
+  after?: SearchCursor;
 }
 
 export interface SearchMatch {
@@ -36,15 +45,19 @@ export interface SearchMatch {
 
 export interface SearchOutcome {
   matches: SearchMatch[];
-  /** Matching lines found; exact unless `total_is_lower_bound`. */
+  /** Matching lines after the cursor; exact unless `totalIsLowerBound`. */
   totalMatches: number;
   totalIsLowerBound: boolean;
   truncated: boolean;
   engine: 'ripgrep' | 'js';
+  /** Where the next page starts, when there is one. */
+  next?: SearchCursor;
+  /** Why the search stopped early (a work budget), for the model. */
+  note?: string;
 }
 
-/** Beyond this many matching lines the engines stop collecting (the total is then a lower bound). */
-export function collectCap(maxResults: number): number {
+/** Beyond this many matching lines the engines stop counting (the total is then a lower bound). */
+export function countCap(maxResults: number): number {
   return Math.max(maxResults * 10, 20_000);
 }
 
@@ -53,26 +66,9 @@ export function smartCaseSensitive(query: string, regex: boolean): boolean {
   return /\p{Lu}/u.test(literal);
 }
 
-export function compareMatches(a: SearchMatch, b: SearchMatch): number {
-  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
-  return a.line - b.line;
-}
-
-/** Sorted, truncated, previews cut — the same final step for both engines. */
-export function finish(
-  all: SearchMatch[],
-  req: SearchRequest,
-  capped: boolean,
-  engine: SearchOutcome['engine'],
-): SearchOutcome {
-  all.sort(compareMatches);
-  return {
-    matches: all.slice(0, req.maxResults),
-    totalMatches: all.length,
-    totalIsLowerBound: capped,
-    truncated: capped || all.length > req.maxResults,
-    engine,
-  };
+/** Path order (workspace/path-order.ts), then line: the order of every page and of the cursor. */
+export function compareMatches(a: SearchCursor, b: SearchCursor): number {
+  return a.path !== b.path ? comparePaths(a.path, b.path) : a.line - b.line;
 }
 
 /** The one error both engines give for a pattern their regex engine refuses. */

@@ -1,0 +1,195 @@
+// README "Limits": no single listing or search call can stall or exhaust the server. Hostile-size trees served by
+// the real bin with the loop probe (test/helpers/probed-server.ts): 8,000 nested directories (the review saw one
+// list_files take 3.9 GB and 7,935 descriptors for 34 s) and 200,000 files (686 MB, and a 7 MB result). Each call
+// must keep the event loop's longest delay under 250 ms and the server's RSS under 300 MB (the review's
+// ceilings), hold few descriptors, and answer at most one page (PAGE_BYTES of JSON) with next_action.
+// Paging through 20,000 files must yield every file exactly once.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_BYTES } from '../src/tools/page.js';
+import { PROBE_LIMITS, startProbedServer, type ProbedServer } from './helpers/probed-server.js';
+import { callTool } from './helpers/rpc.js';
+import { REPO_ROOT, startInProcess, type InProcessServer } from './helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
+
+const run = promisify(execFile);
+const MAKE_TREE = path.join(REPO_ROOT, 'test/helpers/make-tree.mjs');
+const makeTree = (...args: string[]) => run(process.execPath, [MAKE_TREE, ...args]);
+
+/** Descriptors the server may hold during one call (it has ~30 open at rest). */
+const MAX_FDS = 200;
+/** JSON of one result: a page plus its few other fields. */
+const MAX_RESULT_BYTES = PAGE_BYTES + 2048;
+
+/** Calls the tool between two probe samples; returns the result and what the server did meanwhile. */
+async function probed(srv: ProbedServer, tool: string, args: Record<string, unknown>) {
+  await srv.sample();
+  const r = await callTool(srv.url, tool, args);
+  const s = await srv.sample();
+  return { r, s };
+}
+
+function expectBounded(s: Awaited<ReturnType<ProbedServer['sample']>>) {
+  expect(s.maxDelayMs, 'longest event-loop delay (ms)').toBeLessThan(PROBE_LIMITS.maxDelayMs);
+  expect(s.maxRssBytes, 'peak RSS (bytes)').toBeLessThan(PROBE_LIMITS.maxRssBytes);
+  expect(s.maxFds, 'most open descriptors').toBeLessThan(MAX_FDS);
+}
+
+function expectOnePage(r: Awaited<ReturnType<typeof callTool>>) {
+  expect(r.isError, JSON.stringify(r.structuredContent).slice(0, 500)).toBe(false);
+  expect(Buffer.byteLength(JSON.stringify(r.structuredContent))).toBeLessThanOrEqual(MAX_RESULT_BYTES);
+  expect(Buffer.byteLength(r.content[0]?.text ?? '')).toBeLessThanOrEqual(MAX_RESULT_BYTES);
+}
+
+describe('8,000 nested directories', () => {
+  let ws: TempWorkspace;
+  let srv: ProbedServer;
+  beforeAll(async () => {
+    ws = makeWorkspace({ 'top.txt': 'needle\n' });
+    await makeTree('nested', ws.dir, '8000', 'd');
+    srv = await startProbedServer({ workspace: ws.dir });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+    await makeTree('remove-nested', ws.dir, 'd');
+    ws.cleanup();
+  });
+
+  it('list_files stays bounded and says that the depth limit stopped it', async () => {
+    const { r, s } = await probed(srv, 'list_files', {});
+    expectOnePage(r);
+    expectBounded(s);
+    expect(r.structuredContent.files).toEqual([
+      { path: 'top.txt', size_bytes: 7, modified: expect.any(String) },
+    ]);
+    expect(r.structuredContent.note).toMatch(
+      /^directories more than 256 levels deep were not entered \(first: d\/d\//,
+    );
+    expect(r.content[0]?.text).toContain('more than 256 levels deep were not entered');
+  });
+
+  it('list_dir (recursive, 20 levels) stays bounded', async () => {
+    const { r, s } = await probed(srv, 'list_dir', { recursive: true });
+    expectOnePage(r);
+    expectBounded(s);
+    expect(r.structuredContent.entries).toHaveLength(21); // d × 20 levels and top.txt
+  });
+
+  it('search_text stays bounded and searches as deep as the walk does', async () => {
+    const { r, s } = await probed(srv, 'search_text', { query: 'needle' });
+    expectOnePage(r);
+    expectBounded(s);
+    expect(r.structuredContent.matches.map((m: { path: string }) => m.path)).toEqual(['top.txt']);
+  });
+});
+
+describe('200,000 files', () => {
+  let ws: TempWorkspace;
+  let srv: ProbedServer;
+  beforeAll(async () => {
+    ws = makeWorkspace();
+    await makeTree('files', ws.dir, '200000', '1000');
+    srv = await startProbedServer({ workspace: ws.dir });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+    await run('rm', ['-rf', ws.dir]);
+  });
+
+  it('list_files answers one page with next_action, bounded', async () => {
+    const { r, s } = await probed(srv, 'list_files', { max_results: 100_000 });
+    expectOnePage(r);
+    expectBounded(s);
+    const files = r.structuredContent.files as Array<{ path: string }>;
+    expect(files[0]?.path).toBe('d0000/f00000.txt');
+    expect(r.structuredContent.next_action).toEqual({
+      tool: 'list_files',
+      arguments: { max_results: 100_000, after: files[files.length - 1]?.path },
+    });
+  });
+
+  it('list_files newest first walks them all, bounded, and answers one page', async () => {
+    const { r, s } = await probed(srv, 'list_files', { sort: 'modified' });
+    expectOnePage(r);
+    expectBounded(s);
+    expect(r.structuredContent.next_action.arguments.after).toMatch(
+      /^\d{4}-\d\d-\d\dT\S+ d\d{4}\/f\d{5}\.txt$/,
+    );
+  });
+
+  it('list_dir over the whole tree answers one page, bounded', async () => {
+    const { r, s } = await probed(srv, 'list_dir', { recursive: true, max_entries: 100_000 });
+    expectOnePage(r);
+    expectBounded(s);
+    expect(r.structuredContent.next_action.arguments.offset).toBeGreaterThan(100);
+  });
+
+  it('search_text with 200,000 matching lines answers one page with next_action, bounded', async () => {
+    const { r, s } = await probed(srv, 'search_text', { query: 'needle', max_results: 10_000 });
+    expectOnePage(r);
+    expectBounded(s);
+    expect(r.structuredContent).toMatchObject({ truncated: true, total_is_lower_bound: true });
+    const m = r.structuredContent.matches as Array<{ path: string; line: number }>;
+    expect(m[0]).toMatchObject({ path: 'd0000/f00000.txt', line: 1 });
+    const last = m[m.length - 1] as { path: string; line: number };
+    expect(r.structuredContent.next_action.arguments.after).toBe(`${last.path}:${last.line}`);
+  });
+});
+
+describe('paging through 20,000 files', () => {
+  let ws: TempWorkspace;
+  let srv: InProcessServer;
+  const expected: string[] = [];
+  beforeAll(async () => {
+    ws = makeWorkspace();
+    await makeTree('files', ws.dir, '20000', '700');
+    for (let i = 0; i < 20_000; i++)
+      expected.push(
+        `d${String(Math.floor(i / 700)).padStart(4, '0')}/f${String(i % 700).padStart(5, '0')}.txt`,
+      );
+    srv = await startInProcess({ workspace: ws.dir });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    ws.cleanup();
+  });
+
+  /** Follows next_action from `args` to the end; returns what every page listed, in order. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async function pages(tool: string, args: Record<string, unknown>, pick: (sc: any) => string[]) {
+    const seen: string[] = [];
+    let count = 0;
+    for (let a: Record<string, unknown> | undefined = args; a; count++) {
+      const r = await callTool(srv.url, tool, a);
+      expectOnePage(r);
+      seen.push(...pick(r.structuredContent));
+      a = r.structuredContent.next_action?.arguments;
+    }
+    return { seen, count };
+  }
+
+  it('list_files yields every file exactly once, in path order', async () => {
+    const { seen, count } = await pages('list_files', { max_results: 100_000 }, (sc) =>
+      (sc.files ?? []).map((f: { path: string }) => f.path),
+    );
+    expect(count).toBeGreaterThan(5);
+    expect(seen).toEqual(expected);
+  });
+
+  it('list_files newest first yields every file exactly once', async () => {
+    const { seen } = await pages('list_files', { sort: 'modified' }, (sc) =>
+      (sc.files ?? []).map((f: { path: string }) => f.path),
+    );
+    expect(seen.length).toBe(expected.length);
+    expect([...seen].sort()).toEqual(expected);
+  });
+
+  it('search_text yields every match exactly once, in path order', async () => {
+    const { seen } = await pages('search_text', { query: 'needle', max_results: 10_000 }, (sc) =>
+      (sc.matches ?? []).map((m: { path: string }) => m.path),
+    );
+    expect(seen).toEqual(expected);
+  });
+});
