@@ -11,7 +11,7 @@ import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, HUNG_MS, pollUntil } from './exec-support.js';
+import { call, HUNG_MS, pollUntil, waitFor } from './exec-support.js';
 import { callWithin } from './helpers/confinement.js';
 import {
   canRunAs,
@@ -202,13 +202,22 @@ export function isolationSuite(as: RunAs): void {
         expect(poll.sc.status, poll.raw.slice(0, 300)).toMatch(
           /^(running|exited|terminated|killed|failed|timeout)$/,
         );
+        // Replaced means the stopped helper is gone and reaped (a zombie still counts as the server's helper: a
+        // command sent before its exit is handled may be refused with "run it again"), so the new command waits
+        // for that (a ceiling only ends a hung test).
+        const gone = (pid: number) => !procTable().has(pid);
+        const replaced = await waitFor(() => helpers.every((p) => gone(p.pid)), 30_000, 50);
+        expect(
+          replaced,
+          `the stopped helper was never replaced: ${helpers.map((p) => p.pid).join(' ')}`,
+        ).toBe(true);
         const fresh = await callWithin(
           srv.url,
           'exec_command',
           { cmd: 'echo ok', yield_time_ms: 30_000 },
           45_000,
         );
-        expect({ status: fresh.sc.status, stdout: fresh.sc.stdout }).toEqual({
+        expect({ status: fresh.sc.status, stdout: fresh.sc.stdout }, fresh.raw.slice(0, 600)).toEqual({
           status: 'exited',
           stdout: 'ok\n',
         });

@@ -26,6 +26,8 @@ export interface BinOptions {
   /** SERVICE_RUNTIME_ROOT; unset leaves the server's default. */
   runtimeRoot?: string;
   env?: Record<string, string>;
+  /** Node options before the bin (e.g. `--import` of an in-process probe). */
+  nodeArgs?: string[];
   /**
    * Called while the server process is stopped just before it execs node (its pid is already final), so a
    * test can prepare what depends on that pid without racing the start.
@@ -46,7 +48,7 @@ export function startOrRefusal(o: BinOptions): Promise<StartOutcome> {
     ...(o.runtimeRoot ? { SERVICE_RUNTIME_ROOT: o.runtimeRoot } : {}),
     ...o.env,
   };
-  const node = [process.execPath, BIN, '--workspace', o.workspace, '--port', '0'];
+  const node = [process.execPath, ...(o.nodeArgs ?? []), BIN, '--workspace', o.workspace, '--port', '0'];
   const user = o.as === 'root' ? [] : ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
   // `kill -STOP $$` then exec: the pid is the server's, and the test resumes it once it is ready for it.
   const argv = o.beforeStart
