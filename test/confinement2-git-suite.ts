@@ -31,11 +31,12 @@ const DIFF_CALLS = 100;
 const MIN_SWAPS = 100; // fewer: the race was not exercised, fail instead of passing vacuously
 const TEST_CEILING_MS = 400_000;
 
+/** The attacker's loop, run as a command: bounded (300 s), and it stops as soon as the test writes `.git/stop-swap`. */
 const SWAPPER = `import os, sys, time
 plain = open('.git/config.plain').read()
 evil = open('.git/config.evil').read()
 n = 0
-end = time.monotonic() + 100
+end = time.monotonic() + 300
 while time.monotonic() < end and not os.path.exists('.git/stop-swap'):
     for body in (evil, plain):
         with open('.git/config.new', 'w') as f:
