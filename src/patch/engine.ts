@@ -1,7 +1,9 @@
 // apply_patch end to end, below the tool layer: parse → resolve paths → take the per-file locks → read and
 // match everything → commit (or stop, for a dry run) → release. Knows nothing of MCP; the tool file shapes
-// the result. Parse failures become INVALID_ARGUMENT with details.line (the patch text is the bad argument).
+// the result. Parse failures become INVALID_ARGUMENT with details.line (the patch text is the bad argument), and
+// so does a patch over MAX_PATCH_BYTES (README "Limits").
 import path from 'node:path';
+import { yieldToLoop } from '../core/slice.js';
 import { ToolError } from '../core/tool-error.js';
 import type { Logger } from '../core/log.js';
 import { isInside, toPosixRel, type WorkspaceRoot } from '../workspace/paths.js';
@@ -40,6 +42,24 @@ export interface PatchOutcome {
   dryRun: boolean;
 }
 
+/** The largest patch one call takes: far beyond any hand-written change, small enough to match promptly. */
+export const MAX_PATCH_BYTES = 1024 * 1024;
+const MIB = 1024 * 1024;
+
+function tooLarge(bytes: number): ToolError {
+  return new ToolError(
+    'INVALID_ARGUMENT',
+    `the patch is ${(bytes / MIB).toFixed(1)} MiB (${bytes} bytes); one apply_patch call takes at most ` +
+      `${MAX_PATCH_BYTES / MIB} MiB (${MAX_PATCH_BYTES} bytes)`,
+    { argument: 'patch', bytes, max_bytes: MAX_PATCH_BYTES },
+    {
+      suggestion:
+        'Split the patch into several apply_patch calls (e.g. a few files or a few hundred hunks each) and send ' +
+        'them one after another; to replace a generated file wholesale, write it with exec_command.',
+    },
+  );
+}
+
 const FORMAT_REMINDER =
   'Format: "*** Begin Patch", then per file "*** Update File: PATH" with "@@ <line above the change>" and lines ' +
   'starting with " " (unchanged), "-" (removed) or "+" (added); "*** Add File: PATH" with "+" lines; ' +
@@ -50,6 +70,10 @@ export async function applyPatch(
   text: string,
   opts: ApplyOptions = {},
 ): Promise<PatchOutcome> {
+  if (text.length > MAX_PATCH_BYTES / 3) {
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_PATCH_BYTES) throw tooLarge(bytes);
+  }
   const parsed = parsePatch(text);
   if (!parsed.ok) {
     throw new ToolError(
@@ -61,6 +85,7 @@ export async function applyPatch(
       },
     );
   }
+  await yieldToLoop(); // parsing a patch near the limit takes tens of milliseconds: let others in
   const ops = beforeWriting(env.root, () => resolveOps(env.root, parsed.ops));
   const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
   const plan = await commitPlan(env, keys, () => planOps(ops), opts);
@@ -82,11 +107,11 @@ export async function applyPatch(
 export async function commitPlan<P extends Plan>(
   env: PatchEnv,
   keys: readonly string[],
-  makePlan: () => P,
+  makePlan: () => P | Promise<P>,
   opts: ApplyOptions = {},
 ): Promise<P> {
   return env.locks.withLocks(keys, async () => {
-    const plan = beforeWriting(env.root, makePlan);
+    const plan = await beforeWritingAsync(env.root, makePlan);
     if (!opts.dryRun) {
       env.beforeWrite?.(plan.steps.map((st) => path.join(st.dir, st.name)));
       await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
@@ -104,24 +129,37 @@ export function beforeWriting<T>(root: WorkspaceRoot, step: () => T): T {
   try {
     return step();
   } catch (e) {
-    if (e instanceof ToolError) throw e;
-    const err = e as NodeJS.ErrnoException;
-    const where = typeof err?.path === 'string' ? relOf(root, err.path) : undefined;
-    const rel = where ?? (e instanceof PathRaceError ? relOf(root, e.file) : undefined) ?? '';
-    if (e instanceof PathRaceError || err?.code === 'ELOOP') throw pathErrorToTool(e, rel) ?? e;
-    if (typeof err?.code !== 'string' || !/^E[A-Z]+$/.test(err.code)) throw e;
-    throw new ToolError(
-      'PATCH_FAILED',
-      `${rel || 'a path of the patch'}: ${err.code} (${err.syscall ?? 'file system'}); nothing was written`,
-      { path: rel || undefined, errno: err.code, syscall: err.syscall },
-      {
-        suggestion:
-          err.code === 'ENAMETOOLONG'
-            ? 'Use shorter file names (most file systems allow 255 bytes per name).'
-            : 'The file system refuses this path; patch another path or tell the user.',
-      },
-    );
+    throw refusalBeforeWriting(root, e);
   }
+}
+
+/** beforeWriting for a step that may wait (matching yields to the event loop). */
+export async function beforeWritingAsync<T>(root: WorkspaceRoot, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    throw refusalBeforeWriting(root, e);
+  }
+}
+
+function refusalBeforeWriting(root: WorkspaceRoot, e: unknown): unknown {
+  if (e instanceof ToolError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const where = typeof err?.path === 'string' ? relOf(root, err.path) : undefined;
+  const rel = where ?? (e instanceof PathRaceError ? relOf(root, e.file) : undefined) ?? '';
+  if (e instanceof PathRaceError || err?.code === 'ELOOP') return pathErrorToTool(e, rel) ?? e;
+  if (typeof err?.code !== 'string' || !/^E[A-Z]+$/.test(err.code)) return e;
+  return new ToolError(
+    'PATCH_FAILED',
+    `${rel || 'a path of the patch'}: ${err.code} (${err.syscall ?? 'file system'}); nothing was written`,
+    { path: rel || undefined, errno: err.code, syscall: err.syscall },
+    {
+      suggestion:
+        err.code === 'ENAMETOOLONG'
+          ? 'Use shorter file names (most file systems allow 255 bytes per name).'
+          : 'The file system refuses this path; patch another path or tell the user.',
+    },
+  );
 }
 
 function relOf(root: WorkspaceRoot, p: string): string | undefined {

@@ -1,7 +1,9 @@
-// The matcher's view of a file's lines under each fuzz tier. Per tier it builds, once and only when asked,
-// the normalised lines joined by "\n" plus each line's start offset; a hunk is then found with the engine's
-// native String#indexOf and a binary search, never by comparing lines one by one across the file. A map from
-// line to positions exists only for the error path (nearest similar region).
+// The matcher's view of a file's lines under each fuzz tier. Per tier it builds, once and only when asked (in
+// slices that yield to the event loop: `prepare`), the normalised lines and a map from each line to where it
+// occurs. A hunk is then found from the positions of its rarest line, each checked in place, so finding every
+// hunk of a 10,000-hunk patch costs about its own size, not 10,000 scans of the file; where every line of a
+// hunk is common, the engine's native String#indexOf over the lines joined by "\n" is used instead.
+import type { TimeSlicer } from '../core/slice.js';
 
 /** 0 exact · 1 trailing whitespace ignored · 2 surrounding whitespace ignored · 3 Unicode punctuation folded. */
 export type Fuzz = 0 | 1 | 2 | 3;
@@ -40,14 +42,18 @@ export function normalize(tier: Fuzz, s: string): string {
 
 interface TierView {
   norm: readonly string[];
-  /** norm.join("\n"). */
-  text: string;
-  /** Offset in `text` where each line starts. */
-  starts: Int32Array;
-  positions?: Map<string, number[]>;
+  /** Every position of each normalised line, ascending. */
+  positions: Map<string, number[]>;
+  /** norm.join("\n") and where each line starts in it: built only for hunks made of common lines. */
+  text?: string;
+  starts?: Int32Array;
 }
 
 const NONE: readonly number[] = [];
+/** Lines normalised or indexed between two ticks of a slicer. */
+const PREPARE_BATCH = 8192;
+/** A hunk whose rarest line occurs more often than this is searched with indexOf instead. */
+const MAX_CANDIDATES = 4096;
 
 export class LineIndex {
   private readonly views: Array<TierView | undefined> = [];
@@ -62,35 +68,36 @@ export class LineIndex {
     return this.lines.length;
   }
 
-  view(tier: Fuzz): TierView {
-    let v = this.views[tier];
-    if (!v) {
-      const norm = tier === 0 ? this.lines : this.lines.map((l) => normalize(tier, l));
-      const text = tier === 0 && this.joined !== undefined ? this.joined : norm.join('\n');
-      const starts = new Int32Array(norm.length);
-      for (let i = 0, at = 0; i < norm.length; i++) {
-        starts[i] = at;
-        at += (norm[i] as string).length + 1;
-      }
-      v = { norm, text, starts };
-      this.views[tier] = v;
-    }
-    return v;
+  /** Builds the view of `tier` in slices (a file of millions of lines would hold the event loop otherwise). */
+  async prepare(tier: Fuzz, slicer: TimeSlicer): Promise<void> {
+    for (const _ of this.build(tier)) await slicer.tick();
   }
 
-  /** Positions of one normalised line (error path only: builds a map on first use). */
-  positionsOf(tier: Fuzz, normalized: string): readonly number[] {
-    const v = this.view(tier);
-    if (!v.positions) {
-      v.positions = new Map();
-      for (let i = 0; i < v.norm.length; i++) {
-        const key = v.norm[i] as string;
-        const list = v.positions.get(key);
-        if (list) list.push(i);
-        else v.positions.set(key, [i]);
-      }
+  view(tier: Fuzz): TierView {
+    for (const _ of this.build(tier));
+    return this.views[tier] as TierView;
+  }
+
+  /** Builds the view of `tier` (once), pausing after every PREPARE_BATCH lines. */
+  private *build(tier: Fuzz): Generator<void> {
+    if (this.views[tier]) return;
+    const n = this.lines.length;
+    const norm: string[] = tier === 0 ? (this.lines as string[]) : new Array<string>(n);
+    const positions = new Map<string, number[]>();
+    for (let i = 0; i < n; i++) {
+      const key = tier === 0 ? (this.lines[i] as string) : normalize(tier, this.lines[i] as string);
+      norm[i] = key;
+      const list = positions.get(key);
+      if (list) list.push(i);
+      else positions.set(key, [i]);
+      if (i % PREPARE_BATCH === PREPARE_BATCH - 1) yield;
     }
-    return v.positions.get(normalized) ?? NONE;
+    this.views[tier] ??= { norm, positions };
+  }
+
+  /** Positions of one normalised line. */
+  positionsOf(tier: Fuzz, normalized: string): readonly number[] {
+    return this.view(tier).positions.get(normalized) ?? NONE;
   }
 
   /** Does `seq` (raw patch lines) match the file at `start` under `tier`? */
@@ -109,9 +116,42 @@ export class LineIndex {
     const n = v.norm.length;
     const out: number[] = [];
     if (lo >= n || seq.length > n - lo) return out;
-    const needle = seq.map((l) => normalize(tier, l)).join('\n');
-    if (needle === '') return this.findEmptyLines(v, lo, limit);
+    const want = seq.map((l) => normalize(tier, l));
+    let rarest = 0;
+    let fewest = NONE;
+    for (let k = 0; k < want.length; k++) {
+      const list = v.positions.get(want[k] as string) ?? NONE;
+      if (k === 0 || list.length < fewest.length) [rarest, fewest] = [k, list];
+      if (list.length === 0) return out;
+    }
+    if (fewest.length > MAX_CANDIDATES) return this.scan(v, want, lo, limit);
+    for (let i = firstAtLeast(fewest, lo + rarest); i < fewest.length && out.length < limit; i++) {
+      const start = (fewest[i] as number) - rarest;
+      if (start + want.length > n) break;
+      let k = 0;
+      while (k < want.length && v.norm[start + k] === want[k]) k++;
+      if (k === want.length) out.push(start);
+    }
+    return out;
+  }
+
+  /** findAll by String#indexOf over the joined lines: for hunks whose every line is common. */
+  private scan(v: TierView, want: readonly string[], lo: number, limit: number): number[] {
+    if (!v.text || !v.starts) {
+      v.text = v.norm === this.lines && this.joined !== undefined ? this.joined : v.norm.join('\n');
+      v.starts = new Int32Array(v.norm.length);
+      for (let i = 0, at = 0; i < v.norm.length; i++) {
+        v.starts[i] = at;
+        at += (v.norm[i] as string).length + 1;
+      }
+    }
     const { text, starts } = v;
+    const needle = want.join('\n');
+    const out: number[] = [];
+    if (needle === '') {
+      for (let i = lo; i < v.norm.length && out.length < limit; i++) if (v.norm[i] === '') out.push(i);
+      return out;
+    }
     for (
       let at = text.indexOf(needle, starts[lo]);
       at !== -1 && out.length < limit;
@@ -125,21 +165,27 @@ export class LineIndex {
     return out;
   }
 
-  /** A hunk whose old lines are a single empty line: indexOf("") would match at every offset. */
-  private findEmptyLines(v: TierView, lo: number, limit: number): number[] {
-    const out: number[] = [];
-    for (let i = lo; i < v.norm.length && out.length < limit; i++) if (v.norm[i] === '') out.push(i);
-    return out;
-  }
-
   /** First line ≥ from equal to `text` under the lowest tier that has one. */
   findLine(text: string, from: number): { at: number; tier: Fuzz } | undefined {
     for (const tier of FUZZ_TIERS) {
-      const [at] = this.findAll(tier, [text], from, 1);
-      if (at !== undefined) return { at, tier };
+      const list = this.positionsOf(tier, normalize(tier, text));
+      const i = firstAtLeast(list, from);
+      if (i < list.length) return { at: list[i] as number, tier };
     }
     return undefined;
   }
+}
+
+/** Index of the first element ≥ x in an ascending list. */
+function firstAtLeast(list: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The line whose start offset is `offset` (binary search; `offset` is known to be a line start). */

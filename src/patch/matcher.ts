@@ -2,6 +2,11 @@
 // must match exactly one place, tried tier by tier (exact → trailing whitespace → surrounding whitespace →
 // Unicode punctuation folded); `@@ anchor` takes the first match after the anchor line; failures are values
 // carrying the contract's codes. Context lines keep the file's own text, so fuzz never rewrites them.
+// Hunks come in file order, so each is first looked for after the previous hunk's place (as Codex's
+// apply-patch does): one place there is the match, even if the same lines occur earlier too; only a hunk found
+// nowhere after it is looked for in the whole file (hunks out of order, overlaps). Matching yields to the event
+// loop between hunks (core/slice.ts), so a 10,000-hunk patch never holds it (README "Limits").
+import { TimeSlicer } from '../core/slice.js';
 import { LineIndex, FUZZ_TIERS, foldPunctuation, type Fuzz } from './line-index.js';
 import { nearestRegion } from './similar.js';
 import { UTF8_BOM, type TextDoc } from './text-doc.js';
@@ -33,24 +38,37 @@ export type MatchResult =
 
 const MAX_LISTED_MATCHES = 10;
 
-export function placeHunks(doc: TextDoc, hunks: readonly Hunk[]): MatchResult {
+export async function placeHunks(
+  doc: TextDoc,
+  hunks: readonly Hunk[],
+  slicer = new TimeSlicer(),
+): Promise<MatchResult> {
   const idx = new LineIndex(doc.lines, doc.joined);
+  await idx.prepare(0, slicer);
   const placements: Placement[] = [];
   let cursor = 0;
   let fuzz: Fuzz = 0;
   for (let i = 0; i < hunks.length; i++) {
-    const r = placeOne(idx, hunks[i] as Hunk, i + 1, cursor);
+    await slicer.tick();
+    const r = await placeOne(idx, hunks[i] as Hunk, i + 1, cursor, slicer);
     if ('code' in r) return { ok: false, failure: r };
     placements.push(r);
     cursor = r.start + r.oldLen;
     if (r.fuzz > fuzz) fuzz = r.fuzz;
   }
+  await slicer.tick();
   const overlap = findOverlap(placements);
   if (overlap) return { ok: false, failure: overlap };
   return { ok: true, placements, fuzz };
 }
 
-function placeOne(idx: LineIndex, h: Hunk, n: number, cursor: number): Placement | MatchFailure {
+async function placeOne(
+  idx: LineIndex,
+  h: Hunk,
+  n: number,
+  cursor: number,
+  slicer: TimeSlicer,
+): Promise<Placement | MatchFailure> {
   const old = oldLines(h);
   let lo = 0;
   if (h.anchor !== undefined) {
@@ -69,13 +87,17 @@ function placeOne(idx: LineIndex, h: Hunk, n: number, cursor: number): Placement
     return { hunk: h, start, oldLen: 0, fuzz: 0 };
   }
   for (const tier of FUZZ_TIERS) {
-    const found = candidates(idx, h, old, tier, lo);
-    if (found.length === 0) continue;
-    if (h.anchor !== undefined || found.length === 1)
-      return { hunk: h, start: found[0] as number, oldLen: old.length, fuzz: tier };
-    if (h.hint !== undefined && found.includes(h.hint))
-      return { hunk: h, start: h.hint, oldLen: old.length, fuzz: tier };
-    return ambiguous(h, n, found);
+    await idx.prepare(tier, slicer);
+    // After the previous hunk first (unless an anchor already says where), then anywhere from `lo`.
+    for (const from of h.anchor === undefined && cursor > lo ? [cursor, lo] : [lo]) {
+      const found = candidates(idx, h, old, tier, from, h.anchor !== undefined ? 1 : 2);
+      if (found.length === 0) continue;
+      if (h.anchor !== undefined || found.length === 1)
+        return { hunk: h, start: found[0] as number, oldLen: old.length, fuzz: tier };
+      if (h.hint !== undefined && h.hint >= from && idx.matchesAt(tier, old, h.hint))
+        return { hunk: h, start: h.hint, oldLen: old.length, fuzz: tier };
+      return ambiguous(h, n, candidates(idx, h, old, tier, from));
+    }
   }
   if (looksApplied(idx, h, lo)) {
     return {
@@ -88,8 +110,15 @@ function placeOne(idx: LineIndex, h: Hunk, n: number, cursor: number): Placement
   return notFound(idx, h, n, old, lo);
 }
 
-function candidates(idx: LineIndex, h: Hunk, old: readonly string[], tier: Fuzz, lo: number): number[] {
-  if (!h.eof) return idx.findAll(tier, old, lo);
+function candidates(
+  idx: LineIndex,
+  h: Hunk,
+  old: readonly string[],
+  tier: Fuzz,
+  lo: number,
+  limit = Infinity,
+): number[] {
+  if (!h.eof) return idx.findAll(tier, old, lo, limit);
   // At the end of the file, or followed only by blank lines (models rarely copy trailing blank lines).
   for (let end = idx.length; end >= old.length; end--) {
     const start = end - old.length;
@@ -120,7 +149,7 @@ function looksApplied(idx: LineIndex, h: Hunk, lo: number): boolean {
   if (!added && (h.lines[0]?.kind !== ' ' || h.lines[h.lines.length - 1]?.kind !== ' ')) return false;
   const want = newLines(h);
   if (want.length === 0) return false;
-  return FUZZ_TIERS.some((tier) => candidates(idx, h, want, tier, lo).length > 0);
+  return FUZZ_TIERS.some((tier) => candidates(idx, h, want, tier, lo, 1).length > 0);
 }
 
 function anchorMissing(h: Hunk, n: number): MatchFailure {

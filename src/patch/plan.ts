@@ -2,6 +2,7 @@
 // (tool-contract "apply_patch"): existence rules (Add on an existing file, Update/Delete of a missing one,
 // Delete of a directory, Move onto a file → PATCH_FAILED), text decoding, hunk placement, new bytes and modes.
 // Runs under the per-file locks, so what it reads is what the committer's baseline check compares against.
+import { TimeSlicer, yieldToLoop } from '../core/slice.js';
 import { ToolError, type ToolErrorCode } from '../core/tool-error.js';
 import type { Baseline, CommitStep } from './commit.js';
 import { probe, readSnapshot, type Snapshot } from './fs-safe.js';
@@ -31,12 +32,15 @@ export interface Plan {
   fuzz: Fuzz;
 }
 
-export function planOps(ops: readonly ResolvedOp[]): Plan {
+/** Matching yields to the event loop (one slicer for the whole patch: matcher.ts). */
+export async function planOps(ops: readonly ResolvedOp[]): Promise<Plan> {
   const plan: Plan = { steps: [], affected: [], additions: 0, removals: 0, fuzz: 0 };
+  const slicer = new TimeSlicer();
   for (const op of ops) {
+    await slicer.tick();
     if (op.kind === 'add') planAdd(plan, op, op.target);
     else if (op.kind === 'delete') planDelete(plan, op.target);
-    else planUpdate(plan, op.hunks, op.target, op.dest);
+    else await planUpdate(plan, op.hunks, op.target, op.dest, slicer);
   }
   return plan;
 }
@@ -81,13 +85,20 @@ function planDelete(plan: Plan, t: Target): void {
   if (d.ok) plan.removals += d.doc.lines.length;
 }
 
-function planUpdate(plan: Plan, hunks: readonly Hunk[], t: Target, dest: Target | undefined): void {
+async function planUpdate(
+  plan: Plan,
+  hunks: readonly Hunk[],
+  t: Target,
+  dest: Target | undefined,
+  slicer: TimeSlicer,
+): Promise<void> {
   const snap = readExisting(t, dest ? 'move' : 'update');
   let content = snap.buf;
   if (hunks.length > 0) {
     const doc = decodeText(t, snap.buf);
-    const m = placeHunks(doc, hunks);
+    const m = await placeHunks(doc, hunks, slicer);
     if (!m.ok) throw matchError(t, m.failure);
+    await yieldToLoop(); // rendering 10,000 placements is tens of milliseconds of its own
     content = renderPlacements(doc, m.placements);
     if (m.fuzz > plan.fuzz) plan.fuzz = m.fuzz;
     for (const h of hunks) {
