@@ -131,20 +131,46 @@ export interface OpenedFile {
   stat: BigIntStats;
 }
 
+/** What a non-regular file is, in words for a model ("unix socket", "character device", …). */
+export function fileKind(st: {
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isFIFO(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}): string {
+  if (st.isSocket()) return 'unix socket';
+  if (st.isCharacterDevice()) return 'character device';
+  if (st.isBlockDevice()) return 'block device';
+  if (st.isFIFO()) return 'FIFO (named pipe)';
+  if (st.isDirectory()) return 'directory';
+  if (st.isSymbolicLink()) return 'symbolic link';
+  return 'special file';
+}
+
+function notRegular(file: string, st: Parameters<typeof fileKind>[0]): Error {
+  return Object.assign(new Error(`${file} is not a regular file`), {
+    code: st.isDirectory() ? 'EISDIR' : 'ENOTREG',
+    fileKind: fileKind(st),
+  });
+}
+
 /**
- * Opens a regular file for reading and verifies the descriptor: a FIFO, socket or device is refused without
- * blocking, a symlink in the last component is ELOOP, and a file that turns out to be outside the workspace
- * (a directory on its path swapped for a symlink) is PathRaceError. The caller closes `fd`.
+ * Opens a regular file for reading and verifies the descriptor. A socket, device or FIFO is refused by its
+ * lstat, never opened (opening a device can have effects of its own; a socket cannot be opened at all); if one
+ * is swapped in after that look, the open cannot block (O_NONBLOCK) and fstat refuses it. A symlink in the last
+ * component is ELOOP, and a file that turns out to be outside the workspace (a directory on its path swapped
+ * for a symlink) is PathRaceError. The caller closes `fd`.
  */
 export function openRegular(rootReal: string, file: string): OpenedFile {
+  const look = lstatSync(file, { throwIfNoEntry: false });
+  if (look && !look.isFile() && !look.isDirectory() && !look.isSymbolicLink()) throw notRegular(file, look);
   const fd = openSync(file, READ_FLAGS);
   try {
     verifyFd(fd, rootReal, file);
     const stat = fstatSync(fd, { bigint: true });
-    if (!stat.isFile())
-      throw Object.assign(new Error(`${file} is not a regular file`), {
-        code: stat.isDirectory() ? 'EISDIR' : 'ENOTREG',
-      });
+    if (!stat.isFile()) throw notRegular(file, stat);
     return { fd, stat };
   } catch (e) {
     closeQuietly(fd);
@@ -245,6 +271,15 @@ export function readRegularVerified(rootReal: string, file: string): Buffer | un
  */
 export function pathErrorToTool(e: unknown, rel: string): ToolError | undefined {
   if (e instanceof ToolError) return e;
+  const kind = (e as { fileKind?: string })?.fileKind;
+  if ((e as NodeJS.ErrnoException)?.code === 'ENOTREG' && kind) {
+    return new ToolError(
+      'INVALID_ARGUMENT',
+      `${rel} is a ${kind}, not a regular file; only regular files can be read`,
+      { path: rel, file_type: kind },
+      { suggestion: 'Name a regular file; list_dir shows what each entry is.' },
+    );
+  }
   if (e instanceof PathRaceError) {
     return new ToolError(
       'SYMLINK_ESCAPE',

@@ -200,6 +200,14 @@ const ERRNO_TOOL: Record<string, { code: 'INVALID_ARGUMENT' | 'SYMLINK_ESCAPE' |
     EPERM: { code: 'INVALID_ARGUMENT', why: 'operation not permitted by the file system' },
     ENOENT: { code: 'NOT_FOUND', why: 'it does not exist' },
     ENOTDIR: { code: 'NOT_FOUND', why: 'a parent in the path is a file, not a directory' },
+    ENXIO: {
+      code: 'INVALID_ARGUMENT',
+      why: 'it is a unix socket or a device without a driver, not a regular file; only regular files are read',
+    },
+    ENODEV: {
+      code: 'INVALID_ARGUMENT',
+      why: 'it is a device without a driver, not a regular file; only regular files are read',
+    },
     ENOTREG: {
       code: 'INVALID_ARGUMENT',
       why: 'it is not a regular file (device, socket or pipe); only regular files are read',

@@ -4,7 +4,7 @@
 // shown, from next_action) continues with the matches after it.
 import { closeSync } from 'node:fs';
 import * as z from 'zod';
-import { openRegularForTool } from '../../workspace/confined-fs.js';
+import { fileKind, openRegularForTool } from '../../workspace/confined-fs.js';
 import { compileGlobs } from '../../workspace/glob.js';
 import type { SearchCursor, SearchRequest } from '../../workspace/search/types.js';
 import { ToolError } from '../../core/tool-error.js';
@@ -100,9 +100,12 @@ export const searchTextTool = defineTool({
       );
     const base = resolveExisting(ctx, args.path);
     if (!base.stat.isDirectory() && !base.stat.isFile()) {
-      throw new ToolError('INVALID_ARGUMENT', `${base.rel} is neither a file nor a directory`, {
-        path: base.rel,
-      });
+      const kind = fileKind(base.stat);
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `${base.rel} is a ${kind}, neither a file nor a directory; search_text searches files and directories`,
+        { path: base.rel, file_type: kind },
+      );
     }
     // A single file is opened (and verified) first, so an unreadable one is an error, not "no matches".
     if (base.stat.isFile()) closeSync(openRegularForTool(ctx.runtime.root.real, base.real, base.rel).fd);
