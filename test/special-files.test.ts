@@ -1,8 +1,9 @@
-// README "Security model": file tools on what is not a regular file — a unix socket, a character device (made
-// with mknod like /dev/null and /dev/zero: root only), a FIFO. The review saw read_file and view_image answer
-// INTERNAL_ERROR on a socket (ENXIO was not mapped) and on a device. Every call must answer at once with a
-// specific error naming what the path is (never INTERNAL_ERROR, never a hang), and listings and searches of the
-// directory that holds them must succeed. The ceilings only end a hung call (reported as the word HUNG).
+// README "Security model": file tools on what is not a regular file — a unix socket, character devices (made
+// with mknod like /dev/null and /dev/zero; devices need root), a block device (like /dev/loop0), a FIFO. The
+// review saw read_file and view_image answer INTERNAL_ERROR on a socket (ENXIO was not mapped) and on a device.
+// Every call must answer at once with a specific error naming what the path is (never INTERNAL_ERROR, never a
+// hang), and listings and searches of the directory that holds them must succeed. The ceilings only end a hung
+// call (reported as the word HUNG).
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
@@ -20,6 +21,7 @@ const KINDS: Array<{ name: string; what: RegExp; rootOnly?: boolean }> = [
   { name: 'fifo', what: /FIFO/ },
   { name: 'null', what: /character device/, rootOnly: true },
   { name: 'zero', what: /character device/, rootOnly: true },
+  { name: 'loop', what: /block device/, rootOnly: true },
 ];
 
 let ws: TempWorkspace;
@@ -35,6 +37,7 @@ beforeAll(async () => {
   if (ROOT) {
     execFileSync('mknod', [path.join(ws.dir, 'null'), 'c', '1', '3']);
     execFileSync('mknod', [path.join(ws.dir, 'zero'), 'c', '1', '5']);
+    execFileSync('mknod', [path.join(ws.dir, 'loop'), 'b', '7', '0']);
   } else if (CI)
     throw new Error('CI=true: these tests need root to create device nodes; a skip would hide them');
   else
