@@ -1,6 +1,7 @@
 // The only reader of process.env and argv. load() returns a frozen Config or a ConfigError whose message is
 // the one line the CLI prints before exiting 2. Secrets come only from the environment or a file.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PAUSE_POINTS } from '../core/pause.js';
 import { ENTRIES, PREFIX, describeKind, type Entry } from './schema.js';
 
@@ -40,6 +41,12 @@ export interface Config {
   runtimeRoot?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   auditLog?: string;
+  /** Where credentials are kept across restarts (state/), or undefined with `SERVICE_STATE_DIR=off`. */
+  stateDir?: StateDirChoice;
+  /** Which flag or variable set each key (`--workspace`, `SERVICE_WORKSPACE`); absent for a default. */
+  sources: Readonly<Record<string, string>>;
+  /** The directory the user ran the command from (npm's INIT_CWD under `npm start`), for printed hints. */
+  userCwd: string;
   /** Snapshot of the server's environment; process/ filters it for children. */
   env: Readonly<Record<string, string>>;
   /** Test-only pause points (core/pause.ts), from WB_TEST_PAUSE; not a SERVICE_* setting, never documented. */
@@ -50,6 +57,20 @@ export interface Config {
   oauthClientMetadataDocuments: boolean;
 }
 
+/**
+ * The root of kept state, `<dir>/<workspace id>/` below it (state/state-dir.ts). `from` names the setting it
+ * came from; a default one (`XDG_STATE_HOME`, `HOME`) is used only when its base directory exists.
+ */
+export interface StateDirChoice {
+  dir: string;
+  from: string;
+  /** Chosen by default rather than by SERVICE_STATE_DIR/--state-dir: an unusable default keeps nothing. */
+  isDefault: boolean;
+  /** The directory whose existence the default needs (HOME): never created by us. XDG_STATE_HOME is
+   *  created when missing, as the XDG base directory spec asks. */
+  base?: string;
+}
+
 export interface TestPause {
   points: readonly string[];
   /** WB_TEST_PAUSE_RESUME: a file whose appearance resumes a paused process. */
@@ -57,7 +78,11 @@ export interface TestPause {
 }
 
 export type CliAction =
-  { kind: 'serve'; config: Config } | { kind: 'help' } | { kind: 'version' } | { kind: 'print-config-table' };
+  | { kind: 'serve'; config: Config }
+  /** `pathVar`: PATH, to name the program as it can be run here (cli/self.ts). */
+  | { kind: 'help'; pathVar?: string }
+  | { kind: 'version' }
+  | { kind: 'print-config-table' };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -172,30 +197,48 @@ export function load(
   cwd: string,
 ): CliAction {
   const { flags, stdio, words } = parseArgv(argv);
-  if (flags.has('--help')) return { kind: 'help' };
+  if (flags.has('--help')) return { kind: 'help', pathVar: env.PATH };
   if (flags.has('--version')) return { kind: 'version' };
   if (flags.has('--print-config-table')) return { kind: 'print-config-table' };
   if (words.length > 0) throw new ConfigError(`unknown command ${JSON.stringify(words[0])} (see --help)`);
 
   const out: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
   for (const e of ENTRIES) {
     const fromFlag = e.flag ? flags.get(e.flag) : undefined;
     const fromEnv = env[PREFIX + e.env];
-    if (fromFlag !== undefined) out[e.key] = parseValue(e, fromFlag, e.flag as string);
-    else if (fromEnv !== undefined && fromEnv !== '') out[e.key] = parseValue(e, fromEnv, PREFIX + e.env);
-    else out[e.key] = e.kind.type === 'list' ? [] : e.default;
+    if (fromFlag !== undefined) {
+      out[e.key] = parseValue(e, fromFlag, e.flag as string);
+      sources[e.key] = e.flag as string;
+    } else if (fromEnv !== undefined && fromEnv !== '') {
+      out[e.key] = parseValue(e, fromEnv, PREFIX + e.env);
+      sources[e.key] = PREFIX + e.env;
+    } else out[e.key] = e.kind.type === 'list' ? [] : e.default;
+  }
+  if (stdio) {
+    // Flags only: a variable may be exported for every run of the shell, a flag was typed for this one.
+    const http = ENTRIES.find((e) => e.httpOnly && e.flag && flags.has(e.flag));
+    if (http)
+      throw new ConfigError(
+        `${http.flag} applies to the HTTP server only, and --stdio serves stdin/stdout; drop ${http.flag} or --stdio`,
+      );
   }
   // Under `npm --prefix <checkout> start`, npm changes into the checkout; INIT_CWD is where the user ran it.
-  out.workspace ??= env.npm_lifecycle_event === 'start' && env.INIT_CWD ? env.INIT_CWD : cwd;
+  const userCwd = env.npm_lifecycle_event === 'start' && env.INIT_CWD ? env.INIT_CWD : cwd;
+  out.workspace ??= userCwd;
+  out.userCwd = userCwd;
   out.stdio = stdio;
+  out.stateDir = stateDirChoice(out.stateDir as string | undefined, sources.stateDir, env);
 
+  const tokenSources: Array<[string, string[]]> = [[`${PREFIX}AUTH_TOKEN`, out.authTokens as string[]]];
   if (typeof out.authTokenFile === 'string') {
+    const from = `${sources.authTokenFile} ${out.authTokenFile}`;
     let text: string;
     try {
       text = readFileSync(out.authTokenFile, 'utf8');
     } catch (err) {
       throw new ConfigError(
-        `${PREFIX}AUTH_TOKEN_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): ${out.authTokenFile}`,
+        `${sources.authTokenFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): ${out.authTokenFile}`,
       );
     }
     const fileTokens = text
@@ -203,25 +246,63 @@ export function load(
       .map((s) => s.trim())
       .filter(Boolean);
     if (fileTokens.length === 0)
-      throw new ConfigError(`${PREFIX}AUTH_TOKEN_FILE holds no token: ${out.authTokenFile}`);
+      throw new ConfigError(
+        `${from} holds no token; put one token of at least 16 characters in it (e.g. openssl rand -hex 32 > FILE)`,
+      );
+    tokenSources.push([from, fileTokens]);
     out.authTokens = [...(out.authTokens as string[]), ...fileTokens];
   }
-  for (const t of out.authTokens as string[]) {
-    if (t.length < 16)
-      throw new ConfigError(`${PREFIX}AUTH_TOKEN: every token must be at least 16 characters`);
-    // RFC 6750 b64token: anything else could never arrive in an Authorization header intact.
-    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(t)) {
-      throw new ConfigError(
-        `${PREFIX}AUTH_TOKEN: tokens may contain only letters, digits and - . _ ~ + / (then = padding)`,
-      );
+  for (const [from, tokens] of tokenSources) {
+    for (const t of tokens) {
+      if (t.length < 16)
+        throw new ConfigError(
+          `${from}: every token must be at least 16 characters (one has ${t.length}); make one with openssl rand -hex 32`,
+        );
+      // RFC 6750 b64token: anything else could never arrive in an Authorization header intact.
+      if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(t)) {
+        throw new ConfigError(
+          `${from}: tokens may contain only letters, digits and - . _ ~ + / (then = padding)`,
+        );
+      }
     }
   }
+  out.sources = Object.freeze(sources);
   const snapshot: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') snapshot[k] = v;
   out.env = Object.freeze(snapshot);
   out.testPause = testPause(env);
   if (env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1') out.testCimdAllowLoopback = true;
   return { kind: 'serve', config: Object.freeze(out) as unknown as Config };
+}
+
+/**
+ * Where kept credentials live (docs/configuration.md "Kept credentials"): SERVICE_STATE_DIR/--state-dir (`off`
+ * keeps nothing), else $XDG_STATE_HOME/workbench-mcp when XDG_STATE_HOME is absolute, else
+ * ~/.local/state/workbench-mcp (the XDG default); without a HOME, nothing is kept.
+ */
+function stateDirChoice(
+  configured: string | undefined,
+  source: string | undefined,
+  env: Record<string, string | undefined>,
+): StateDirChoice | undefined {
+  if (configured !== undefined) {
+    if (configured.trim().toLowerCase() === 'off') return undefined;
+    if (!path.isAbsolute(configured))
+      throw new ConfigError(`${source} must be an absolute path or off (got ${JSON.stringify(configured)})`);
+    return { dir: path.resolve(configured), from: source as string, isDefault: false };
+  }
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg && path.isAbsolute(xdg))
+    return { dir: path.join(xdg, 'workbench-mcp'), from: 'XDG_STATE_HOME', isDefault: true };
+  const home = env.HOME;
+  if (home && path.isAbsolute(home))
+    return {
+      dir: path.join(home, '.local', 'state', 'workbench-mcp'),
+      from: 'HOME',
+      isDefault: true,
+      base: home,
+    };
+  return undefined;
 }
 
 /** WB_TEST_PAUSE=<point>[,<point>...] (decisions.md 41): undefined unless set; an unknown point is an error. */

@@ -1,6 +1,6 @@
 // Every SERVICE_* variable, once: its flag twin (if it may appear on a command line — secrets never do), its
-// type, default and one line of documentation. load.ts validates against this table and the README's
-// configuration table is generated from it (`workbench-mcp --print-config-table`).
+// type, default and one line of documentation. load.ts validates against this table and the configuration
+// table of docs/configuration.md is generated from it (`workbench-mcp --print-config-table`).
 
 export type Kind =
   | { type: 'string' }
@@ -25,6 +25,10 @@ export interface Entry {
   defaultDoc?: string;
   doc: string;
   secret?: boolean;
+  /** What the setting accepts, when `describeKind` would say too little (docs and --help only). */
+  accepts?: string;
+  /** Means something only to the HTTP server: as a flag beside `--stdio` it is an error. */
+  httpOnly?: boolean;
 }
 
 const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
@@ -46,6 +50,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'string' },
     default: '127.0.0.1',
     doc: 'Address to bind. A non-loopback bind needs bearer or OAuth.',
+    httpOnly: true,
   },
   {
     key: 'port',
@@ -54,6 +59,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: int(0, 65535),
     default: 8765,
     doc: 'Port to bind; `0` picks a free port.',
+    httpOnly: true,
   },
   {
     key: 'permissionMode',
@@ -70,6 +76,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'enum', values: ['bearer', 'oauth', 'noauth'] },
     default: 'bearer',
     doc: 'How HTTP callers authenticate. `noauth` serves loopback callers only.',
+    httpOnly: true,
   },
   {
     key: 'authTokens',
@@ -87,6 +94,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'path' },
     default: undefined,
     doc: 'File holding bearer token(s), one per line or comma-separated.',
+    httpOnly: true,
   },
   {
     key: 'oauthPassword',
@@ -113,6 +121,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: int(60, 31_536_000),
     default: 86400,
     doc: 'Access token lifetime in seconds.',
+    httpOnly: true,
   },
   {
     key: 'oauthClientId',
@@ -121,6 +130,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'string' },
     default: undefined,
     doc: 'Pre-registered OAuth client id (dynamic registration stays on).',
+    httpOnly: true,
   },
   {
     key: 'oauthRedirectUris',
@@ -129,6 +139,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'list' },
     default: undefined,
     doc: 'Redirect URIs of the pre-registered client, comma-separated.',
+    httpOnly: true,
   },
   {
     key: 'oauthClientSecret',
@@ -145,6 +156,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'bool' },
     default: true,
     doc: "`0`: neither accept nor advertise Client ID Metadata Documents (https client_id URLs); clients register instead. For servers that cannot reach the clients' document hosts.",
+    httpOnly: true,
   },
   {
     key: 'serverUrl',
@@ -153,6 +165,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'url' },
     default: undefined,
     doc: 'Stable public origin without `/mcp`; pins issuer, audience and metadata URLs.',
+    httpOnly: true,
   },
   {
     key: 'trustProxyHeaders',
@@ -161,6 +174,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'bool' },
     default: false,
     doc: '`1`: take the public origin from `Forwarded`/`X-Forwarded-*` (only behind your own proxy). Never relaxes auth.',
+    httpOnly: true,
   },
   {
     key: 'allowedOrigins',
@@ -170,6 +184,7 @@ export const ENTRIES: readonly Entry[] = [
     default: undefined,
     defaultDoc: 'loopback only',
     doc: 'Exact browser origins allowed besides loopback, comma-separated.',
+    httpOnly: true,
   },
   {
     key: 'externalAuthProxy',
@@ -178,6 +193,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: { type: 'bool' },
     default: false,
     doc: '`1`: `noauth` sits behind a proxy that authenticates every request, so forwarded requests are served.',
+    httpOnly: true,
   },
   {
     key: 'dangerouslyFakeReadonlyAnnotations',
@@ -202,6 +218,7 @@ export const ENTRIES: readonly Entry[] = [
     kind: int(1024, 1 << 30),
     default: 4_194_304,
     doc: 'Largest accepted POST body in bytes.',
+    httpOnly: true,
   },
   {
     key: 'execMaxActive',
@@ -269,6 +286,17 @@ export const ENTRIES: readonly Entry[] = [
     doc: 'Parent of `workbench-mcp/`, the per-instance HOME/TMPDIR/cache (outside the workspace; must be ours, not writable by others).',
   },
   {
+    key: 'stateDir',
+    env: 'STATE_DIR',
+    flag: '--state-dir',
+    kind: { type: 'path' },
+    accepts: 'a path, or `off`',
+    default: undefined,
+    defaultDoc: '`$XDG_STATE_HOME/workbench-mcp`, else `~/.local/state/workbench-mcp`',
+    doc: 'Where a generated bearer token, the OAuth signing key and OAuth grants are kept across restarts: a subdirectory per workspace (mode 0700, files 0600) that must be ours and writable by no one else. `off` keeps nothing: new credentials on every start.',
+    httpOnly: true,
+  },
+  {
     key: 'logLevel',
     env: 'LOG_LEVEL',
     flag: '--log-level',
@@ -309,12 +337,12 @@ export function describeKind(k: Kind): string {
   }
 }
 
-/** The README's configuration table, generated from ENTRIES. */
+/** The configuration table of docs/configuration.md, generated from ENTRIES. */
 export function configTableMarkdown(): string {
   const rows = ENTRIES.map((e) => {
     const def = e.defaultDoc ?? (e.default === undefined ? 'unset' : `\`${String(e.default)}\``);
     const flag = e.flag ? `\`${e.flag}\`` : '— (secret: env or file only)';
-    return `| \`${PREFIX}${e.env}\` | ${flag} | ${describeKind(e.kind)} | ${def} | ${e.doc} |`;
+    return `| \`${PREFIX}${e.env}\` | ${flag} | ${e.accepts ?? describeKind(e.kind)} | ${def} | ${e.doc} |`;
   });
   return ['| Variable | Flag | Accepts | Default | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }
