@@ -55,6 +55,8 @@ function envFor(extra: Record<string, string>): Record<string, string> {
     HOME: path.join(dir, 'home'),
     NODE_EXTRA_CA_CERTS: path.join(certDir, 'cert.pem'),
     STANDIN_ROUTES: path.join(dir, 'routes'),
+    // A token for each run, as before kept tokens (test/tunnel-progress.test.ts checks the kept one).
+    SERVICE_STATE_DIR: 'off',
     ...extra,
   };
 }
@@ -172,8 +174,11 @@ describe.runIf(ROOT)('contract "Tunnels": ngrok, bearer, checked by doctor', () 
       expect(url).toBe(`https://${NGROK}/mcp`);
       expect(t.out()).toContain('through ngrok (the address may change between runs');
       const port = (await t.waitOut(/listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 'err'))[1] as string;
-      expect(t.out()).toContain(
-        `Check it any time: SERVICE_AUTH_TOKEN='${token}' workbench-mcp doctor ${url} --port ${port}`,
+      // The doctor line names the program as it runs here (src/cli/self.ts), with the workspace it serves.
+      expect(t.out()).toMatch(
+        new RegExp(
+          `Check it any time: SERVICE_AUTH_TOKEN='${token}' (node \\S+/dist/cli/main\\.js|workbench-mcp) doctor ${url.replace(/[.]/g, '\\.')} --port ${port} --workspace ${ws.dir}`,
+        ),
       );
       const tree = await waitTree(t.proc.pid as number, [
         /main\.js .*--port 0/,

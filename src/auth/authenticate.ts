@@ -58,8 +58,13 @@ export function bearerChallenge(sent: boolean, description: string, extra = ''):
 
 export class BearerAuthenticator implements Authenticator {
   readonly mode = 'bearer' as const;
-  private readonly tokens: SecretSet;
+  private tokens: SecretSet;
   constructor(tokens: readonly string[]) {
+    this.tokens = new SecretSet(tokens);
+  }
+
+  /** From now on only `tokens` are accepted (a kept token rotated while the server runs). */
+  replace(tokens: readonly string[]): void {
     this.tokens = new SecretSet(tokens);
   }
 

@@ -7,6 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../config/load.js';
 import { PROOF_PATH, proofOf } from '../http/proof.js';
 import { isLoopbackHostname } from '../http/hosts.js';
+import { readToken } from '../state/credentials.js';
+import { peekStateDir, StateDirError } from '../state/state-dir.js';
+import { checkRoot } from '../workspace/paths.js';
+import { selfCommand } from './self.js';
 import { fetchFailure } from './tunnel/wait.js';
 import { oauthFlow, request, toolsList, unauthenticated, type Era, type Reply } from './doctor-http.js';
 
@@ -21,19 +25,42 @@ interface Line {
 export const DOCTOR_USAGE = `Usage: workbench-mcp doctor [https://<host>/mcp] [--port N] [--host H]
 
 Checks the server on --host/--port (default 127.0.0.1:8765) and, given its public URL, everything a remote
-client meets there. Reads SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE for the authenticated calls and, in
-OAuth mode, runs a full sign-in when SERVICE_OAUTH_PASSWORD is set. Exit 1 if any check failed.
+client meets there. Uses SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE for the authenticated calls, else the
+token kept for the workspace (--workspace, default the current directory) and, in OAuth mode, runs a full
+sign-in when SERVICE_OAUTH_PASSWORD is set. Exit 1 if any check failed.
 `;
 
+let self = 'workbench-mcp';
+
 const RESTART_PINNED = (origin: string) =>
-  `restart the server with SERVICE_SERVER_URL=${origin} (or --server-url ${origin}); behind your own proxy SERVICE_TRUST_PROXY_HEADERS=1 also works, and workbench-mcp tunnel sets this up for you`;
+  `restart the server with SERVICE_SERVER_URL=${origin} (or --server-url ${origin}); behind your own proxy SERVICE_TRUST_PROXY_HEADERS=1 also works, and ${self} tunnel sets this up for you`;
+
+/** The bearer token doctor sends: the configured one, else the one kept for the workspace (never created). */
+export function doctorToken(c: Config): { token?: string; source: string } {
+  const configured = c.authTokens[0];
+  if (configured) return { token: configured, source: 'SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE' };
+  const root = checkRoot(c.workspace, c.env.HOME);
+  if (!root.ok) return { source: 'nowhere' };
+  try {
+    const state = peekStateDir(c.stateDir, root.root.real);
+    const token = state ? readToken(state) : undefined;
+    if (token) return { token, source: `the token kept for ${root.root.lexical}` };
+  } catch (e) {
+    if (!(e instanceof StateDirError)) throw e;
+  }
+  return { source: 'nowhere' };
+}
 
 class Doctor {
   readonly lines: Line[] = [];
+  private readonly bearer: { token?: string; source: string };
   constructor(
     private readonly config: Config,
     private readonly out: (s: string) => void,
-  ) {}
+  ) {
+    this.bearer = doctorToken(config);
+    self = selfCommand(config.env.PATH);
+  }
 
   add(status: Status, name: string, detail: string, fix?: string): void {
     const l = { status, name, detail, fix };
@@ -152,7 +179,7 @@ class Doctor {
         'FAIL',
         name,
         `the server refused the token from ${source} (401)`,
-        'use the token the server printed at start, or the one in its own SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE',
+        'use the token the server printed at start (or kept: token show), or the one in its own SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE',
       );
     const tools = r.json?.result?.tools;
     if (r.status !== 200 || !Array.isArray(tools))
@@ -173,17 +200,17 @@ class Doctor {
     const localCard = await this.card(
       'local endpoint',
       local,
-      `start the server (workbench-mcp --port ${c.port}), or point doctor at it with --port N`,
+      `start the server (${self} --port ${c.port}), or point doctor at it with --port N`,
       publicUrl ? 'skip' : 'FAIL',
     );
     if (!publicUrl) {
-      this.add('skip', 'public endpoint', 'no URL given (workbench-mcp doctor https://<host>/mcp)');
+      this.add('skip', 'public endpoint', `no URL given (${self} doctor https://<host>/mcp)`);
       return localCard && { base: local, card: localCard };
     }
     const pub = await this.card(
       'public endpoint',
       publicUrl,
-      'is the tunnel running (workbench-mcp tunnel …) and forwarding to this server?',
+      `is the tunnel running (${self} tunnel …) and forwarding to this server?`,
     );
     if (!pub) return undefined;
     if (!publicUrl.startsWith('https://') && !isLoopbackHostname(new URL(publicUrl).hostname))
@@ -267,7 +294,7 @@ class Doctor {
     if (oauth) await this.metadata(base, pinnedCheck);
     else this.add('skip', 'OAuth metadata', `the server is in ${String(card.json.auth?.type)} mode`);
     await this.challenge(base, oauth);
-    const secrets = [this.config.authTokens[0], oauth ? this.config.oauthPassword : undefined];
+    const secrets = [this.bearer.token, oauth ? this.config.oauthPassword : undefined];
     if (
       !(await this.proven(
         base,
@@ -276,17 +303,17 @@ class Doctor {
     )
       return;
     const fromFlow = oauth ? await this.signIn(base) : undefined;
-    const configured = this.config.authTokens[0];
+    const configured = this.bearer.token;
     const token = configured ?? fromFlow;
     if (!token) {
       this.add(
         'skip',
         'authenticated tools/list',
-        "set SERVICE_AUTH_TOKEN (or SERVICE_AUTH_TOKEN_FILE) to the server's token",
+        "set SERVICE_AUTH_TOKEN (or SERVICE_AUTH_TOKEN_FILE) to the server's token, or give the server's --workspace so its kept token is used",
       );
       return;
     }
-    const source = configured ? 'SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE' : 'the OAuth sign-in';
+    const source = configured ? this.bearer.source : 'the OAuth sign-in';
     await this.tools(base, 'handshake', token, source);
     await this.tools(base, 'modern', token, source);
   }

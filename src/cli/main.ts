@@ -7,8 +7,20 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, load, type Config } from '../config/load.js';
+import { keptSigningKey, keptToken, TOKEN_FILE, watchToken } from '../state/credentials.js';
+import { grantFile } from '../state/grant-file.js';
+import {
+  openStateDir,
+  removeKept,
+  StateDirError,
+  type KeptState,
+  type StateOpen,
+} from '../state/state-dir.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
+import { DANGEROUS_WARNING, passwordBanner, servingBanner, tokenBanner, type TokenNews } from './banner.js';
+import { selfCommand } from './self.js';
 import { configTableMarkdown } from '../config/schema.js';
-import { createLogger } from '../core/log.js';
+import { createLogger, type Logger } from '../core/log.js';
 import { setPausePoints } from '../core/pause.js';
 import { SERVER_VERSION } from '../core/version.js';
 import type { Authenticator } from '../auth/authenticate.js';
@@ -54,8 +66,8 @@ function checkCombination(c: Config): void {
 
 /**
  * What serving over HTTP needs beyond what stdio needs, and the OAuth server only when it is configured: loaded
- * before anything starts, and only in that mode (issue 14: start-up loads what the configured mode uses). A
- * part that cannot be loaded means an incomplete installation.
+ * before anything starts, and only in that mode (docs/architecture.md "The bin is one bundled file": start-up
+ * loads what the configured mode uses). A part that cannot be loaded means an incomplete installation.
  */
 async function httpParts(c: Config) {
   try {
@@ -82,17 +94,85 @@ async function httpParts(c: Config) {
 }
 type HttpParts = Awaited<ReturnType<typeof httpParts>>;
 
+/** The state directory, opened only when something is to be kept; an unsafe one stops the start (exit 2). */
+function stateFor(c: Config, root: WorkspaceRoot): StateOpen {
+  try {
+    return openStateDir(c.stateDir, root.real);
+  } catch (e) {
+    if (e instanceof StateDirError) fail(e.message);
+    throw e;
+  }
+}
+
 /** OAuth settings, validated before anything starts (a bad pre-registered redirect URI exits 2). */
-function oauthSetup(c: Config, parts: HttpParts | undefined): Extract<OAuthSetup, { ok: true }> | undefined {
+function oauthSetup(
+  c: Config,
+  parts: HttpParts | undefined,
+  state: StateOpen | undefined,
+  log: Logger,
+): Extract<OAuthSetup, { ok: true }> | undefined {
   if (!parts?.oauth) return undefined;
   const [{ oauthSetupFromConfig }, , { systemRandom }, { baseUrl }] = parts.oauth;
+  let keptKey: Uint8Array | undefined;
+  if (state?.kind === 'on' && !c.oauthTokenSecret) {
+    try {
+      const k = keptSigningKey(state.state);
+      keptKey = k.key;
+      if (k.created)
+        log.info(`OAuth signing key made and kept in ${k.file}: tokens stay valid when the server restarts`);
+    } catch (e) {
+      if (e instanceof StateDirError) fail(e.message);
+      throw e;
+    }
+  }
   const setup = oauthSetupFromConfig(c, {
     clock: systemClock,
     random: systemRandom,
     baseUrl: (req) => baseUrl(req, c),
+    keptKey,
+    grantFile: state?.kind === 'on' ? grantFile(state.state, log) : undefined,
   });
   if (!setup.ok) fail(setup.message);
+  if (state?.kind === 'unavailable' && !c.oauthTokenSecret)
+    log.warn(
+      `nothing is kept (${state.reason}): every restart invalidates every OAuth token; set SERVICE_STATE_DIR or SERVICE_OAUTH_TOKEN_SECRET`,
+    );
   return setup;
+}
+
+interface AuthSetup {
+  authenticator: Authenticator;
+  extraRoutes?: ExtraRoute[];
+  /** What to say about the bearer token at start (undefined: configured, never printed). */
+  news?: TokenNews;
+  /** The tokens accepted now (for the proof route), kept up to date when a kept token is rotated. */
+  tokens: () => readonly string[];
+}
+
+/** The bearer token(s): configured, else kept for the workspace (made now if none), else made for this run. */
+interface BearerCredential {
+  tokens: readonly string[];
+  news?: TokenNews;
+  kept?: { state: KeptState; file: string };
+}
+
+function bearerCredential(c: Config, state: StateOpen | undefined): BearerCredential {
+  if (c.authTokens.length > 0) return { tokens: c.authTokens };
+  if (state?.kind !== 'on') {
+    const token = randomBytes(32).toString('base64url');
+    const why = state?.kind === 'unavailable' ? state.reason : 'SERVICE_STATE_DIR=off';
+    return { tokens: [token], news: { kind: 'run', token, why } };
+  }
+  try {
+    const k = keptToken(state.state);
+    const news: TokenNews = k.created
+      ? { kind: 'kept', token: k.token, created: true, file: k.file }
+      : { kind: 'kept', created: false, file: k.file };
+    return { tokens: [k.token], news, kept: { state: state.state, file: k.file } };
+  } catch (e) {
+    if (e instanceof StateDirError) fail(e.message);
+    throw e;
+  }
 }
 
 function authenticatorFor(
@@ -100,18 +180,36 @@ function authenticatorFor(
   parts: HttpParts,
   oauth: Extract<OAuthSetup, { ok: true }> | undefined,
   runtime: Runtime,
-): { authenticator: Authenticator; extraRoutes?: ExtraRoute[]; generatedToken?: string } {
+  bearer: BearerCredential | undefined,
+): AuthSetup {
   const { BearerAuthenticator, NoAuthAuthenticator } = parts.auth;
-  if (c.authMode === 'noauth') return { authenticator: new NoAuthAuthenticator(c.externalAuthProxy) };
+  const configured = () => c.authTokens;
+  if (c.authMode === 'noauth')
+    return { authenticator: new NoAuthAuthenticator(c.externalAuthProxy), tokens: configured };
   if (oauth && parts.oauth) {
     const [, { createOAuthServer }] = parts.oauth;
-    // Static SERVICE_AUTH_TOKEN(s) are accepted beside OAuth when set, never generated here (decisions.md 11).
+    // Static SERVICE_AUTH_TOKEN(s) are accepted beside OAuth when set, never generated here (docs/oauth.md).
     const server = createOAuthServer({ ...oauth.options, clock: runtime.clock, log: runtime.log });
-    return { authenticator: server.authenticator, extraRoutes: server.routes };
+    return { authenticator: server.authenticator, extraRoutes: server.routes, tokens: configured };
   }
-  if (c.authTokens.length > 0) return { authenticator: new BearerAuthenticator(c.authTokens) };
-  const token = randomBytes(32).toString('base64url');
-  return { authenticator: new BearerAuthenticator([token]), generatedToken: token };
+  let current = bearer?.tokens ?? c.authTokens;
+  const authenticator = new BearerAuthenticator(current);
+  const kept = bearer?.kept;
+  if (kept) {
+    const stop = watchToken(
+      kept.state,
+      (token) => {
+        current = [token];
+        authenticator.replace(current);
+        runtime.log.info(
+          `the kept bearer token in ${kept.file} was replaced; only the new one is accepted now`,
+        );
+      },
+      (message) => runtime.log.warn(message),
+    );
+    runtime.onShutdown(stop);
+  }
+  return { authenticator, news: bearer?.news, tokens: () => current };
 }
 
 async function main(): Promise<void> {
@@ -126,17 +224,32 @@ async function main(): Promise<void> {
     if (e instanceof ConfigError) fail(e.message);
     throw e;
   }
-  if (action.kind === 'help') return void process.stdout.write(helpText(SERVER_VERSION));
+  if (action.kind === 'help')
+    return void process.stdout.write(helpText(SERVER_VERSION, selfCommand(action.pathVar)));
   if (action.kind === 'version') return void process.stdout.write(`${SERVER_VERSION}\n`);
   if (action.kind === 'print-config-table') return void process.stdout.write(configTableMarkdown() + '\n');
   const config = action.config;
   if (config.testPause) setPausePoints(config.testPause.points, config.testPause.resumeFile);
   const rootCheck = checkRoot(config.workspace, config.env.HOME);
-  if (!rootCheck.ok) fail(`SERVICE_WORKSPACE: ${rootCheck.reason}`);
+  if (!rootCheck.ok) {
+    const from = config.sources.workspace;
+    fail(
+      from
+        ? `${from}: ${rootCheck.reason}`
+        : `${rootCheck.reason} (the current directory is served when no --workspace is given)`,
+    );
+  }
   checkCombination(config);
   const http = config.stdio ? undefined : await httpParts(config);
-  const oauth = oauthSetup(config, http);
   const log = createLogger(config.logLevel);
+  // Kept credentials: a generated bearer token, the OAuth signing key and grants (docs/configuration.md).
+  const needsState =
+    http !== undefined &&
+    (config.authMode === 'oauth' || (config.authMode === 'bearer' && config.authTokens.length === 0));
+  const state = needsState ? stateFor(config, rootCheck.root) : undefined;
+  const oauth = oauthSetup(config, http, state, log);
+  const bearer = http && config.authMode === 'bearer' ? bearerCredential(config, state) : undefined;
+  const self = selfCommand(config.env.PATH);
   let runtime: Runtime;
   try {
     runtime = new Runtime({ config, root: rootCheck.root, log });
@@ -155,6 +268,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 
+  if (config.permissionMode === 'dangerous') log.warn(DANGEROUS_WARNING);
   if (config.stdio || !http) {
     process.stderr.write(
       `workbench-mcp: serving ${rootCheck.root.lexical} on stdio (permission mode ${config.permissionMode})\n`,
@@ -164,14 +278,14 @@ async function main(): Promise<void> {
     return stop();
   }
 
-  const { authenticator, extraRoutes, generatedToken } = authenticatorFor(config, http, oauth, runtime);
+  const { authenticator, extraRoutes, news, tokens } = authenticatorFor(config, http, oauth, runtime, bearer);
   // What `doctor` may ask this server to prove it knows before sending it a secret (http/proof.ts).
-  const proofSecrets = [...config.authTokens, generatedToken, config.oauthPassword, oauth?.generatedPassword];
+  const password = config.oauthPassword ?? oauth?.generatedPassword;
   const server = http.server.createHttpServer({
     runtime,
     authenticator,
     extraRoutes,
-    proofSecrets: proofSecrets.filter((s): s is string => s !== undefined),
+    proofSecrets: () => (password === undefined ? tokens() : [...tokens(), password]),
   });
   runtime.onShutdown(() => new Promise<void>((r) => server.close(() => r())));
   runtime.onShutdown(() => server.closeAllConnections());
@@ -188,26 +302,18 @@ async function main(): Promise<void> {
     process.stderr.write(
       `workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}${hint}\n`,
     );
+    // A token made for this start was never shown: the next start makes (and shows) a new one.
+    if (news?.kind === 'kept' && news.created && state?.kind === 'on') removeKept(state.state, TOKEN_FILE);
     void stop(2);
   });
   server.listen(config.port, config.host, () => {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    if (generatedToken) {
-      // decisions.md 8: shown once, directly on stderr, never through the logger.
-      process.stderr.write(
-        `workbench-mcp: no SERVICE_AUTH_TOKEN set; generated a bearer token for this run (shown once):\n\n    ${generatedToken}\n\n` +
-          `  Send it as "Authorization: Bearer <token>". Set SERVICE_AUTH_TOKEN or SERVICE_AUTH_TOKEN_FILE to keep one.\n`,
-      );
-    }
-    if (oauth?.generatedPassword) {
-      // decisions.md 8: shown once, directly on stderr, never through the logger.
-      process.stderr.write(
-        `workbench-mcp: no SERVICE_OAUTH_PASSWORD set; generated an OAuth password for this run (shown once):\n\n    ${oauth.generatedPassword}\n\n` +
-          `  Type it on the authorization page when a client connects. Set SERVICE_OAUTH_PASSWORD to keep one.\n`,
-      );
-    }
+    // docs/design-notes.md#secrets-at-start: a secret made now is shown once, directly on stderr, never through
+    // the logger; a kept one is named by its file, a configured one never.
+    if (news) process.stderr.write(tokenBanner(news, config, self));
+    if (oauth?.generatedPassword) process.stderr.write(passwordBanner(oauth.generatedPassword));
     for (const w of oauth?.warnings ?? []) log.warn(w);
     if (config.dangerouslyFakeReadonlyAnnotations) {
       log.warn(
@@ -219,10 +325,7 @@ async function main(): Promise<void> {
         'SERVICE_EXTERNAL_AUTH_PROXY=1: noauth serves forwarded requests; the proxy in front MUST authenticate every request',
       );
     }
-    process.stderr.write(
-      `workbench-mcp: serving ${rootCheck.root.lexical} (permission mode ${config.permissionMode}); ` +
-        'to reach it from anywhere: workbench-mcp tunnel cloudflared|ngrok|devtunnel\n',
-    );
+    process.stderr.write(servingBanner(config, self, port, rootCheck.root.lexical));
     process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
     // After the ready line: probing bubblewrap takes a few milliseconds.
     setImmediate(() => afterReady(runtime, log));

@@ -33,8 +33,9 @@ export interface HttpDeps {
   runtime: Runtime;
   authenticator: Authenticator;
   extraRoutes?: ExtraRoute[];
-  /** The secrets the proof route (proof.ts) proves knowledge of: accepted tokens, the OAuth password. */
-  proofSecrets?: readonly string[];
+  /** The secrets the proof route (proof.ts) proves knowledge of: accepted tokens, the OAuth password (asked
+   *  on each request: a kept token may be rotated while the server runs). */
+  proofSecrets?: () => readonly string[];
   limits?: {
     maxConcurrent?: number;
     maxConnections?: number;
@@ -136,7 +137,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     }
     const url = new URL(raw, 'http://localhost');
     for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
-    if (answerProof(req, res, url, deps.proofSecrets ?? [])) return;
+    if (answerProof(req, res, url, deps.proofSecrets?.() ?? [])) return;
     if (CARD_PATHS.includes(path)) {
       if (method === 'OPTIONS') return preflight(req, res);
       if (method !== 'GET' && method !== 'HEAD')

@@ -1,7 +1,7 @@
-// Config → OAuthOptions, before the server starts (http-and-auth-contract "OAuth 2.1", decisions.md 8 and 11):
-// the password (configured, or generated and handed back to be printed once by the CLI), the signing key
-// (SERVICE_OAUTH_TOKEN_SECRET hex, or 32 random bytes per process), the pre-registered client with its
-// redirect URIs validated like a registration (missing → warning and exactly http://127.0.0.1/callback).
+// Config → OAuthOptions, before the server starts (docs/oauth.md): the password (configured, or generated and
+// handed back to be printed once by the CLI), the signing key (SERVICE_OAUTH_TOKEN_SECRET hex, else the one kept
+// in the state directory, else 32 random bytes per process), the pre-registered client with its redirect URIs
+// validated like a registration (missing → warning and exactly http://127.0.0.1/callback).
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/load.js';
 import type { Clock } from '../core/clock.js';
@@ -17,11 +17,20 @@ export type OAuthSetup =
 
 export function oauthSetupFromConfig(
   c: Config,
-  deps: { clock: Clock; random: RandomSource; baseUrl: (req: IncomingMessage) => string },
+  deps: {
+    clock: Clock;
+    random: RandomSource;
+    baseUrl: (req: IncomingMessage) => string;
+    /** The signing key kept in the state directory, used when SERVICE_OAUTH_TOKEN_SECRET is unset. */
+    keptKey?: Uint8Array;
+    grantFile?: OAuthOptions['grantFile'];
+  },
 ): OAuthSetup {
   const warnings: string[] = [];
   const generatedPassword = c.oauthPassword ? undefined : generatePassword(deps.random);
-  const tokenKey = c.oauthTokenSecret ? Buffer.from(c.oauthTokenSecret, 'hex') : deps.random(32);
+  const tokenKey = c.oauthTokenSecret
+    ? Buffer.from(c.oauthTokenSecret, 'hex')
+    : (deps.keptKey ?? deps.random(32));
   let preRegistered: OAuthOptions['preRegistered'];
   if (c.oauthClientId) {
     let uris = [...c.oauthRedirectUris];
@@ -63,6 +72,7 @@ export function oauthSetupFromConfig(
       clock: deps.clock,
       random: deps.random,
       cimd: { enabled: c.oauthClientMetadataDocuments, allowLoopback: c.testCimdAllowLoopback ?? false },
+      grantFile: deps.grantFile,
     },
   };
 }

@@ -3,6 +3,11 @@
 // "POST /oauth/token", beyond); presenting a retired one revokes the whole family, and a revoked family's
 // access tokens stop working too. Refresh tokens live 30 days (decisions.md 7), are stored as digests, and
 // the store is bounded: past MAX_FAMILIES the least recently used family is dropped (fail closed).
+// Families of clients whose identity outlives the process (metadata-document clients, the pre-registered
+// client) are written to the state directory when they change and read back at start, so their refresh
+// tokens — and, with a kept signing key, their access tokens — survive a restart; only digests are written,
+// at most MAX_KEPT_FAMILIES, expired ones never (docs/design-notes.md#kept-credentials). Dynamic
+// registrations stay process-local, and so do their grants.
 import type { Clock } from '../core/clock.js';
 import { digest, randomToken, type RandomSource } from './secrets.js';
 
@@ -10,6 +15,16 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
 export const MAX_FAMILIES = 4096;
 /** Retired refresh tokens remembered per family for reuse detection. */
 export const MAX_RETIRED_PER_FAMILY = 32;
+/** Families written to the state directory (the most recently used). */
+export const MAX_KEPT_FAMILIES = 256;
+
+/** Where kept families are read from and written to (state/grant-file.ts); failures are the writer's to report. */
+export interface GrantPersistence {
+  /** Whether this client's grants outlive the process. */
+  keeps(clientId: string): boolean;
+  load(): string | undefined;
+  save(text: string): void;
+}
 
 export interface Family {
   readonly id: string;
@@ -32,11 +47,42 @@ export class GrantStore {
   /** refresh-token digest → family id, for current and retired tokens. */
   private readonly index = new Map<string, string>();
 
+  private saveQueued = false;
+
   constructor(
     private readonly clock: Clock,
     private readonly random: RandomSource,
     private readonly maxFamilies = MAX_FAMILIES,
-  ) {}
+    private readonly persist?: GrantPersistence,
+  ) {
+    if (persist) for (const f of parseKept(persist.load(), clock.now(), persist)) this.restore(f);
+  }
+
+  private restore(f: Family): void {
+    this.families.set(f.id, f);
+    if (f.current) this.index.set(f.current.digest, f.id);
+    for (const d of f.retired) this.index.set(d, f.id);
+  }
+
+  /** Writes the kept families once the current step is done (several changes, one write). */
+  private changed(clientId: string): void {
+    if (!this.persist?.keeps(clientId) || this.saveQueued) return;
+    this.saveQueued = true;
+    queueMicrotask(() => {
+      this.save(); // its own pruning changes nothing more to write: saveQueued is still set
+      this.saveQueued = false;
+    });
+  }
+
+  private save(): void {
+    const persist = this.persist;
+    if (!persist) return;
+    this.prune();
+    const kept = [...this.families.values()]
+      .filter((f) => persist.keeps(f.clientId))
+      .slice(-MAX_KEPT_FAMILIES);
+    persist.save(JSON.stringify({ version: 1, families: kept }));
+  }
 
   start(clientId: string, resource: string, scope: string | undefined): Family {
     this.prune();
@@ -52,6 +98,7 @@ export class GrantStore {
     };
     this.families.set(family.id, family);
     while (this.families.size > this.maxFamilies) this.revoke(this.families.keys().next().value as string);
+    this.changed(clientId);
     return family;
   }
 
@@ -67,6 +114,7 @@ export class GrantStore {
     family.current = { digest: d, expiresAt: this.clock.now() + REFRESH_TOKEN_TTL_MS };
     this.index.set(d, family.id);
     this.touch(family);
+    this.changed(family.clientId);
     return token;
   }
 
@@ -82,6 +130,7 @@ export class GrantStore {
 
   noteAccessToken(family: Family, expiresAt: number): void {
     family.accessExpiresAt = Math.max(family.accessExpiresAt, expiresAt);
+    this.changed(family.clientId);
   }
 
   /** Revokes a family: its refresh tokens and the access tokens naming it stop working. */
@@ -91,6 +140,7 @@ export class GrantStore {
     if (family.current) this.index.delete(family.current.digest);
     for (const d of family.retired) this.index.delete(d);
     this.families.delete(familyId);
+    this.changed(family.clientId);
   }
 
   /** Access tokens are accepted only while their family exists (not revoked, not dropped). */
@@ -121,4 +171,62 @@ export class GrantStore {
       if (!refreshAlive && now >= f.accessExpiresAt) this.revoke(f.id);
     }
   }
+}
+
+const DIGEST = /^[0-9a-f]{64}$/;
+const ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+function finite(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+function str(v: unknown, max: number): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= max;
+}
+
+/** One kept family, checked field by field; undefined when anything is off (the file is ours, but bounded). */
+function familyOf(v: unknown): Family | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  if (!str(o.id, 64) || !ID.test(o.id) || !str(o.clientId, 2000) || !str(o.resource, 2000)) return undefined;
+  if (o.scope !== undefined && typeof o.scope !== 'string') return undefined;
+  if (!finite(o.accessExpiresAt)) return undefined;
+  const cur = o.current as { digest?: unknown; expiresAt?: unknown } | undefined;
+  if (
+    cur !== undefined &&
+    (!cur || !str(cur.digest, 64) || !DIGEST.test(cur.digest) || !finite(cur.expiresAt))
+  )
+    return undefined;
+  if (!Array.isArray(o.retired) || o.retired.length > MAX_RETIRED_PER_FAMILY) return undefined;
+  if (!o.retired.every((d) => typeof d === 'string' && DIGEST.test(d))) return undefined;
+  return {
+    id: o.id,
+    clientId: o.clientId,
+    resource: o.resource,
+    scope: o.scope as string | undefined,
+    current: cur ? { digest: cur.digest as string, expiresAt: cur.expiresAt as number } : undefined,
+    retired: [...(o.retired as string[])],
+    accessExpiresAt: o.accessExpiresAt,
+  };
+}
+
+/** The kept families still alive at `now`, of clients that are still kept; malformed entries are skipped. */
+function parseKept(text: string | undefined, now: number, persist: GrantPersistence): Family[] {
+  if (text === undefined) return [];
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const list = (doc as { version?: unknown; families?: unknown })?.families;
+  if ((doc as { version?: unknown })?.version !== 1 || !Array.isArray(list)) return [];
+  const out: Family[] = [];
+  for (const v of list.slice(-MAX_KEPT_FAMILIES)) {
+    const f = familyOf(v);
+    if (!f || !persist.keeps(f.clientId)) continue;
+    const refreshAlive = f.current !== undefined && now < f.current.expiresAt;
+    if (refreshAlive || now < f.accessExpiresAt) out.push(f);
+  }
+  return out;
 }

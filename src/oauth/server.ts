@@ -10,13 +10,13 @@ import { AccessTokens } from './access-tokens.js';
 import { PasswordAttempts, WRONG_PASSWORD_DELAY_MS } from './attempts.js';
 import { OAuthAuthenticator } from './authenticator.js';
 import { handleAuthorizeGet, handleAuthorizePost } from './authorize.js';
-import { CimdResolver } from './cimd.js';
+import { CimdResolver, isCimdClientId } from './cimd.js';
 import { ClientAssertions } from './client-assertion.js';
 import { ClientRegistry, preRegisteredClient, type PreRegisteredSettings } from './clients.js';
 import { CodeStore } from './codes.js';
 import type { OAuthContext } from './context.js';
 import { oauthError, sendErrorPage, sendOAuthJson } from './errors.js';
-import { GrantStore } from './grants.js';
+import { GrantStore, type GrantPersistence } from './grants.js';
 import { PUBLIC_CORS, sendPreflight } from './http-io.js';
 import {
   AS_METADATA_PATH,
@@ -49,6 +49,8 @@ export interface OAuthOptions {
   clock: Clock;
   random?: RandomSource;
   log?: Logger;
+  /** Where grants of metadata-document and pre-registered clients are kept across restarts (state/grant-file.ts). */
+  grantFile?: { load(): string | undefined; save(text: string): void };
   /** Override of the dynamic registry bound (tests). */
   maxDynamicClients?: number;
   /** Fetching Client ID Metadata Documents: loopback allowed only by the test-only setting; an extra trusted CA
@@ -81,7 +83,7 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     pending: new PendingRequests(o.clock, random, pre?.clientId),
     attempts: new PasswordAttempts(o.clock, o.passwordGenerated ?? false),
     codes: new CodeStore(o.clock, random),
-    grants: new GrantStore(o.clock, random),
+    grants: new GrantStore(o.clock, random, undefined, keptGrants(o.grantFile, pre?.clientId)),
     tokens: new AccessTokens(o.tokenKey, o.tokenTtlSeconds, o.clock, random),
     password: o.password,
     passwordDelayMs: o.passwordDelayMs ?? WRONG_PASSWORD_DELAY_MS,
@@ -98,6 +100,19 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     o.staticTokens,
   );
   return { routes: [(req, res, url) => route(req, res, url, context)], authenticator, context };
+}
+
+/** Grants outlive the process for clients that do: metadata-document clients and the pre-registered one. */
+function keptGrants(
+  file: OAuthOptions['grantFile'],
+  preId: string | undefined,
+): GrantPersistence | undefined {
+  if (!file) return undefined;
+  return {
+    keeps: (clientId) => isCimdClientId(clientId) || clientId === preId,
+    load: () => file.load(),
+    save: (text) => file.save(text),
+  };
 }
 
 function notAllowed(res: ServerResponse, allow: string, cors: Record<string, string>): void {

@@ -29,9 +29,10 @@ describe('Ctrl-C (SIGINT to the process group, as a terminal sends it)', () => {
       proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
     });
     // A pipe command makes sure the spawner helper runs and is in the group.
-    // The start banner names what is served and how to publish it (issue 11 "First impression").
+    // The start banner names what is served and how to publish it, as a command that runs here (README "Going
+    // remote"; test/cli/first-hour.test.ts runs it).
     expect(err).toContain(`workbench-mcp: serving ${ws.dir} (permission mode safe)`);
-    expect(err).toContain('workbench-mcp tunnel cloudflared|ngrok|devtunnel');
+    expect(err).toMatch(/ tunnel cloudflared\|ngrok\|devtunnel/);
     const r = await call(url, 'exec_command', { cmd: 'echo hi' });
     expect(r.sc.stdout).toBe('hi\n');
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));

@@ -43,6 +43,9 @@ export function startServer(opts: {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/root',
     SERVICE_AUTH_TOKEN: TEST_TOKEN,
+    // Nothing kept under the user's real home by tests (an OAuth server would keep its signing key there);
+    // tests of kept credentials pass their own SERVICE_STATE_DIR.
+    SERVICE_STATE_DIR: 'off',
     ...opts.env,
   };
   const proc = spawn(

@@ -1,7 +1,9 @@
-// The block `workbench-mcp tunnel` prints once the public URL answers (issue 11 item 1): the URL, the header or
-// the OAuth password, ready-to-paste settings for each client people use, and a QR code of the URL when
-// stdout is a terminal. A credential the user configured is never printed (decisions.md 8): its place holds
-// the variable's name instead.
+// The block `workbench-mcp tunnel` prints once the public URL answers (docs/remote-access.md): the URL, the
+// header or the OAuth password, ready-to-paste settings for each client people use, and a QR code of the URL
+// when stdout is a terminal. A secret is shown only when it was made now (docs/design-notes.md#secrets-at-start):
+// a kept token is named by the command that prints it — in shell snippets as `$(… token show)`, so they still
+// paste — and a configured one by its variable.
+import { commandLine } from '../self.js';
 
 export interface BlockInfo {
   /** `https://<host>/mcp`. */
@@ -11,8 +13,15 @@ export interface BlockInfo {
   /** The server's loopback port (for the doctor hint). */
   port: number;
   authMode: 'bearer' | 'oauth';
-  /** The bearer token to show, or undefined when the user configured one (never printed). */
+  /** The bearer token to show (made now), or undefined when it is kept or configured (never printed). */
   token?: string;
+  /** The command that prints the kept token, when the token is kept for the workspace. */
+  keptShow?: string;
+  /** The token was made for this run only (nothing is kept). */
+  forRun?: boolean;
+  /** How this program is run here (cli/self.ts), and the arguments naming the workspace. */
+  self: string;
+  scope: readonly string[];
   /** The OAuth password to show, or undefined when configured. */
   password?: string;
   /** Rendered QR code lines, or undefined (not a terminal, or no encoder). */
@@ -34,14 +43,16 @@ function clientRows(i: BlockInfo): Array<[string, string]> {
       ['Gemini CLI', `gemini mcp add -s user -t http ${NAME} ${u}   (then /mcp auth ${NAME})`],
     ];
   }
-  const t = i.token ?? '<your SERVICE_AUTH_TOKEN>';
-  const h = `Authorization: Bearer ${t}`;
+  // In a shell line: the token itself, or the command that prints the kept one; in a JSON file: a placeholder.
+  const sh = i.token ?? (i.keptShow ? `$(${i.keptShow})` : '<your SERVICE_AUTH_TOKEN>');
+  const t = i.token ?? (i.keptShow ? '<the kept token>' : '<your SERVICE_AUTH_TOKEN>');
+  const h = `Authorization: Bearer ${sh}`;
   return [
     ['claude.ai, ChatGPT', 'these sign in with OAuth only: run the tunnel with --auth-mode oauth'],
     ['Claude Code', `claude mcp add --transport http ${NAME} ${u} --header "${h}"`],
     [
       'Codex',
-      `export WORKBENCH_TOKEN='${t}'; codex mcp add ${NAME} --url ${u} --bearer-token-env-var WORKBENCH_TOKEN`,
+      `export WORKBENCH_TOKEN="${sh}"; codex mcp add ${NAME} --url ${u} --bearer-token-env-var WORKBENCH_TOKEN`,
     ],
     [
       'Cursor',
@@ -65,31 +76,35 @@ export function renderBlock(i: BlockInfo): string {
         ? `  Password   ${i.password}   (generated for this run; type it on the authorization page)`
         : '  Password   the one in SERVICE_OAUTH_PASSWORD (type it on the authorization page)',
     );
-  } else {
+  } else if (i.token && i.forRun) {
     out.push(
-      i.token
-        ? `  Header     Authorization: Bearer ${i.token}   (generated for this run; set SERVICE_AUTH_TOKEN to keep one)`
-        : '  Header     Authorization: Bearer <your SERVICE_AUTH_TOKEN>',
+      `  Header     Authorization: Bearer ${i.token}   (generated for this run; set SERVICE_AUTH_TOKEN to keep one)`,
     );
+  } else if (i.token) {
+    out.push(
+      `  Header     Authorization: Bearer ${i.token}   (generated and kept for this workspace, shown only now; later runs reuse it)`,
+    );
+  } else if (i.keptShow) {
+    out.push(
+      `  Header     Authorization: Bearer <the token kept for this workspace; show it: ${i.keptShow}>`,
+    );
+  } else {
+    out.push('  Header     Authorization: Bearer <your SERVICE_AUTH_TOKEN>');
   }
   out.push(`  Workspace  ${i.workspace}`, '', 'Client settings, ready to paste:');
   const rows = clientRows(i);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   for (const [k, v] of rows) out.push(`  ${k.padEnd(width)}${v}`);
   if (i.qr) out.push('', 'The URL as a QR code (for a phone):', i.qr.replace(/\n+$/, ''));
+  // doctor finds a kept token itself (same workspace); a token for this run or a password it must be given.
   const env =
-    i.authMode === 'bearer' && i.token
+    i.authMode === 'bearer' && i.token && i.forRun
       ? `SERVICE_AUTH_TOKEN='${i.token}' `
       : i.password
         ? `SERVICE_OAUTH_PASSWORD='${i.password}' `
         : '';
-  out.push(
-    '',
-    `Check it any time: ${env}workbench-mcp doctor ${i.url} --port ${i.port}`,
-    'Ctrl-C stops the tunnel and the server.',
-    rule,
-    '',
-  );
+  const doctor = commandLine(i.self, ['doctor', i.url, '--port', String(i.port), ...i.scope]);
+  out.push('', `Check it any time: ${env}${doctor}`, 'Ctrl-C stops the tunnel and the server.', rule, '');
   return out.join('\n');
 }
 

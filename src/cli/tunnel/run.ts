@@ -1,13 +1,18 @@
-// `workbench-mcp tunnel cloudflared|ngrok|devtunnel` (issue 11 item 1; http-and-auth-contract "Tunnels"): makes
-// the credential when none is configured (passed by environment, never argv), runs the built server on loopback
-// as a child process and the provider CLI found on PATH, reads the public URL from the provider, waits until
-// https://<host>/.well-known/mcp.json answers through the tunnel, prints the block, and stops both on Ctrl-C or
-// when either dies. Exit codes: see TUNNEL_EXIT.
+// `workbench-mcp tunnel cloudflared|ngrok|devtunnel` (docs/remote-access.md): uses the bearer token kept for the
+// workspace (made now if there is none; the server child finds it in the same state directory) or, with
+// nothing kept, makes one for the run and passes it by environment, never argv; runs the built server on
+// loopback as a child process and the provider CLI found on PATH, reads the public URL from the provider, waits
+// (--wait, saying every few seconds what it waits for) until https://<host>/.well-known/mcp.json answers
+// through the tunnel, prints the block, and stops both on Ctrl-C or when either dies. Exit codes: TUNNEL_EXIT.
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, load, type Config } from '../../config/load.js';
 import { isLoopbackHostname } from '../../http/hosts.js';
 import { generatePassword, systemRandom } from '../../oauth/secrets.js';
+import { keptToken } from '../../state/credentials.js';
+import { openStateDir, StateDirError } from '../../state/state-dir.js';
+import { checkRoot } from '../../workspace/paths.js';
+import { scopeArgs } from '../banner.js';
+import { commandLine, MAIN_JS, selfCommand } from '../self.js';
 import { describeExit, startChild, type Child, type Exit } from '../../process/supervised.js';
 import { cloudflared } from './cloudflared.js';
 import { devtunnel } from './devtunnel.js';
@@ -20,7 +25,7 @@ import {
   type ProviderId,
   type ProviderOptions,
 } from './provider.js';
-import { waitReachable, watchOrigin } from './wait.js';
+import { explainFailure, progress, waitReachable, watchOrigin } from './wait.js';
 
 export const TUNNEL_EXIT = {
   /** Stopped by Ctrl-C, SIGTERM or SIGHUP. */
@@ -37,16 +42,17 @@ export const TUNNEL_EXIT = {
 } as const;
 
 const SERVER_START_MS = 120_000;
-const URL_MS = 120_000;
-const REACH_MS = 180_000;
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+/** Default of --wait: how long the provider may take to name its URL, and then that URL to answer. */
+const WAIT_S = 180;
+const MAX_WAIT_S = 3600;
 const FACTORIES: Record<ProviderId, (o: ProviderOptions) => Provider> = { cloudflared, ngrok, devtunnel };
 
-export const TUNNEL_USAGE = `Usage: workbench-mcp tunnel cloudflared|ngrok|devtunnel [--name NAME] [server options]
+export const TUNNEL_USAGE = `Usage: workbench-mcp tunnel cloudflared|ngrok|devtunnel [--name NAME] [--wait SECONDS] [server options]
 
 Starts the server on 127.0.0.1 and publishes it through the provider's CLI (found on PATH, never downloaded),
 then prints https://<host>/mcp with the header or OAuth password and settings for each client.
   --name NAME     ngrok: your reserved domain; devtunnel: a tunnel made with devtunnel create (stable address)
+  --wait SECONDS  how long the provider may take to name its URL, and then that URL to answer (default ${WAIT_S})
   --auth-mode bearer|oauth, --workspace DIR, --port N (default 8765; 0 = any, not for devtunnel), and every
                   other server option (workbench-mcp --help)
 Exit codes: 0 stopped by Ctrl-C, 2 bad options, 3 provider CLI missing, 4 the server exited,
@@ -56,38 +62,83 @@ Exit codes: 0 stopped by Ctrl-C, 2 bad options, 3 provider CLI missing, 4 the se
 interface Parsed {
   provider: ProviderId;
   name?: string;
+  waitMs: number;
   serverArgs: string[];
 }
 
-function parseArgs(argv: readonly string[]): Parsed | { error: string } | { help: true } {
-  if (argv.includes('--help') || argv.length === 0) return { help: true };
+function parseArgs(argv: readonly string[]): Parsed | { error: string; usage?: true } | { help: true } {
+  if (argv.includes('--help')) return { help: true };
   const [first, ...rest] = argv;
+  if (first === undefined || first.startsWith('--'))
+    return { error: `name a tunnel provider: ${PROVIDER_IDS.join(', ')}`, usage: true };
   if (!PROVIDER_IDS.includes(first as ProviderId))
     return {
       error: `unknown tunnel provider ${JSON.stringify(first)}; use one of ${PROVIDER_IDS.join(', ')}`,
     };
   const serverArgs: string[] = [];
   let name: string | undefined;
+  let waitS = WAIT_S;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i] as string;
+    const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i]);
     if (a === '--name' || a.startsWith('--name=')) {
-      name = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+      name = value();
       if (!name) return { error: '--name needs a value' };
+    } else if (a === '--wait' || a.startsWith('--wait=')) {
+      const v = value() ?? '';
+      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > MAX_WAIT_S)
+        return {
+          error: `--wait must be a number of seconds from 1 to ${MAX_WAIT_S} (got ${JSON.stringify(v)})`,
+        };
+      waitS = Number(v);
     } else serverArgs.push(a);
   }
-  return { provider: first as ProviderId, name, serverArgs };
+  return { provider: first as ProviderId, name, waitMs: waitS * 1000, serverArgs };
 }
 
-/** The credential the server gets by environment, and what the block may show (decisions.md 8). */
-function credential(c: Config): { env: Record<string, string>; token?: string; password?: string } {
+interface Credential {
+  /** What the server child gets by environment. */
+  env: Record<string, string>;
+  /** A token the block may show: made now (docs/design-notes.md#secrets-at-start). */
+  token?: string;
+  /** How the block names a kept token it must not show: the command that prints it. */
+  keptShow?: string;
+  /** The token lives for this run only (nothing is kept). */
+  forRun?: boolean;
+  password?: string;
+}
+
+/**
+ * The credential: a configured one is never shown; otherwise the token kept for the workspace (made now, and
+ * then shown, when there is none — the server child reads the same file), or with nothing kept a token for
+ * this run, passed to the child by environment. In OAuth mode the child keeps its signing key itself.
+ */
+function credential(c: Config): Credential | { error: string } {
   if (c.authMode === 'oauth') {
     if (c.oauthPassword) return { env: {} };
     const password = generatePassword(systemRandom);
     return { env: { SERVICE_OAUTH_PASSWORD: password }, password };
   }
   if (c.authTokens.length > 0) return { env: {} };
+  const root = checkRoot(c.workspace, c.env.HOME);
+  if (!root.ok) return { error: `${c.sources.workspace ?? 'the current directory'}: ${root.reason}` };
+  try {
+    const opened = openStateDir(c.stateDir, root.root.real);
+    if (opened.kind === 'on') {
+      const kept = keptToken(opened.state);
+      const show = commandLine(selfCommand(c.env.PATH), [
+        'token',
+        'show',
+        ...scopeArgs(c, { stateDir: true }),
+      ]);
+      return kept.created ? { env: {}, token: kept.token, keptShow: show } : { env: {}, keptShow: show };
+    }
+  } catch (e) {
+    if (e instanceof StateDirError) return { error: e.message };
+    throw e;
+  }
   const token = randomBytes(32).toString('base64url');
-  return { env: { SERVICE_AUTH_TOKEN: token }, token };
+  return { env: { SERVICE_AUTH_TOKEN: token }, token, forRun: true };
 }
 
 /** The provider gets the user's environment without any SERVICE_* setting: it needs none of our secrets. */
@@ -114,7 +165,10 @@ export async function runTunnel(
     io.out(TUNNEL_USAGE);
     return 0;
   }
-  if ('error' in parsed) return refuse(parsed.error);
+  if ('error' in parsed) {
+    if ('usage' in parsed) io.err(TUNNEL_USAGE);
+    return refuse(parsed.error);
+  }
   let config: Config;
   try {
     const action = load(parsed.serverArgs, env, cwd);
@@ -134,13 +188,16 @@ export async function runTunnel(
   if (invalid) return refuse(invalid);
   const cli = findOnPath(provider.cli, config.env.PATH);
   if (!cli) return refuse(`${provider.cli} is not on PATH; ${provider.install}`, TUNNEL_EXIT.noProvider);
-  return new Session(config, provider, cli, parsed.serverArgs, io, say).run();
+  const cred = credential(config);
+  if ('error' in cred) return refuse(cred.error);
+  return new Session(config, provider, cli, parsed, cred, io, say).run();
 }
 
 class Session {
   private server?: Child;
   private tunnel?: Child;
-  private readonly cred;
+  private readonly serverArgs: string[];
+  private readonly waitMs: number;
   private signalled?: (e: Event) => void;
   private readonly signal = new Promise<Event>((r) => (this.signalled = r));
 
@@ -148,11 +205,13 @@ class Session {
     private readonly config: Config,
     private readonly provider: Provider,
     private readonly cli: string,
-    private readonly serverArgs: string[],
+    parsed: Parsed,
+    private readonly cred: Credential,
     private readonly io: { out: (s: string) => void; err: (s: string) => void; isTTY: boolean },
     private readonly say: (s: string) => void,
   ) {
-    this.cred = credential(config);
+    this.serverArgs = parsed.serverArgs;
+    this.waitMs = parsed.waitMs;
   }
 
   /** Resolves with the first of: the server or the provider exiting, a stop signal. */
@@ -198,16 +257,26 @@ class Session {
 
   /** Waits until the public origin answers, prints the block, then runs until something ends. */
   private async publish(origin: string, port: number): Promise<number> {
-    this.say(`waiting until ${origin}/.well-known/mcp.json answers through the tunnel…`);
+    const waitS = this.waitMs / 1000;
+    this.say(`waiting until ${origin}/.well-known/mcp.json answers through the tunnel (up to ${waitS} s)…`);
     let over = false;
     const reached = await Promise.race([
-      waitReachable(origin, this.config, REACH_MS, () => over),
+      waitReachable(
+        origin,
+        this.config,
+        this.waitMs,
+        () => over,
+        (line) => this.say(line),
+      ),
       this.failure(),
     ]);
     over = true;
     if ('kind' in reached) return this.report(reached);
     if (!reached.ok) {
-      this.say(`${origin} did not answer within ${REACH_MS / 1000} s (last: ${reached.last}); stopping`);
+      this.say(
+        `${origin} did not answer within ${waitS} s: ${explainFailure(reached.last, new URL(origin).host)}; stopping. ` +
+          `Try again, or allow longer with --wait SECONDS; a stable address (a named tunnel, a reserved domain: docs/remote-access.md) also spares clients a new URL on every run`,
+      );
       return TUNNEL_EXIT.unreachable;
     }
     for (const w of reached.warnings) this.say(w);
@@ -220,7 +289,11 @@ class Session {
         port,
         authMode: this.config.authMode === 'oauth' ? 'oauth' : 'bearer',
         token: this.cred.token,
+        keptShow: this.cred.keptShow,
+        forRun: this.cred.forRun,
         password: this.cred.password,
+        self: selfCommand(this.config.env.PATH),
+        scope: scopeArgs(this.config, { stateDir: true }),
         qr: this.io.isTTY ? await qrCode(url) : undefined,
       }),
     );
@@ -238,7 +311,7 @@ class Session {
       this.say(`SERVICE_SERVER_URL is ${this.config.serverUrl}, but the tunnel is ${pin}; keeping yours`);
     const args = [
       '--max-semi-space-size=1',
-      MAIN,
+      MAIN_JS,
       ...this.serverArgs,
       '--host',
       '127.0.0.1',
@@ -268,10 +341,15 @@ class Session {
       providerEnv(this.config.env),
     );
     const watch = watchOrigin(this.provider, this.tunnel);
-    const r = await Promise.race([watch.result, this.failure(), sleep(URL_MS)]);
+    const waitS = this.waitMs / 1000;
+    const stopProgress = progress((s) =>
+      this.say(`still waiting for ${this.provider.cli} to name its public URL (${s} s of ${waitS} s)`),
+    );
+    const r = await Promise.race([watch.result, this.failure(), sleep(this.waitMs)]);
+    stopProgress();
     watch.cancel();
     if (r === undefined) {
-      this.say(`${this.provider.cli} named no public URL within ${URL_MS / 1000} s; its last output:`);
+      this.say(`${this.provider.cli} named no public URL within ${waitS} s; its last output:`);
       this.printTail(this.tunnel);
       return TUNNEL_EXIT.provider;
     }

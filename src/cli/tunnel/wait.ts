@@ -1,8 +1,11 @@
 // The two waits of `workbench-mcp tunnel`: for the provider to name its public origin (an output line, or its
 // local API once a line announces it), and for https://<host>/.well-known/mcp.json to answer through the tunnel
-// with this server's card (new names can take a while to resolve). Each is ended by the caller's ceiling.
+// with this server's card (new names can take a while to resolve). Each is ended by the caller's ceiling
+// (`--wait`); while one lasts, a line every PROGRESS_MS says what it waits for and what the last attempt met,
+// in words (docs/remote-access.md "When the URL does not answer").
 import type { Config } from '../../config/load.js';
 import type { Child } from '../../process/supervised.js';
+import { selfCommand } from '../self.js';
 import type { Provider } from './provider.js';
 
 export type OriginResult = { origin: string } | { error: string };
@@ -40,41 +43,110 @@ export function fetchFailure(e: unknown): string {
   return err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
 }
 
+/** How often a wait says that it still waits. */
+export const PROGRESS_MS = 5_000;
+
+/** Calls `tick(elapsed seconds)` every PROGRESS_MS until the returned function is called. */
+export function progress(tick: (elapsedS: number) => void, everyMs = PROGRESS_MS): () => void {
+  const start = Date.now();
+  const timer = setInterval(() => tick(Math.round((Date.now() - start) / 1000)), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** What the last attempt to reach `host` met, in words: name-resolution and TLS failures say what to check. */
+export function explainFailure(last: string, host: string): string {
+  if (last === 'EAI_AGAIN')
+    return `the name ${host} cannot be resolved yet (EAI_AGAIN: the DNS resolver gave no answer). A new tunnel's name can take a minute to appear; if this lasts, this machine's DNS may not reach the internet: check /etc/resolv.conf, a VPN or a firewall`;
+  if (last === 'ENOTFOUND')
+    return `the name ${host} does not exist yet (ENOTFOUND: the DNS resolver knows no such name). A new tunnel's name can take a minute to appear, and a resolver that remembered the miss may take a few minutes more`;
+  if (last === 'ECONNREFUSED') return `${host} refused the connection (ECONNREFUSED)`;
+  if (last === 'ECONNRESET' || last === 'UND_ERR_SOCKET' || last === 'other side closed')
+    return 'the connection was cut (ECONNRESET): the tunnel is not ready yet, or a proxy or firewall interferes';
+  if (/timeout|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT/i.test(last))
+    return 'no answer (timeout): the tunnel is not ready yet, or this network blocks outgoing HTTPS';
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(last))
+    return `its TLS certificate is not trusted (${last}): something on the way intercepts HTTPS (a company proxy?); give Node its CA with NODE_EXTRA_CA_CERTS`;
+  const http = /^HTTP (\d+)/.exec(last);
+  if (http) {
+    const status = Number(http[1]);
+    if (status >= 500)
+      return `the tunnel answered ${last}: it is not connected to the server yet (it may still be registering)`;
+    return `${host} answered ${last}, not this server's card: the name may point at something else`;
+  }
+  if (last === 'no attempt yet') return 'no answer yet';
+  return last;
+}
+
 export type Reach = { ok: true; warnings: string[] } | { ok: false; last: string };
 
-/** Polls the server card through the tunnel until it is this server's, or the ceiling passes. */
+/**
+ * Polls the server card through the tunnel until it is this server's, or the ceiling passes (a timer: an
+ * attempt in flight is cut off then). `onProgress` gets a line every PROGRESS_MS.
+ */
 export async function waitReachable(
   origin: string,
   config: Config,
   ceilingMs: number,
   cancelled: () => boolean,
+  onProgress?: (line: string) => void,
 ): Promise<Reach> {
-  const end = Date.now() + ceilingMs;
+  const ceiling = new AbortController();
+  const timer = setTimeout(() => ceiling.abort(), ceilingMs);
+  timer.unref();
   let last = 'no attempt yet';
-  let pause = 500;
-  while (Date.now() < end && !cancelled()) {
-    try {
-      const res = await fetch(`${origin}/.well-known/mcp.json`, {
-        redirect: 'manual',
-        signal: AbortSignal.timeout(15_000),
-      });
-      const text = await res.text();
-      let name: unknown;
-      try {
-        name = (JSON.parse(text) as { server?: { name?: unknown } }).server?.name;
-      } catch {
-        name = undefined;
-      }
-      if (res.status === 200 && name === 'workbench-mcp')
-        return { ok: true, warnings: await warnings(origin, config) };
-      last = `HTTP ${res.status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}`;
-    } catch (e) {
-      last = fetchFailure(e);
-    }
-    await new Promise((r) => setTimeout(r, pause));
-    pause = Math.min(pause * 2, 3_000);
+  const host = new URL(origin).host;
+  const stopProgress = progress((s) =>
+    onProgress?.(
+      `still waiting for ${origin} to answer (${s} s of ${Math.round(ceilingMs / 1000)} s): ${explainFailure(last, host)}`,
+    ),
+  );
+  try {
+    return await attempts();
+  } finally {
+    stopProgress();
+    clearTimeout(timer);
   }
-  return { ok: false, last };
+
+  async function attempts(): Promise<Reach> {
+    let pause = 500;
+    while (!ceiling.signal.aborted && !cancelled()) {
+      try {
+        const res = await fetch(`${origin}/.well-known/mcp.json`, {
+          redirect: 'manual',
+          signal: AbortSignal.any([ceiling.signal, AbortSignal.timeout(15_000)]),
+        });
+        const text = await res.text();
+        let name: unknown;
+        try {
+          name = (JSON.parse(text) as { server?: { name?: unknown } }).server?.name;
+        } catch {
+          name = undefined;
+        }
+        if (res.status === 200 && name === 'workbench-mcp')
+          return { ok: true, warnings: await warnings(origin, config) };
+        last = `HTTP ${res.status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}`;
+      } catch (e) {
+        if (!ceiling.signal.aborted) last = fetchFailure(e);
+      }
+      if (ceiling.signal.aborted) break;
+      await pauseUnless(pause, ceiling.signal);
+      pause = Math.min(pause * 2, 3_000);
+    }
+    return { ok: false, last };
+  }
+}
+
+function pauseUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }
 
 /** In OAuth mode the metadata must name the public origin, or clients are sent to 127.0.0.1. */
@@ -91,7 +163,7 @@ async function warnings(origin: string, config: Config): Promise<string[]> {
     ];
   } catch (e) {
     return [
-      `could not read the OAuth metadata through the tunnel (${fetchFailure(e)}); run workbench-mcp doctor`,
+      `could not read the OAuth metadata through the tunnel (${fetchFailure(e)}); run ${selfCommand(config.env.PATH)} doctor ${origin}/mcp`,
     ];
   }
 }
