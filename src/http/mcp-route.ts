@@ -12,6 +12,7 @@ import { baseUrl } from './base-url.js';
 import { isAllowedOrigin } from './hosts.js';
 import { lingeringClose, readBody } from './body.js';
 import { corsHeaders, rpcError, sendJson } from './respond.js';
+import { noteRequest } from './request-log.js';
 
 export interface McpRouteDeps {
   runtime: Runtime;
@@ -22,6 +23,11 @@ export interface McpRouteDeps {
 function headerView(req: IncomingMessage): HeaderView {
   const distinct = req.headersDistinct;
   return (name) => distinct[name];
+}
+
+function toolName(params: unknown): string | undefined {
+  const name = (params as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name.slice(0, 64) : undefined;
 }
 
 export async function handleMcpPost(
@@ -74,6 +80,10 @@ export async function handleMcpPost(
   if (!parsed.ok) return reject(parsed.error.status, errorBody(parsed.id, parsed.error));
   const msg = parsed.msg;
   if (msg.kind === 'response') return sendJson(res, 202, null, cors);
+  noteRequest(req, {
+    method: msg.method.slice(0, 64),
+    tool: msg.method === 'tools/call' ? toolName(msg.params) : undefined,
+  });
   // 4–6. Era, envelope and mirror headers.
   const cls = classify(msg, headerView(req));
   if (!cls.ok) return reject(cls.error.status, errorBody(msg.kind === 'request' ? msg.id : null, cls.error));

@@ -15,6 +15,7 @@ import { CORS_ALLOW_HEADERS, corsHeaders, rpcError, sendJson } from './respond.j
 import { CARD_PATHS, serverCard } from './server-card.js';
 import { answerProof } from './proof.js';
 import { isAllowedOrigin } from './hosts.js';
+import { noteRequest, RefusalLog, requestSource, traceRequest } from './request-log.js';
 
 export const MAX_CONCURRENT_REQUESTS = 64;
 export const MAX_CONNECTIONS = 256;
@@ -52,13 +53,20 @@ export function connectionTableOf(server: http.Server): ConnectionTable | undefi
   return tables.get(server);
 }
 
-/** The authenticator, telling the connection table which requests were admitted by credentials. */
+/**
+ * The authenticator, telling the connection table which requests were admitted by credentials, the request log
+ * who the client is, and the refusal log about credentials sent and refused (request-log.ts).
+ */
 function reportingAuthenticator(
   inner: Authenticator,
   accepted: (req: IncomingMessage) => void,
+  refusals: RefusalLog,
 ): Authenticator {
   const note = (r: AuthResult, req: IncomingMessage) => {
-    if (r.ok) accepted(req);
+    if (r.ok) {
+      accepted(req);
+      noteRequest(req, { client: r.principal.id });
+    } else if (r.error === 'invalid_token') refusals.note(requestSource(req), r.description);
     return r;
   };
   return {
@@ -80,7 +88,13 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     maxRequests: deps.limits?.maxConcurrent ?? MAX_CONCURRENT_REQUESTS,
     firstRequestTimeoutMs: deps.limits?.firstRequestTimeoutMs ?? FIRST_REQUEST_TIMEOUT_MS,
   });
-  const authenticator = reportingAuthenticator(deps.authenticator, (req) => table.authenticated(req));
+  const refusals = new RefusalLog(runtime.log, runtime.clock);
+  const authenticator = reportingAuthenticator(
+    deps.authenticator,
+    (req) => table.authenticated(req),
+    refusals,
+  );
+  const traced = runtime.config.logLevel === 'debug';
 
   const headersTimeout = deps.limits?.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = deps.limits?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -95,6 +109,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
       connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, headersTimeout, requestTimeout),
     },
     (req, res) => {
+      if (traced) traceRequest(req, res, runtime.log);
       if (!table.startRequest(req)) return sendJson(res, 503, BUSY, { 'Retry-After': '1' });
       res.on('close', () => table.endRequest(req));
       route(req, res).catch((e) => {

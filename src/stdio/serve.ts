@@ -47,6 +47,7 @@ export function serveStdio(
   const tooBigError = () =>
     errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: message over ${limit} bytes`));
 
+  const traced = runtime.config.logLevel === 'debug';
   const handleLine = async (line: string): Promise<void> => {
     if (line.trim() === '') return;
     const parsed = parseMessage(line, 'stdio');
@@ -59,8 +60,21 @@ export function serveStdio(
       return;
     }
     if (msg.kind === 'request' && msg.method === 'tools/call') settleNow();
+    const started = traced ? performance.now() : 0;
     const reply = await dispatcher.handle(msg, cls, STDIO_PRINCIPAL, runtime.signal);
     if (reply.body !== null) write(reply.body.toString());
+    // The request log (docs/configuration.md "Logs"), as over HTTP; the status is the one HTTP would carry.
+    if (traced) {
+      const name = (msg.params as { name?: unknown } | undefined)?.name;
+      runtime.log.debug('request', {
+        transport: 'stdio',
+        method: msg.method.slice(0, 64),
+        tool: msg.method === 'tools/call' && typeof name === 'string' ? name.slice(0, 64) : undefined,
+        status: reply.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        client: 'stdio',
+      });
+    }
   };
 
   return new Promise((resolve) => {
