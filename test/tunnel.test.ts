@@ -166,6 +166,60 @@ describe.runIf(ROOT)('contract "Tunnels": cloudflared quick tunnel, bearer', () 
   });
 });
 
+describe.runIf(ROOT)(
+  'tunnel with a kept token (README "Connecting clients": a restart needs no new settings)',
+  () => {
+    it('shown when the tunnel makes it; the next run names it by `token show` (in snippets as $(…)), and it still works', async () => {
+      const kept = { SERVICE_STATE_DIR: path.join(dir, 'kept-state') };
+      const first = startTunnel(
+        ['cloudflared', '--workspace', ws.dir, '--port', '0'],
+        envFor({ STANDIN_HOST: CF_BOX, ...kept }),
+      );
+      let token: string;
+      try {
+        await first.waitOut(/^ {2}URL +https:/m);
+        const m =
+          /^ {2}Header +Authorization: Bearer (\S+) {3}\(generated and kept for this workspace, shown only now/m.exec(
+            first.out(),
+          );
+        expect(m, first.out()).not.toBeNull();
+        token = m?.[1] as string;
+        expect(await toolsThrough(`https://${CF_BOX}/mcp`, token)).toBeGreaterThan(0);
+        first.proc.kill('SIGINT');
+        expect(await exitCode(first)).toBe(0);
+      } finally {
+        first.proc.kill('SIGKILL');
+      }
+      const second = startTunnel(
+        ['cloudflared', '--workspace', ws.dir, '--port', '0'],
+        envFor({ STANDIN_HOST: CF_BOX, ...kept }),
+      );
+      try {
+        const url = (await second.waitOut(/^ {2}URL +(https:\/\/\S+\/mcp)$/m))[1] as string;
+        const out = second.out();
+        expect(out + second.err()).not.toContain(token);
+        const show =
+          /^ {2}Header +Authorization: Bearer <the token kept for this workspace; show it: (.+)>$/m.exec(
+            out,
+          )?.[1];
+        expect(show, out).toMatch(/ token show --workspace /);
+        expect(out).toContain(
+          `claude mcp add --transport http workbench ${url} --header "Authorization: Bearer $(${show})"`,
+        );
+        expect(out).toContain(`export WORKBENCH_TOKEN="$(${show})"; codex mcp add workbench`);
+        // The printed command prints the token the server (started by this tunnel) accepts.
+        const shown = spawnSync('sh', ['-c', show as string], { env: envFor(kept), encoding: 'utf8' });
+        expect(shown.stdout.trim()).toBe(token);
+        expect(await toolsThrough(url, token)).toBeGreaterThan(0);
+        second.proc.kill('SIGINT');
+        expect(await exitCode(second)).toBe(0);
+      } finally {
+        second.proc.kill('SIGKILL');
+      }
+    });
+  },
+);
+
 describe.runIf(ROOT)('contract "Tunnels": ngrok, bearer, checked by doctor', () => {
   it('reads "started tunnel" from the JSON log; doctor passes against the printed URL; a server death stops ngrok (exit 4)', async () => {
     const t = startTunnel(['ngrok', '--workspace', ws.dir, '--port', '0'], envFor({ STANDIN_HOST: NGROK }));

@@ -275,7 +275,7 @@ class Session {
     if (!reached.ok) {
       this.say(
         `${origin} did not answer within ${waitS} s: ${explainFailure(reached.last, new URL(origin).host)}; stopping. ` +
-          `Try again, or allow longer with --wait SECONDS; a stable address (a named tunnel, a reserved domain: docs/remote-access.md) also spares clients a new URL on every run`,
+          `Try again, or allow longer with --wait SECONDS; a stable address (a named tunnel or a reserved domain: README "Going remote") also spares clients a new URL on every run`,
       );
       return TUNNEL_EXIT.unreachable;
     }
