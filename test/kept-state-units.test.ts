@@ -161,6 +161,11 @@ describe('the command printed for the user (src/cli/self.ts)', () => {
     expect(selfCommand(`/usr/bin:${bin}`, main)).toBe('workbench-mcp');
     const other = fakeMain(path.join(dir, 'other'));
     expect(selfCommand(`/usr/bin:${bin}`, other)).toBe(`node ${other}`);
+    // npx and `npm start` put node_modules/.bin on PATH for their own run only: not the user's command.
+    const npxBin = path.join(dir, 'npx-cache/node_modules/.bin');
+    mkdirSync(npxBin, { recursive: true });
+    symlinkSync(main, path.join(npxBin, 'workbench-mcp'));
+    expect(selfCommand(`${npxBin}:/usr/bin`, main)).toBe(`node ${main}`);
   });
 
   it('npx workbench-mcp only for a package installed from a registry', () => {

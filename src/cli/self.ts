@@ -41,10 +41,18 @@ function installedFromRegistry(mainReal: string): boolean {
   }
 }
 
-/** The command prefix that runs this program for a user whose PATH is `pathVar`. */
+/**
+ * The command prefix that runs this program for a user whose PATH is `pathVar`. The node_modules/.bin entries
+ * that `npm start` and `npx` put on PATH only for their own run are not the user's PATH, so a workbench-mcp
+ * found there does not count.
+ */
 export function selfCommand(pathVar: string | undefined, main = MAIN_JS): string {
   const mainReal = real(main) ?? main;
-  const onPath = findOnPath('workbench-mcp', pathVar);
+  const userPath = (pathVar ?? '')
+    .split(path.delimiter)
+    .filter((d) => !/[/\\]node_modules[/\\]\.bin[/\\]?$/.test(d))
+    .join(path.delimiter);
+  const onPath = findOnPath('workbench-mcp', userPath);
   if (onPath && real(onPath) === mainReal) return 'workbench-mcp';
   if (installedFromRegistry(mainReal)) return 'npx workbench-mcp';
   return `node ${shellWord(mainReal)}`;
