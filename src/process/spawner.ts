@@ -16,6 +16,8 @@ import { parseFromHelper, type FromHelper, type ToHelper } from './spawner-messa
 import { signalTree } from './tree.js';
 
 interface Remote {
+  /** The helper it was handed to. */
+  owner: ChildProcess;
   spec: SpawnSpec;
   ev: ProcessEvents;
   pid: number;
@@ -110,6 +112,7 @@ export class Spawner {
     let started!: () => void;
     const whenStarted = new Promise<void>((resolve) => (started = resolve));
     const r: Remote = {
+      owner: child,
       spec,
       ev,
       pid: 0,
@@ -136,13 +139,13 @@ export class Spawner {
       },
       write: (data) => {
         if (!r.stdinOpen || r.done) return false;
-        this.post({ t: 'write', id, data });
+        this.post({ t: 'write', id, data }, r.owner);
         return true;
       },
       closeStdin: () => {
         if (!r.stdinOpen) return;
         r.stdinOpen = false;
-        this.post({ t: 'end', id });
+        this.post({ t: 'end', id }, r.owner);
       },
       signal: (sig) => {
         if (r.done) return false;
@@ -190,8 +193,7 @@ export class Spawner {
     });
   }
 
-  private post(msg: ToHelper): void {
-    const child = this.child;
+  private post(msg: ToHelper, child = this.child): void {
     if (!child?.connected) return;
     try {
       child.send(msg);
@@ -228,13 +230,19 @@ export class Spawner {
     return child;
   }
 
-  /** Kill a helper that misbehaves; its exit ends its commands and a new one is started. */
+  /**
+   * Kill a helper that misbehaves. New commands go to the next helper at once; the commands it held end when
+   * its exit is seen (onHelperExit).
+   */
   private replace(child: ChildProcess, why: string): void {
     if (child !== this.child) return;
     this.log.warn(`the spawner helper ${why}; it is replaced`, {
       pid: child.pid,
       commands: this.remotes.size,
     });
+    this.child = undefined;
+    this.stopWatching();
+    this.failures++;
     child.kill('SIGKILL');
   }
 
@@ -289,6 +297,7 @@ export class Spawner {
       return;
     }
     const r = this.remotes.get(m.id);
+    if (r && r.owner !== child) return this.replace(child, 'named a command of another helper');
     if (!r) {
       // Late output of a command already ended (killed) is expected; anything else names no command of ours.
       if (m.id > this.seq) this.replace(child, 'named a command it was never given');
@@ -317,16 +326,20 @@ export class Spawner {
 
   /** The helper died (or was replaced): its commands lost their output channel, so they are ended and reported. */
   private onHelperExit(child: ChildProcess, code: number | null, signal: string | null): void {
-    if (this.child !== child) return;
-    this.child = undefined;
-    this.stopWatching();
-    if (this.closed && this.remotes.size === 0) return;
-    this.failures++;
-    this.log.warn('the spawner helper ended', { code, signal, commands: this.remotes.size });
+    const current = this.child === child;
+    if (current) {
+      this.child = undefined;
+      this.stopWatching();
+      if (!this.closed) this.failures++;
+    }
+    const owned = [...this.remotes].filter(([, r]) => r.owner === child);
+    if (this.closed && owned.length === 0) return;
+    if (current || owned.length > 0)
+      this.log.warn('the spawner helper ended', { code, signal, commands: owned.length });
     // A new one right away, so the next command does not wait for it; waiters learn when none will come.
     if (!this.closed && this.failures < MAX_HELPER_FAILURES) setImmediate(() => this.helper());
     else for (const w of this.upWaiters.splice(0)) w();
-    for (const [id, r] of this.remotes) {
+    for (const [id, r] of owned) {
       this.remotes.delete(id);
       r.done = true;
       if (r.pid) signalTree(treeTarget(r.pid, { ...r.spec, sandboxed: false }), 'SIGKILL');
