@@ -55,8 +55,8 @@ export const checkExecEnvironmentTool = defineTool({
   name: 'check_exec_environment',
   title: 'Check command environment',
   description:
-    'What commands run with, before running one: permission mode and what it allows, the OS sandbox (or why there is ' +
-    'none), shell, tty, HOME/TMPDIR, limits with current use, and warnings (e.g. no git identity for commits).',
+    'What commands run with: permission mode, OS sandbox (or why none), shell, tty, HOME/TMPDIR, limits and use, ' +
+    'warnings (e.g. no git identity).',
   input,
   output,
   annotations: READ_ONLY,

@@ -33,8 +33,7 @@ export const killCommandTool = defineTool({
   title: 'Stop a command',
   description:
     'Stop a command from any client: signal its process group, wait up to wait_ms, then SIGKILL. status: "terminated" ' +
-    '(by the signal sent), "killed" (SIGKILL was needed) or "exited" (it ended by itself; no signal_sent if nothing was ' +
-    'sent). Example: {"command_id": "Qm…"} → {"status": "terminated", "signal_sent": "SIGTERM", "signal": "SIGTERM"}.',
+    '(the signal sent), "killed" (SIGKILL needed) or "exited" (ended by itself). Example: {"command_id": "Qm…"} → {"status": "terminated", "signal_sent": "SIGTERM", "signal": "SIGTERM"}.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
