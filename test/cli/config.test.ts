@@ -1,8 +1,8 @@
-// The command line, exactly as a user runs it: `node dist/cli/main.js …` (build first). Checks the contract
-// sections "Command line and configuration names" and "Process and binding", decisions.md 8 and 10, and
-// issue 2 Build items 2, 6, 7 (README configuration table generated from the schema).
+// The command line, exactly as a user runs it: `node dist/cli/main.js …` (build first). Checks
+// docs/design-notes.md#command-line, #secrets-at-start and #one-workspace-one-runtime; the configuration table
+// of docs/configuration.md is checked by test/docs.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,7 +43,7 @@ describe('--help and --version (contract "Command line and configuration names")
     // Each flag with its variable, what it accepts and its default, then its meaning (issue 11).
     expect(r.stdout).toContain('--port <an integer from 0 to 65535>   (SERVICE_PORT; default: 8765)');
     expect(r.stdout).toMatch(
-      /SERVICE_AUTH_TOKEN \(default: generated and printed once\)\n +Static bearer token/,
+      /SERVICE_AUTH_TOKEN \(default: generated once per workspace and kept \(printed when made\)\)\n +Static bearer token/,
     );
     for (const flag of [
       '--workspace',
@@ -339,28 +339,6 @@ describe('start-up, the ready line, tokens and shutdown (contract "Process and b
     });
     expect((await agentReq).status).toBe(200); // fetch keeps its connection open in a pool
     expect(await s.stop('SIGTERM')).toBe(0);
-  });
-});
-
-describe('issue 2 Build 1: the README configuration table equals `--print-config-table`', () => {
-  it('README.md contains the generated table verbatim', () => {
-    const r = run(['--print-config-table']);
-    expect(r.status).toBe(0);
-    const table = r.stdout.trim();
-    expect(table.split('\n')[0]).toMatch(/^\| Variable \|/);
-    for (const e of ENTRIES) expect(table).toContain(`SERVICE_${e.env}`);
-    const readme = path.join(REPO_ROOT, 'README.md');
-    expect(existsSync(readme), 'README.md is missing (the lead writes it)').toBe(true);
-    const lines = readFileSync(readme, 'utf8').split('\n');
-    const start = lines.findIndex((l) => l.startsWith('| Variable |'));
-    expect(
-      start,
-      'README.md has no configuration table (a line starting "| Variable |")',
-    ).toBeGreaterThanOrEqual(0);
-    const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
-    const inReadme = lines.slice(start, end === -1 ? undefined : end).join('\n');
-    // Out of date? Paste the output of `node dist/cli/main.js --print-config-table` (npm run docs:config).
-    expect(inReadme).toBe(table);
   });
 });
 

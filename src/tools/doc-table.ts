@@ -1,0 +1,29 @@
+// The tool table of docs/tools.md, generated from the catalog's summaries like the configuration table is from
+// the config schema (scripts/update-docs.mjs writes it; test/docs.test.ts keeps it in sync): each tool's name,
+// title, the first sentence of its description and its real annotations, in tools/list order.
+import type { ToolSummary } from './catalog.js';
+
+/** The description up to its first sentence end (a stop before a capital or the line's end; not "e.g."). */
+function firstSentence(description: string): string {
+  const line = description.split('\n')[0]?.trim() ?? '';
+  const m = /^(.*?[.!?])(?=\s+[A-Z"`(]|$)/.exec(line);
+  return (m ? m[1] : line) as string;
+}
+
+function annotations(a: ToolSummary['annotations']): string {
+  const parts = [a.readOnlyHint ? 'read-only' : 'writes'];
+  if (!a.readOnlyHint && a.destructiveHint) parts.push('destructive');
+  if (!a.readOnlyHint && a.idempotentHint) parts.push('idempotent');
+  if (a.openWorldHint) parts.push('open world');
+  return parts.join(', ');
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+export function toolTableMarkdown(summaries: readonly ToolSummary[]): string {
+  const rows = summaries.map(
+    (t) =>
+      `| \`${t.name}\` | ${cell(t.title)} | ${cell(firstSentence(t.description))} | ${annotations(t.annotations)} |`,
+  );
+  return ['| Tool | Title | What it does | Annotations |', '|---|---|---|---|', ...rows].join('\n');
+}
