@@ -1,5 +1,5 @@
 // The runtime directory of a root server cannot be squatted (README "Configuration", SERVICE_RUNTIME_ROOT;
-// src/runtime/runtime-dir.ts). Another user (nobody) who can write the runtime root — a 1777 directory, like
+// src/process/runtime-dir.ts). Another user (nobody) who can write the runtime root — a 1777 directory, like
 // /tmp — plants `<root>/workbench-mcp` before the server starts: a 0777 directory of theirs holding, for the
 // server's instance directory, a `tmp` symlink to a directory of root's; or a symlink in place of
 // `<root>/workbench-mcp`. The server must refuse to start with a message naming the squatted path, or (for

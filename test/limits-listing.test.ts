@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_BYTES } from '../src/tools/page.js';
+import { PAGE_BYTES } from '../src/core/page.js';
 import { PROBE_LIMITS, startProbedServer, type ProbedServer } from './helpers/probed-server.js';
 import { callTool } from './helpers/rpc.js';
 import { REPO_ROOT, startInProcess, type InProcessServer } from './helpers/server.js';

@@ -5,8 +5,8 @@
 // sent without the `Bearer ` scheme is answered with a 401 that says how to send it (never echoing it).
 import type { IncomingMessage } from 'node:http';
 import { SecretSet } from '../core/constant-time.js';
-import { isLoopbackHostHeader, proxySign } from '../http/hosts.js';
-import type { Principal } from './principal.js';
+import { isLoopbackHostHeader, proxySign } from '../core/hosts.js';
+import type { Principal } from '../core/principal.js';
 
 export type AuthResult =
   | { ok: true; principal: Principal }

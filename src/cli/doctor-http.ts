@@ -8,7 +8,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
   MODERN_VERSIONS,
-} from '../protocol/versions.js';
+} from '../core/versions.js';
 
 export interface Reply {
   status: number;

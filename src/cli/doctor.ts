@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../config/load.js';
 import { PROOF_PATH, proofOf } from '../http/proof.js';
-import { isLoopbackHostname } from '../http/hosts.js';
+import { isLoopbackHostname } from '../core/hosts.js';
 import { readToken } from '../state/credentials.js';
 import { peekStateDir, StateDirError } from '../state/state-dir.js';
 import { checkRoot } from '../workspace/paths.js';

@@ -15,7 +15,6 @@
 import { lstatSync } from 'node:fs';
 import { readRegularVerified } from '../workspace/confined-fs.js';
 import path from 'node:path';
-import type { Runtime } from '../runtime/runtime.js';
 import { isInside, resolvePath, toPosixRel, type WorkspaceRoot } from '../workspace/paths.js';
 import { unifiedHunks } from './line-diff.js';
 
@@ -84,8 +83,15 @@ function workspaceRel(root: WorkspaceRoot, absPath: string): string | null {
   return null;
 }
 
+/** What the baseline needs of the server: the workspace, the store of originals, a logger. */
+export interface BaselineHost {
+  readonly root: WorkspaceRoot;
+  readonly baseline: ChangeBaseline;
+  readonly log: { warn(msg: string, fields?: Record<string, unknown>): void };
+}
+
 /** See the module header: call before the first change to `absPath`. Never throws. */
-export function recordBeforeWrite(runtime: Runtime, absPath: string): void {
+export function recordBeforeWrite(runtime: BaselineHost, absPath: string): void {
   try {
     const rel = workspaceRel(runtime.root, absPath);
     if (rel === null || rel === '.') return;
@@ -184,7 +190,7 @@ function changeFor(rel: string, orig: Original, now: Current, context: number): 
  * `only` (workspace-relative files or directories), in path order.
  */
 export function baselineChanges(
-  runtime: Runtime,
+  runtime: BaselineHost,
   opts: { dirRel: string; only?: string[]; context: number },
 ): BaselineChange[] {
   const under = (rel: string, base: string) => base === '.' || rel === base || rel.startsWith(base + '/');

@@ -10,7 +10,7 @@
 import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { GitHost } from './run.js';
 import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
 
@@ -37,7 +37,7 @@ interface Entry {
   between: string[];
 }
 
-const caches = new WeakMap<Runtime, Map<string, Entry>>();
+const caches = new WeakMap<GitHost, Map<string, Entry>>();
 
 const fileSig = (st: BigIntStats) =>
   // A directory (a `.git` directory) counts by identity only: its mtime moves with every index write.
@@ -74,7 +74,7 @@ function dirsBetween(dir: string, top: string): string[] {
 }
 
 /** The cached answer for `dirReal` when it is still valid (exported for tests). */
-export function fromCache(runtime: Runtime, dirReal: string): Entry | null {
+export function fromCache(runtime: GitHost, dirReal: string): Entry | null {
   const e = caches.get(runtime)?.get(dirReal);
   if (!e) return null;
   if (!e.sigs.every(([p, s]) => signature(p) === s)) return null;
@@ -82,7 +82,7 @@ export function fromCache(runtime: Runtime, dirReal: string): Entry | null {
   return e;
 }
 
-function remember(runtime: Runtime, dirReal: string, entry: Entry): void {
+function remember(runtime: GitHost, dirReal: string, entry: Entry): void {
   let m = caches.get(runtime);
   if (!m) caches.set(runtime, (m = new Map()));
   m.delete(dirReal);
@@ -112,7 +112,7 @@ function insideLargerRepo(top: string): ToolError {
 
 /** Runs discovery from `dirReal`, which never looks above the workspace root (GIT_CEILING_DIRECTORIES). */
 async function discover(
-  runtime: Runtime,
+  runtime: GitHost,
   dirReal: string,
   signal?: AbortSignal,
 ): Promise<RepoPaths | RepoLookup> {
@@ -150,7 +150,7 @@ async function discover(
  * Finds the work tree that contains `dirReal` (a real directory inside the workspace) and checks that
  * everything git would read of it lies inside the workspace (git/confine), on every call, cached or not.
  */
-export async function openRepo(runtime: Runtime, dirReal: string, signal?: AbortSignal): Promise<RepoLookup> {
+export async function openRepo(runtime: GitHost, dirReal: string, signal?: AbortSignal): Promise<RepoLookup> {
   const ws = runtime.root.real;
   const cached = fromCache(runtime, dirReal);
   if (cached) return { kind: 'repo', repo: { ...cached.repo, pin: confineRepo(ws, cached.found) } };

@@ -7,7 +7,19 @@
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { runArgv, type ArgvResult } from '../process/argv.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ToolJail } from '../process/jail.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
+
+/** What git/ needs of the server (the composition root hands it over; git/ never sees the rest). */
+export interface GitHost {
+  readonly root: WorkspaceRoot;
+  readonly config: { readonly env: Readonly<Record<string, string>> };
+  readonly dirs: { readonly home: string };
+  /** Aborted at shutdown. */
+  readonly signal: AbortSignal;
+  /** Where git runs (process/jail.ts). */
+  readonly jail?: ToolJail;
+}
 
 export const GIT_TIMEOUT_MS = 30_000;
 /** Default bound on what one git process may print; tools pass tighter bounds where they have one. */
@@ -60,7 +72,7 @@ export interface GitPin {
 }
 
 /** The environment of every git process: built from nothing, PATH is the only inherited value. */
-export function gitEnv(runtime: Runtime, pin: GitPin | null = null): Record<string, string> {
+export function gitEnv(runtime: GitHost, pin: GitPin | null = null): Record<string, string> {
   const pinned: Record<string, string> = pin
     ? {
         GIT_DIR: pin.gitDir,
@@ -151,7 +163,7 @@ export function buildGitArgv(filterArgs: readonly string[], args: readonly strin
   return argv;
 }
 
-export function runGit(runtime: Runtime, args: readonly string[], opts: GitRunOptions): Promise<ArgvResult> {
+export function runGit(runtime: GitHost, args: readonly string[], opts: GitRunOptions): Promise<ArgvResult> {
   return runArgv('git', buildGitArgv(opts.filterArgs, args), {
     cwd: opts.cwd,
     env: gitEnv(runtime, opts.pin),
@@ -175,7 +187,7 @@ export interface FilterConfig {
  * configuration is the complete list of what could run.
  */
 export async function discoverFilters(
-  runtime: Runtime,
+  runtime: GitHost,
   pin: GitPin,
   signal?: AbortSignal,
 ): Promise<FilterConfig> {

@@ -2,7 +2,7 @@
 // set; else, only with SERVICE_TRUST_PROXY_HEADERS=1, Forwarded / X-Forwarded-Proto + X-Forwarded-Host; else the
 // Host header (https for non-loopback hosts, since those arrive through a TLS tunnel).
 import type { IncomingMessage } from 'node:http';
-import { hostnameOf, isLoopbackHostname } from './hosts.js';
+import { hostnameOf, isLoopbackHostname } from '../core/hosts.js';
 
 export interface BaseUrlConfig {
   serverUrl?: string;

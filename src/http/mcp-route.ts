@@ -7,15 +7,15 @@ import { classify, type HeaderView } from '../protocol/classify.js';
 import type { Dispatcher } from '../protocol/dispatch.js';
 import { errorBody, INVALID_REQUEST } from '../protocol/errors.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ProtocolHost } from '../protocol/host.js';
 import { baseUrl } from './base-url.js';
-import { isAllowedOrigin } from './hosts.js';
+import { isAllowedOrigin } from '../core/hosts.js';
 import { lingeringClose, readBody } from './body.js';
 import { corsHeaders, rpcError, sendJson } from './respond.js';
 import { noteRequest } from './request-log.js';
 
 export interface McpRouteDeps {
-  runtime: Runtime;
+  runtime: ProtocolHost;
   dispatcher: Dispatcher;
   authenticator: Authenticator;
 }

@@ -1,6 +1,6 @@
 // Writing responses: JSON with no-store, CORS headers for allowed origins, never Mcp-Session-Id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAllowedOrigin } from './hosts.js';
+import { isAllowedOrigin } from '../core/hosts.js';
 
 export const CORS_ALLOW_HEADERS =
   'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID';

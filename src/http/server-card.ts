@@ -1,11 +1,11 @@
 // The server card (http-and-auth-contract "Server card"): public, no auth, always the real annotations.
-import type { Runtime } from '../runtime/runtime.js';
+import type { ProtocolHost } from '../protocol/host.js';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../core/version.js';
-import { SUPPORTED_VERSIONS } from '../protocol/versions.js';
+import { SUPPORTED_VERSIONS } from '../core/versions.js';
 
 export const CARD_PATHS = ['/.well-known/mcp.json', '/.well-known/mcp/server-card.json'];
 
-export function serverCard(runtime: Runtime, base: string): Record<string, unknown> {
+export function serverCard(runtime: ProtocolHost, base: string): Record<string, unknown> {
   const { config, catalog } = runtime;
   const names = [...catalog.names];
   const ro = names.filter((n) => catalog.realAnnotations.get(n)?.readOnlyHint);

@@ -7,14 +7,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AuthResult, Authenticator } from '../auth/authenticate.js';
 import { Dispatcher } from '../protocol/dispatch.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ProtocolHost } from '../protocol/host.js';
 import { baseUrl } from './base-url.js';
 import { ConnectionTable } from './connections.js';
 import { handleMcpPost } from './mcp-route.js';
 import { CORS_ALLOW_HEADERS, corsHeaders, rpcError, sendJson } from './respond.js';
 import { CARD_PATHS, serverCard } from './server-card.js';
 import { answerProof } from './proof.js';
-import { isAllowedOrigin } from './hosts.js';
+import { isAllowedOrigin } from '../core/hosts.js';
 import { noteRequest, RefusalLog, requestSource, traceRequest } from './request-log.js';
 
 export const MAX_CONCURRENT_REQUESTS = 64;
@@ -31,7 +31,7 @@ export const CHECK_INTERVAL_MS = 1_000;
 export type ExtraRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
 
 export interface HttpDeps {
-  runtime: Runtime;
+  runtime: ProtocolHost;
   authenticator: Authenticator;
   extraRoutes?: ExtraRoute[];
   /** The secrets the proof route (proof.ts) proves knowledge of: accepted tokens, the OAuth password (asked

@@ -7,9 +7,8 @@
 import type { Clock } from '../core/clock.js';
 import { checkMetadataTypes, normaliseMetadata } from './checks/metadata-types.js';
 import { checkRedirectUris } from './checks/redirect-uris-list.js';
-import type { Client } from './clients.js';
+import { narrowGrantTypes, type Client } from './clients.js';
 import { oauthError, type OAuthError } from './errors.js';
-import { narrowGrantTypes } from './register.js';
 import { safeFetchJson, type SafeFetchOptions } from './safe-fetch.js';
 
 export const CIMD_TIMEOUT_MS = 5_000;

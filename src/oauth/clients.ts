@@ -17,6 +17,15 @@ export const REGISTRABLE_AUTH_METHODS: readonly AuthMethod[] = [
  *  ID Metadata Document that publishes its keys (ChatGPT's does), never for a registration. */
 export const SUPPORTED_AUTH_METHODS: readonly AuthMethod[] = [...REGISTRABLE_AUTH_METHODS, 'private_key_jwt'];
 export const SUPPORTED_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+
+/** authorization_code is always granted (it is the only way in); refresh_token when asked for or when the
+ *  client did not say — narrowing rather than refusing (http-and-auth-contract). */
+export function narrowGrantTypes(requested: unknown): GrantType[] {
+  if (!Array.isArray(requested)) return ['authorization_code', 'refresh_token'];
+  return requested.includes('refresh_token')
+    ? ['authorization_code', 'refresh_token']
+    : ['authorization_code'];
+}
 export const SUPPORTED_RESPONSE_TYPES: readonly string[] = ['code'];
 
 /** decisions.md 7: 1024 dynamic clients, oldest evicted. */

@@ -10,7 +10,7 @@ import { checkAuthMethod } from './checks/auth-method.js';
 import { firstFailure, type Check } from './checks/check.js';
 import { checkMetadataTypes, normaliseMetadata } from './checks/metadata-types.js';
 import { checkRedirectUris } from './checks/redirect-uris-list.js';
-import type { AuthMethod, Client, GrantType } from './clients.js';
+import { narrowGrantTypes, type AuthMethod, type Client } from './clients.js';
 import type { OAuthContext } from './context.js';
 import { oauthError, sendOAuthJson } from './errors.js';
 import { mediaType, readBody } from './http-io.js';
@@ -33,15 +33,6 @@ export const ECHOED = [
   'software_version',
   'contacts',
 ];
-
-/** authorization_code is always granted (it is the only way in); refresh_token when asked for or when the
- *  client did not say — narrowing rather than refusing (http-and-auth-contract). */
-export function narrowGrantTypes(requested: unknown): GrantType[] {
-  if (!Array.isArray(requested)) return ['authorization_code', 'refresh_token'];
-  return requested.includes('refresh_token')
-    ? ['authorization_code', 'refresh_token']
-    : ['authorization_code'];
-}
 
 export async function handleRegister(
   req: IncomingMessage,

@@ -5,7 +5,7 @@
 // per-instance runtime directory. Per-call `env` keys that look secret or change how programs load code are
 // refused outside `dangerous`, since a model would otherwise re-inject what the base removed.
 import type { PermissionMode } from '../config/load.js';
-import type { RuntimeDirs } from '../runtime/runtime-dir.js';
+import type { RuntimeDirs } from './runtime-dir.js';
 
 const BASE_NAMES = new Set(['PATH', 'LANG', 'LANGUAGE', 'TZ']);
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';

@@ -7,7 +7,7 @@
 import { spawn as spawnChild, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import { hitLimit, releaseCgroup, spawnInCgroup, type CgroupTarget } from './cgroup.js';
-import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
+import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn-types.js';
 import { signalTree, treeAlive, type TreeTarget } from './tree.js';
 
 /** After the leader exits, how long its streams may stay open (a process that left the group holding them). */

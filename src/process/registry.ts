@@ -7,7 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Config } from '../config/load.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { RuntimeDirs } from './runtime-dir.js';
 import { Command } from './command.js';
 import { childEnv, envPreview } from './env.js';
 import { HEAD_BYTES } from './output.js';
@@ -39,9 +42,15 @@ export interface StartSpec {
   hostNetwork?: boolean;
 }
 
-type Host = Pick<Runtime, 'config' | 'dirs' | 'root' | 'clock' | 'log' | 'onShutdown'> & {
-  sandboxProbe: Runtime['sandboxProbe'];
-};
+/** What the registry needs of the server; the composition root hands it over. */
+export interface RegistryHost {
+  readonly config: Config;
+  readonly dirs: RuntimeDirs;
+  /** The workspace's real path. */
+  readonly root: { readonly real: string };
+  readonly clock: Clock;
+  readonly log: Logger;
+}
 
 /** After shutdown's TERM, how long commands get before KILL. */
 const SHUTDOWN_GRACE_MS = 1500;
@@ -56,16 +65,22 @@ export class CommandRegistry {
   private readonly shell: { path: string; name: 'bash' | 'sh' };
   private closing = false;
   private readonly spawner: Spawner;
-  private readonly sweeper: NodeJS.Timeout;
+  private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly host: Host) {
-    const c = host.config;
-    this.shell = findShell(c.env.PATH);
+  /** No side effects: startUp() does the start-up work, shutdown() ends it. */
+  constructor(private readonly host: RegistryHost) {
+    this.shell = findShell(host.config.env.PATH);
     this.spawner = new Spawner(host.log);
-    // SERVICE_SANDBOX=bwrap must fail at start when bwrap cannot run; auto is probed on first use.
-    if (c.sandbox === 'bwrap') this.sandbox();
-    host.sandboxProbe = () => this.sandboxStatus();
-    host.onShutdown(() => this.shutdown());
+  }
+
+  /**
+   * Start-up, called once by the composition root: SERVICE_SANDBOX=bwrap fails here when bwrap cannot run
+   * (SandboxUnavailableError; `auto` is probed on first use), the retention sweep starts, and processes a
+   * crashed earlier instance left behind are ended.
+   */
+  startUp(): void {
+    const host = this.host;
+    if (host.config.sandbox === 'bwrap') this.sandbox();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     void killLeftovers(host.dirs.root).then(

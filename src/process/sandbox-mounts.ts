@@ -11,7 +11,21 @@
 // landing in a tmpfs that vanishes.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { SandboxContext } from './sandbox.js';
+import type { PermissionMode, SandboxMode } from '../config/load.js';
+import type { RuntimeDirs } from './runtime-dir.js';
+
+/** What the sandbox is built from (sandbox.ts plans it). */
+export interface SandboxContext {
+  mode: PermissionMode;
+  requested: SandboxMode;
+  pathVar: string | undefined;
+  workspaceReal: string;
+  dirs: RuntimeDirs;
+  /** Files of the server's own secrets (token file, audit log): masked inside the sandbox. */
+  privateFiles: readonly string[];
+  /** The seccomp filter (seccomp.ts) bwrap loads from fd 3, or undefined where none can be built. */
+  seccompFile: string | undefined;
+}
 
 /** Emptied and made read-only: where users and other programs keep their own files. */
 const EMPTIED_DIRS = ['/home', '/root', '/run/user', '/var/tmp', '/run/secrets'];

@@ -8,9 +8,10 @@
 // running bwrap with the real options.
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
-import type { PermissionMode, SandboxMode } from '../config/load.js';
-import type { RuntimeDirs } from '../runtime/runtime-dir.js';
-import { mountArgs } from './sandbox-mounts.js';
+import type { SandboxMode } from '../config/load.js';
+import { mountArgs, type SandboxContext } from './sandbox-mounts.js';
+
+export type { SandboxContext };
 import { findExecutable } from './spawn.js';
 
 export interface SandboxStatus {
@@ -32,18 +33,6 @@ export interface SandboxPlan {
 
 export class SandboxUnavailableError extends Error {
   readonly code = 'SANDBOX_UNAVAILABLE';
-}
-
-export interface SandboxContext {
-  mode: PermissionMode;
-  requested: SandboxMode;
-  pathVar: string | undefined;
-  workspaceReal: string;
-  dirs: RuntimeDirs;
-  /** Files of the server's own secrets (token file, audit log): masked inside the sandbox. */
-  privateFiles: readonly string[];
-  /** The seccomp filter (seccomp.ts) bwrap loads from fd 3, or undefined where none can be built. */
-  seccompFile: string | undefined;
 }
 
 /** The descriptor a sandboxed program's starter must open the seccomp filter on. */

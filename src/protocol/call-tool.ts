@@ -1,17 +1,17 @@
 // tools/call: look the tool up (unknown name = JSON-RPC -32602, decisions.md 2), validate arguments (invalid =
 // INVALID_ARGUMENT tool error the model can read), run the handler, shape the result, write the audit line.
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../core/principal.js';
 import { ToolError } from '../core/tool-error.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ProtocolHost } from './host.js';
 import { errorResult, internalError, successResult, type CallToolResult } from '../tools/result.js';
 import { InputRequired } from '../tools/define.js';
-import type { InputRequiredPayload } from '../runtime/grants.js';
+import type { InputRequiredPayload } from '../policy/grants.js';
 import { INVALID_PARAMS, ProtocolError } from './errors.js';
 
 export type CallOutcome = CallToolResult | { inputRequired: InputRequiredPayload };
 
 export async function callTool(
-  runtime: Runtime,
+  runtime: ProtocolHost,
   params: Record<string, unknown> | undefined,
   principal: Principal,
   signal: AbortSignal,
@@ -60,7 +60,7 @@ export async function callTool(
 }
 
 function audit(
-  runtime: Runtime,
+  runtime: ProtocolHost,
   principal: Principal,
   tool: string,
   args: unknown,

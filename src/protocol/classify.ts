@@ -17,7 +17,7 @@ import {
   MODERN_METHODS,
   MODERN_VERSIONS,
   SUPPORTED_VERSIONS,
-} from './versions.js';
+} from '../core/versions.js';
 
 /** Distinct values of a header (lower-case name); undefined when absent. */
 export type HeaderView = (name: string) => readonly string[] | undefined;

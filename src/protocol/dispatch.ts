@@ -2,8 +2,8 @@
 // the HTTP status and the JSON body to send (null body = 202 for notifications). No per-client state exists:
 // initialize is optional and idempotent, and every request is answered by the runtime that owns the
 // workspace (spec §1.5, §9).
-import type { Principal } from '../auth/principal.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Principal } from '../core/principal.js';
+import type { ProtocolHost } from './host.js';
 import { callTool } from './call-tool.js';
 import { errorBody, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError } from './errors.js';
 import type { Classified, Era } from './classify.js';
@@ -16,7 +16,7 @@ import {
   MODERN_METHODS,
   SUPPORTED_VERSIONS,
   TOOLS_LIST_TTL_MS,
-} from './versions.js';
+} from '../core/versions.js';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../core/version.js';
 
 export interface Reply {
@@ -35,7 +35,7 @@ export class Dispatcher {
   /** tools/list responses as bytes around the id: [`{"jsonrpc":"2.0","id":`, `,"result":…}`]. */
   private toolsListBytes: Partial<Record<Era, [Buffer, Buffer]>> = {};
 
-  constructor(private readonly runtime: Runtime) {}
+  constructor(private readonly runtime: ProtocolHost) {}
 
   async handle(
     msg: Message,

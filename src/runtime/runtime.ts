@@ -7,15 +7,16 @@ import type { Logger } from '../core/log.js';
 import type { Catalog } from '../tools/catalog.js';
 import { catalogFor } from '../tools/lazy-catalog.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
-import { AuditLog } from './audit.js';
-import { Instructions } from './instructions.js';
+import { AuditLog } from '../core/audit.js';
+import { Instructions } from '../workspace/instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
 import { FileLocks } from '../patch/locks.js';
-import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from './runtime-dir.js';
+import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../process/runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
+import type { SandboxStatus } from '../process/sandbox.js';
 import { ToolJail } from '../process/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
-import { GrantStore } from './grants.js';
+import { GrantStore } from '../policy/grants.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -75,20 +76,13 @@ export class Runtime {
     });
     this.search.jail = this.jail;
     this.commands = new CommandRegistry(this);
+    this.commands.startUp();
   }
 
-  /** What confines commands; the process layer replaces this when it starts. */
-  sandboxStatus(): { requested: string; in_use: string | null; reason: string } {
-    return (
-      this.sandboxProbe?.() ?? {
-        requested: this.config.sandbox,
-        in_use: null,
-        reason: 'no command tools in this build',
-      }
-    );
+  /** What confines commands. */
+  sandboxStatus(): SandboxStatus {
+    return this.commands.sandboxStatus();
   }
-
-  sandboxProbe: (() => { requested: string; in_use: string | null; reason: string }) | undefined;
 
   get signal(): AbortSignal {
     return this.shutdownController.signal;
@@ -101,7 +95,7 @@ export class Runtime {
   async shutdown(): Promise<void> {
     if (this.shutdownController.signal.aborted) return;
     this.shutdownController.abort();
-    for (const h of this.shutdownHooks.reverse()) {
+    for (const h of [...this.shutdownHooks.reverse(), () => this.commands.shutdown()]) {
       try {
         await h();
       } catch (e) {

@@ -5,18 +5,18 @@
 // warm-up after start blocks for some milliseconds and must not delay them (issue 14). A tools/call that comes
 // first needs what the warm-up starts, so it starts it at once, in parallel, instead of waiting.
 import type { Readable, Writable } from 'node:stream';
-import { STDIO_PRINCIPAL } from '../auth/principal.js';
+import { STDIO_PRINCIPAL } from '../core/principal.js';
 import { classify } from '../protocol/classify.js';
 import { Dispatcher } from '../protocol/dispatch.js';
 import { errorBody, INVALID_REQUEST, ProtocolError } from '../protocol/errors.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ProtocolHost } from '../protocol/host.js';
 
 /** Settled: every message so far is handled and no input came for this long. */
 const SETTLE_MS = 50;
 
 export function serveStdio(
-  runtime: Runtime,
+  runtime: ProtocolHost,
   input: Readable,
   output: Writable,
   onSettled?: () => void,

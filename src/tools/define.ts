@@ -1,9 +1,22 @@
 // What a tool is: one definition object per tool file. Handlers get validated arguments and a ToolContext
 // and return an outcome; they never see HTTP, the protocol era or a token (architecture.md, style 2).
 import type * as z from 'zod';
-import type { Runtime } from '../runtime/runtime.js';
-import type { Principal } from '../auth/principal.js';
-import type { InputRequiredPayload } from '../runtime/grants.js';
+import type { Config } from '../config/load.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { BaselineHost } from '../git/baseline.js';
+import type { GitHost } from '../git/run.js';
+import type { FileLocks } from '../patch/locks.js';
+import type { GrantStore } from '../policy/grants.js';
+import type { ToolJail } from '../process/jail.js';
+import type { CommandRegistry } from '../process/registry.js';
+import type { RuntimeDirs } from '../process/runtime-dir.js';
+import type { SandboxStatus } from '../process/sandbox.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
+import type { Instructions } from '../workspace/instructions.js';
+import type { SearchEngines } from '../workspace/search/engines.js';
+import type { Principal } from '../core/principal.js';
+import type { InputRequiredPayload } from '../policy/grants.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -36,8 +49,29 @@ export interface Consent {
   inputResponses?: unknown;
 }
 
+/**
+ * What tools may use of the server: the composition root (src/runtime/runtime.ts) builds each part once and
+ * hands this over; no tool reaches for anything else.
+ */
+export interface ToolServices extends GitHost, BaselineHost {
+  readonly config: Config;
+  readonly root: WorkspaceRoot;
+  readonly dirs: RuntimeDirs;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** The tool names in catalog order (tools/catalog.ts). */
+  readonly catalog: { readonly names: readonly string[] };
+  readonly instructions: Instructions;
+  readonly search: SearchEngines;
+  readonly patchLocks: FileLocks;
+  readonly commands: CommandRegistry;
+  readonly grants: GrantStore;
+  readonly jail: ToolJail;
+  sandboxStatus(): SandboxStatus;
+}
+
 export interface ToolContext {
-  runtime: Runtime;
+  runtime: ToolServices;
   principal: Principal;
   /** Aborted when the server shuts down; never by a client's cancellation of a command. */
   signal: AbortSignal;

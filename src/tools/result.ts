@@ -3,6 +3,10 @@
 // text lines `CODE: message`, `Category: … Retryable: …`, then the exact next call.
 import { ToolError } from '../core/tool-error.js';
 import type { ToolOutcome } from './define.js';
+import { lean } from '../core/lean.js';
+
+/** Results leave out what carries no information (core/lean.ts); tools import it from here. */
+export { lean };
 
 /** Emergency ceiling on model-facing text; each tool has tighter limits of its own. */
 export const TEXT_CEILING_BYTES = 2 * 1024 * 1024;
@@ -69,38 +73,6 @@ export function internalError(): ToolError {
       suggestion: 'Try once more; if it fails again, report it with server_info output.',
     },
   );
-}
-
-/** Kept even at a default value (decision 40): `ok`, `status`, `command_id`, and `exit_code` once it is a number. */
-const ALWAYS = new Set(['ok', 'status', 'command_id', 'exit_code']);
-
-function isDefault(v: unknown): boolean {
-  if (v === undefined || v === null || v === false || v === 0 || v === '') return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return typeof v === 'object' && Object.keys(v as object).length === 0;
-}
-
-/**
- * A result without what carries no information (decision 40): every field at its default value — undefined,
- * null, false, 0, '', an empty array or object — is left out, at any depth (nested objects and the objects in
- * arrays), except the ALWAYS fields (left out only when null) and the field names in `keep`. `next_action` is
- * copied as is: its arguments are a call to send back verbatim, where `false` is not always the default.
- * Output schemas declare every field this may drop with `.optional()`.
- */
-export function lean<T>(value: T, keep: readonly string[] = []): T {
-  if (Array.isArray(value)) return value.map((v) => lean(v, keep)) as T;
-  if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, raw] of Object.entries(value as Record<string, unknown>)) {
-    if (k === 'next_action') {
-      if (raw !== undefined) out[k] = raw;
-      continue;
-    }
-    const v = lean(raw, keep);
-    const kept = ALWAYS.has(k) || keep.includes(k) ? v !== undefined && v !== null : !isDefault(v);
-    if (kept) out[k] = v;
-  }
-  return out as T;
 }
 
 /** `tool {"a":1}` — how a next call is spelled in model-facing text. */

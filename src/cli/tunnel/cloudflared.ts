@@ -2,7 +2,7 @@
 // prints a box with `https://<words>.trycloudflare.com` on stderr, and its `--metrics` server answers
 // `GET /quicktunnel` with `{"hostname": …}`. The name is new on every run, so nothing is pinned: cloudflared
 // forwards the public Host header, from which the server derives its origin.
-import { isLoopbackHostname } from '../../http/hosts.js';
+import { isLoopbackHostname } from '../../core/hosts.js';
 import { getLocalJson, httpsOrigin, type Provider, type ProviderOptions } from './provider.js';
 
 const QUICK_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com\b/i;

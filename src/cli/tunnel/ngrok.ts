@@ -3,7 +3,7 @@
 // 127.0.0.1:4040) lists `public_url` under `GET /api/tunnels`. ngrok forwards the public Host header. With
 // `--name <reserved domain>` (`ngrok http … --url https://<domain>`) the name is stable and known before
 // anything starts, so it is pinned as SERVICE_SERVER_URL.
-import { isLoopbackHostname } from '../../http/hosts.js';
+import { isLoopbackHostname } from '../../core/hosts.js';
 import { getLocalJson, httpsOrigin, originOfName, type Provider, type ProviderOptions } from './provider.js';
 
 function parseJson(line: string): Record<string, unknown> | undefined {

@@ -6,7 +6,7 @@
 // through the tunnel, prints the block, and stops both on Ctrl-C or when either dies. Exit codes: TUNNEL_EXIT.
 import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../../config/load.js';
-import { isLoopbackHostname } from '../../http/hosts.js';
+import { isLoopbackHostname } from '../../core/hosts.js';
 import { generatePassword, systemRandom } from '../../oauth/secrets.js';
 import { keptToken } from '../../state/credentials.js';
 import { openStateDir, StateDirError } from '../../state/state-dir.js';

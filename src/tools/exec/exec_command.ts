@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { checkCallEnv } from '../../process/env.js';
 import { classifyCommand, type Refusal } from '../../policy/classify.js';
-import type { Redeemed } from '../../runtime/grants.js';
+import type { Redeemed } from '../../policy/grants.js';
 import { requireDirectory, resolveExisting } from '../common.js';
 import { defineTool, InputRequired, type ToolContext } from '../define.js';
 import { COMMAND_RESULT, commandOutcome } from './shape.js';

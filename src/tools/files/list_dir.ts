@@ -1,6 +1,6 @@
 // list_dir: the entries of one directory, or a bounded tree of them (at most 20 levels). Everything is collected
 // (at most COLLECT_CAP entries, kept compact) and sorted before a page is cut, so the subset shown is
-// deterministic; a page holds max_entries entries or PAGE_BYTES of JSON (tools/page.ts), and `offset`
+// deterministic; a page holds max_entries entries or PAGE_BYTES of JSON (core/page.ts), and `offset`
 // continues in the same order.
 import * as z from 'zod';
 import { sortSliced, TimeSlicer } from '../../core/slice.js';
@@ -10,7 +10,7 @@ import { walk, type EntryType } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { callText, lean } from '../result.js';
 import { NEXT_ACTION } from '../schema.js';
-import { ByteBudget, jsonBytes } from '../page.js';
+import { ByteBudget, jsonBytes } from '../../core/page.js';
 import {
   explicitArgs,
   humanBytes,
@@ -99,7 +99,6 @@ async function collect(
     includeHidden: args.include_hidden,
     includeIgnored: args.include_ignored,
     maxDepth: args.max_depth ?? (args.recursive ? 20 : 1),
-    stat: true,
     slicer,
   };
   await walk(root, dir, walkOpts, (e) => {

@@ -1,6 +1,6 @@
 // list_files: the files below a directory matching glob patterns (one glob meaning: workspace/glob.ts),
 // with ignore rules and default excludes applied below `path`. Symlinks leading outside are dropped.
-// Results are pages of at most PAGE_BYTES of JSON (tools/page.ts) continued by `after`: in path order the walk
+// Results are pages of at most PAGE_BYTES of JSON (core/page.ts) continued by `after`: in path order the walk
 // streams and stops when the page is full, so memory stays bounded whatever the tree; newest-first keeps only
 // the newest page's worth of files (a bounded heap) while it walks everything.
 import * as z from 'zod';
@@ -14,7 +14,7 @@ import type { Existing } from '../common.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { callText, lean } from '../result.js';
 import { NEXT_ACTION } from '../schema.js';
-import { ByteBudget, depthNote, jsonBytes, PAGE_BYTES } from '../page.js';
+import { ByteBudget, depthNote, jsonBytes, PAGE_BYTES } from '../../core/page.js';
 import {
   explicitArgs,
   globList,
@@ -166,7 +166,6 @@ export const listFilesTool = defineTool({
       includeHidden: args.include_hidden,
       includeIgnored: args.include_ignored,
       exclude: compileGlobs(args.exclude_patterns),
-      stat: true,
     };
     const wanted = wantedFiles(ctx.runtime.root, include);
     const page =

@@ -1,6 +1,6 @@
 // search_text: ripgrep when available, the JS engine otherwise, with the same results (workspace/search).
 // One entry per matching line, sorted by path and line; previews cut at max_preview_bytes. A result is one page
-// of at most max_results matches and PAGE_BYTES of JSON (tools/page.ts); `after` ("path:line" of the last match
+// of at most max_results matches and PAGE_BYTES of JSON (core/page.ts); `after` ("path:line" of the last match
 // shown, from next_action) continues with the matches after it.
 import { closeSync } from 'node:fs';
 import * as z from 'zod';

@@ -2,7 +2,7 @@
 // project instruction files and the real annotation state (spec §2.6: annotation_override).
 import * as z from 'zod';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
-import { SUPPORTED_VERSIONS } from '../../protocol/versions.js';
+import { SUPPORTED_VERSIONS } from '../../core/versions.js';
 import { defineTool, READ_ONLY } from '../define.js';
 
 const input = z.object({});

@@ -2,7 +2,7 @@
 // match is complete once the line `context_lines` after it has arrived (or the file ended). Only the last
 // `context_lines` lines and the matches still waiting for their after-context are held, so a file with a
 // million matching lines costs no more memory than one.
-import type { LineProof } from './verify.js';
+import type { LineProof } from './types.js';
 import type { MatchPage } from './match-page.js';
 
 interface Line {

@@ -4,9 +4,9 @@
 // candidates and evicts the largest once the page is over either bound, so memory is one page whatever the
 // number of matches. Matches are counted up to a cap; past it the engine stops and the total is a lower bound.
 import { MaxHeap } from '../../core/max-heap.js';
-import { PAGE_BYTES, jsonBytes } from '../../tools/page.js';
-import { lean } from '../../tools/result.js';
-import type { LineProof } from './verify.js';
+import { PAGE_BYTES, jsonBytes } from '../../core/page.js';
+import { lean } from '../../core/lean.js';
+import type { LineProof } from './types.js';
 import {
   compareMatches,
   countCap,

@@ -77,3 +77,10 @@ export function invalidRegex(problem: string, details: Record<string, unknown> =
     suggestion: 'Fix the pattern, or pass "regex": false to search for the literal text.',
   });
 }
+
+/** A line ripgrep reported, to be re-read at its byte offset (verify.ts). */
+export interface LineProof {
+  rel: string;
+  offset: number;
+  head: Buffer;
+}

@@ -9,13 +9,9 @@ import path from 'node:path';
 import { openRegular } from '../confined-fs.js';
 import type { WorkspaceRoot } from '../paths.js';
 import type { Candidate } from './match-page.js';
+import type { LineProof } from './types.js';
 
 /** A line rg reported: its file, byte offset, and the first bytes of it that any preview can show. */
-export interface LineProof {
-  rel: string;
-  offset: number;
-  head: Buffer;
-}
 
 /**
  * Synchronous on purpose: the lines were just read by rg, so they are in the page cache, and a thread-pool

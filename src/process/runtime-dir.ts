@@ -11,7 +11,6 @@ import { lstatSync, mkdirSync, readdirSync, realpathSync, rmdirSync, rmSync, typ
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pidAlive as alive } from '../core/pid.js';
-import { isInside } from '../workspace/paths.js';
 
 export interface RuntimeDirs {
   /** `<runtime root>/workbench-mcp`: every instance's directories; hidden from sandboxed commands. */
@@ -35,6 +34,12 @@ export interface RuntimeRootChoice {
 }
 
 const S_IWGRP_IWOTH = 0o022;
+
+/** `child` is `parent` or lies below it (both real paths). */
+function within(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
 const S_ISVTX = 0o1000;
 
 function euid(): number {
@@ -112,7 +117,7 @@ export function createRuntimeDirs(
       `runtime root ${parent} (${from}) cannot be created (${(e as NodeJS.ErrnoException).code})`,
     );
   }
-  if (isInside(workspaceReal, parentReal) || parentReal === workspaceReal) {
+  if (within(workspaceReal, parentReal)) {
     throw new RuntimeDirError(
       `SERVICE_RUNTIME_ROOT ${parent} is inside the workspace; choose a directory outside it`,
     );

@@ -4,9 +4,9 @@
 // A symlink leading out of the workspace or a FIFO in their place is skipped (workspace/confined-fs).
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { readWorkspaceFile } from '../workspace/confined-fs.js';
-import type { WorkspaceRoot } from '../workspace/paths.js';
-import { utf8Boundary } from '../workspace/text.js';
+import { readWorkspaceFile } from './confined-fs.js';
+import type { WorkspaceRoot } from './paths.js';
+import { utf8Boundary } from './text.js';
 
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'] as const;
 export const PER_FILE_BYTES = 16 * 1024;

@@ -1,9 +1,9 @@
 // The audit log (SERVICE_AUDIT_LOG): one JSON line per tool call — who, which tool, which arguments, the
 // result code. Argument values under secret-looking keys are redacted; the file is opened for append only.
 import { appendFileSync } from 'node:fs';
-import type { Principal } from '../auth/principal.js';
-import type { Clock } from '../core/clock.js';
-import { redact } from '../core/log.js';
+import type { Principal } from './principal.js';
+import type { Clock } from './clock.js';
+import { redact } from './log.js';
 
 export interface AuditEvent {
   principal: Principal;
