@@ -1,8 +1,9 @@
-// edit_file below the tool layer (README "Editing files"): one file, old_string → new_string, through the patch
-// engine's own parts — confined target (targets), per-file lock and atomic commit with baseline recheck and
-// rollback (engine.commitPlan → commit), text decoding that keeps BOM and line endings (text-doc). Exact matches
-// only: a near miss (whitespace, line endings, typographic punctuation) is reported with the file's own text
-// to send instead, never applied. An empty old_string creates a file that must not exist.
+// edit_file below the tool layer (docs/tools.md#editing-files): one file, old_string → new_string, through
+// the patch engine's own parts — confined target (targets), per-file lock and atomic commit with baseline
+// recheck and rollback (engine.commitPlan → commit), text decoding that keeps BOM and line endings
+// (text-doc). Exact matches only: a near miss (whitespace, line endings, typographic punctuation) is reported
+// with the file's own text to send instead, never applied. An empty old_string creates a file that must not
+// exist.
 import { ToolError } from '../core/tool-error.js';
 import type { Baseline } from './commit.js';
 import {
@@ -24,7 +25,8 @@ import { LineIndex } from './line-index.js';
 import { MAX_PATCH_FILE_BYTES, NEW_FILE_MODE, type AffectedFile, type Plan } from './plan.js';
 import { nearestRegion } from './similar.js';
 import { missingDirs, resolveFileTarget, type Target } from './targets.js';
-import { decodeDoc, type TextDoc } from './text-doc.js';
+import type { TextDoc } from './text-doc.js';
+import { decodeForWrite } from './decode.js';
 
 export interface EditRequest {
   path: string;
@@ -155,7 +157,7 @@ function refuseHuge(t: Target, size: number, count: number, oldBytes: number, ne
   );
 }
 
-/** The existing file to edit, refused as apply_patch refuses an Update it cannot do (README "Editing files"). */
+/** The existing file to edit, refused as apply_patch refuses an Update it cannot do (docs/tools.md#editing-files). */
 function readExisting(t: Target): Snapshot {
   const p = probe(t.file);
   const refuse = (message: string, reason: string, suggestion?: string) =>
@@ -202,22 +204,7 @@ function readExisting(t: Target): Snapshot {
 }
 
 function decodeText(t: Target, buf: Buffer): TextDoc {
-  const d = decodeDoc(buf);
-  if (d.ok) return d.doc;
-  if (d.reason === 'binary') {
-    throw new ToolError(
-      'BINARY_FILE',
-      `cannot edit ${t.rel}: it is a binary file (it contains NUL bytes)`,
-      { path: t.rel },
-      { suggestion: 'edit_file edits text; replace binary files with exec_command.' },
-    );
-  }
-  throw new ToolError(
-    'UNSUPPORTED_ENCODING',
-    `cannot edit ${t.rel}: it is not valid UTF-8 text`,
-    { path: t.rel },
-    { suggestion: 'Convert it to UTF-8 first (exec_command iconv …) or edit it with exec_command.' },
-  );
+  return decodeForWrite(buf, { rel: t.rel, verb: 'edit', tool: 'edit_file' });
 }
 
 function lineList(v: EditView, starts: readonly number[]): number[] {

@@ -1,7 +1,8 @@
 // Turns resolved operations into commit steps, reading and matching everything before anything is written
-// (tool-contract "apply_patch"): existence rules (Add on an existing file, Update/Delete of a missing one,
-// Delete of a directory, Move onto a file → PATCH_FAILED), text decoding, hunk placement, new bytes and modes.
-// Runs under the per-file locks, so what it reads is what the committer's baseline check compares against.
+// (docs/tools.md#editing-files): existence rules (Add on an existing file, Update/Delete of a missing one,
+// Delete of a directory, Move onto a file → PATCH_FAILED), text decoding, hunk placement, new bytes and
+// modes. Runs under the per-file locks, so what it reads is what the committer's baseline check compares
+// against.
 import { TimeSlicer, yieldToLoop } from '../core/slice.js';
 import { ToolError, type ToolErrorCode } from '../core/tool-error.js';
 import type { Baseline, CommitStep } from './commit.js';
@@ -10,6 +11,7 @@ import type { Fuzz } from './line-index.js';
 import { placeHunks, renderPlacements, type MatchFailure } from './matcher.js';
 import { missingDirs, type ResolvedOp, type Target } from './targets.js';
 import { decodeDoc, encodeNewFile, type TextDoc } from './text-doc.js';
+import { decodeForWrite } from './decode.js';
 import type { AddOp, Hunk } from './types.js';
 
 /** Files larger than this are not patched (a patch engine holding several copies in memory). */
@@ -195,26 +197,7 @@ function readExisting(t: Target, verb: 'update' | 'delete' | 'move'): Snapshot {
 }
 
 function decodeText(t: Target, buf: Buffer): TextDoc {
-  const d = decodeDoc(buf);
-  if (d.ok) return d.doc;
-  if (d.reason === 'binary') {
-    throw new ToolError(
-      'BINARY_FILE',
-      `cannot patch ${t.rel}: it is a binary file (it contains NUL bytes)`,
-      { path: t.rel, line: t.line },
-      {
-        suggestion: 'apply_patch edits text; replace binary files with exec_command.',
-      },
-    );
-  }
-  throw new ToolError(
-    'UNSUPPORTED_ENCODING',
-    `cannot patch ${t.rel}: it is not valid UTF-8 text`,
-    { path: t.rel, line: t.line },
-    {
-      suggestion: 'Convert it to UTF-8 first (exec_command iconv …) or edit it with exec_command.',
-    },
-  );
+  return decodeForWrite(buf, { rel: t.rel, verb: 'patch', tool: 'apply_patch', line: t.line });
 }
 
 function failed(t: Target, message: string, reason: string, hints: { suggestion?: string }): ToolError {
