@@ -30,6 +30,11 @@ export class TimeSlicer {
   get expired(): boolean {
     return performance.now() >= this.deadline;
   }
+
+  /** Whether the current slice has run out (tick() would yield): lets a hot loop skip the await. */
+  get due(): boolean {
+    return performance.now() - this.last >= SLICE_MS;
+  }
 }
 
 const SORT_RUN = 2048;

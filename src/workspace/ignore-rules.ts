@@ -26,7 +26,32 @@ export const DEFAULT_EXCLUDES: ReadonlySet<string> = new Set([
 interface RuleSet {
   /** Directory of the .gitignore, relative to the root ('' for the root). */
   dir: string;
-  ig: Ignore;
+  ig: Rules;
+}
+
+/** Tests before the matcher is rebuilt: the `ignore` package remembers every path it was asked about. */
+const RESULTS_KEPT = 4096;
+
+/**
+ * One ignore file's rules. The `ignore` package caches the answer for every path (and parent) it tests, which
+ * over a walk of 80,000 files is megabytes held until the walk ends; rebuilding it every RESULTS_KEPT tests
+ * bounds that (the walker never needs a parent's cached answer: an ignored directory is not entered).
+ */
+class Rules {
+  private ig: Ignore;
+  private tests = 0;
+
+  constructor(private readonly text: string) {
+    this.ig = ignore({ allowRelativePaths: true }).add(text);
+  }
+
+  test(p: string): { ignored: boolean; unignored: boolean } {
+    if (++this.tests > RESULTS_KEPT) {
+      this.ig = ignore({ allowRelativePaths: true }).add(this.text);
+      this.tests = 1;
+    }
+    return this.ig.test(p);
+  }
 }
 
 export class IgnoreChain {
@@ -65,11 +90,12 @@ export class IgnoreChain {
   }
 }
 
-function readRules(file: string): Ignore | undefined {
+function readRules(file: string): Rules | undefined {
   // No symlink in the last component, no blocking on a FIFO, regular files of sane size only.
   const buf = readSmallFile(file, IGNORE_FILE_MAX_BYTES);
   if (!buf) return undefined;
   const text = buf.toString('utf8');
-  if (text.trim() === '') return undefined;
-  return ignore({ allowRelativePaths: true }).add(text);
+  // Only comments and blank lines (the `.git/info/exclude` that git init writes): nothing to test per path.
+  if (!/^(?!#)[ \t]*\S/m.test(text)) return undefined;
+  return new Rules(text);
 }

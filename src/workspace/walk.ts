@@ -11,19 +11,18 @@
 // `from` a path without entering the subtrees before it.
 import type { Stats } from 'node:fs';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { TimeSlicer } from '../core/slice.js';
 import { IgnoreChain, DEFAULT_EXCLUDES } from './ignore-rules.js';
 import type { Matcher } from './glob.js';
 import { isInside, type WorkspaceRoot } from './paths.js';
-import { at, closeDir, openDirAt, openDirForTool, type DirRef } from './confined-fs.js';
+import { at, openDirAt, openDirForTool, type DirRef } from './confined-fs.js';
 import { componentBelow, wholeSubtreeBefore } from './path-order.js';
 import {
   DirStack,
   entryName,
   entryType,
   firstAtOrAfter,
-  inoOf,
+  identityOf,
   readEntries,
   type Frame,
   type TypeCode,
@@ -45,8 +44,12 @@ export interface WalkEntry {
   /** For symlinks: the type of what it points at, and whether that is inside the workspace. */
   target?: { type: EntryType; inside: boolean; real: string };
   depth: number;
-  /** lstat of the entry, taken through its directory's descriptor (only with WalkOptions.stat). */
-  stat?: Stats;
+  /**
+   * lstat of the entry, taken through its directory's descriptor when first read, and only while `visit` runs
+   * (afterwards the descriptor may be closed or reused: a later first read gives undefined). Lazy, so a walk
+   * stats only what its caller looks at (a page of a listing, not the whole tree).
+   */
+  readonly stat: Stats | undefined;
 }
 
 export interface WalkOptions {
@@ -56,8 +59,6 @@ export interface WalkOptions {
   /** 1 = only the start directory's own entries; at most MAX_WALK_DEPTH. */
   maxDepth?: number;
   signal?: { stopped: boolean };
-  /** lstat every visited entry (through the directory descriptor) and pass it as `entry.stat`. */
-  stat?: boolean;
   /** Skip entries (relative to the root) that sort before this path, and the subtrees wholly before it. */
   from?: string;
   /** Yields to the event loop; its budget, when it expires, ends the walk (`WalkSummary.expired`). */
@@ -77,9 +78,14 @@ export function chainFor(root: WorkspaceRoot, startRel: string): IgnoreChain {
   let cur = '';
   for (const seg of startRel.split('/')) {
     cur = cur ? `${cur}/${seg}` : seg;
-    chain = chain.descend(path.join(root.lexical, cur), cur);
+    chain = chain.descend(joinPath(root.lexical, cur), cur);
   }
   return chain;
+}
+
+/** `dir/name` for a normalised directory path and a plain name (path.join's normalising costs a walk dearly). */
+function joinPath(dir: string, name: string): string {
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
 }
 
 function describeLink(root: WorkspaceRoot, linkAt: string): WalkEntry['target'] {
@@ -134,12 +140,21 @@ class Walker {
     this.maxDepth = Math.min(opts.maxDepth ?? MAX_WALK_DEPTH, MAX_WALK_DEPTH);
   }
 
-  /** Pushes a frame for an opened directory (the stack owns `dir` from here on). */
-  async enter(dir: DirRef, f: Omit<Frame, 'dir' | 'ino' | 'entries' | 'next'>): Promise<void> {
+  /**
+   * Pushes a frame for an opened directory (the stack owns `dir` from here on). With `parentChain`, the frame's
+   * ignore rules are the parent's plus its own .gitignore, which is read only when the directory lists one.
+   */
+  async enter(
+    dir: DirRef,
+    f: Omit<Frame, 'dir' | 'ino' | 'entries' | 'next'>,
+    parentChain?: IgnoreChain,
+  ): Promise<void> {
     const frame: Frame = { ...f, dir, ino: 0n, entries: [], next: 0 };
     this.stack.push(frame);
-    frame.ino = inoOf(dir);
-    frame.entries = await readEntries(dir, this.slicer);
+    const id = identityOf(dir);
+    frame.ino = id.ino;
+    frame.entries = await readEntries(dir, this.slicer, id.size);
+    if (parentChain && hasIgnoreFile(frame.entries)) frame.chain = parentChain.descend(dir.at, f.rel);
     const from = this.opts.from;
     const first = from === undefined ? undefined : componentBelow(f.rel, from);
     if (first !== undefined) frame.next = firstAtOrAfter(frame.entries, first);
@@ -153,10 +168,12 @@ class Walker {
         continue;
       }
       const e = f.entries[f.next++] as string;
-      await this.slicer.tick();
-      if (this.slicer.expired) {
-        this.summary.expired = true;
-        return;
+      if (this.slicer.due) {
+        await this.slicer.tick();
+        if (this.slicer.expired) {
+          this.summary.expired = true;
+          return;
+        }
       }
       const name = entryName(e);
       const type = TYPES[entryType(e)];
@@ -168,11 +185,12 @@ class Walker {
         continue;
       }
       const relBase = f.relBase ? `${f.relBase}/${name}` : name;
-      const entry: WalkEntry = { name, abs: path.join(f.abs, name), rel, relBase, type, depth: f.depth + 1 };
-      if (this.opts.stat) entry.stat = lstatQuiet(at(dir, name));
+      const entry = new Entry(dir, name, joinPath(f.abs, name), rel, relBase, type, f.depth + 1);
       if (type === 'symlink') entry.target = describeLink(this.root, at(dir, name));
-      const r = visit(entry);
-      if ((r instanceof Promise ? await r : r) === false) {
+      let r = visit(entry);
+      if (r instanceof Promise) r = await r;
+      entry.done();
+      if (r === false) {
         stop.stopped = true;
         return;
       }
@@ -204,21 +222,44 @@ class Walker {
     } catch {
       return; // replaced by a symlink or removed since it was listed: not entered
     }
-    let chain: IgnoreChain;
-    try {
-      chain = this.opts.includeIgnored ? f.chain : f.chain.descend(sub.at, e.rel);
-    } catch (err) {
-      closeDir(sub);
-      throw err;
-    }
-    await this.enter(sub, {
-      name: e.name,
-      abs: e.abs,
-      rel: e.rel,
-      relBase: e.relBase,
-      depth: e.depth,
-      chain,
-    });
+    await this.enter(
+      sub,
+      { name: e.name, abs: e.abs, rel: e.rel, relBase: e.relBase, depth: e.depth, chain: f.chain },
+      this.opts.includeIgnored ? undefined : f.chain,
+    );
+  }
+}
+
+/** Whether sorted frame entries include a `.gitignore` that is a file (or a symlink, which the read refuses). */
+function hasIgnoreFile(entries: readonly string[]): boolean {
+  const i = firstAtOrAfter(entries, '.gitignore');
+  const e = entries[i];
+  return e !== undefined && entryName(e) === '.gitignore' && entryType(e) !== 'd';
+}
+
+/** A walk entry whose lstat is taken on first use, through the directory descriptor, while that is valid. */
+class Entry implements WalkEntry {
+  target?: WalkEntry['target'];
+  private st: Stats | undefined | null = null;
+
+  constructor(
+    private dir: DirRef | undefined,
+    readonly name: string,
+    readonly abs: string,
+    readonly rel: string,
+    readonly relBase: string,
+    readonly type: EntryType,
+    readonly depth: number,
+  ) {}
+
+  get stat(): Stats | undefined {
+    if (this.st === null) this.st = this.dir ? lstatQuiet(at(this.dir, this.name)) : undefined;
+    return this.st;
+  }
+
+  /** The visit is over: the descriptor is no longer this entry's to use. */
+  done(): void {
+    this.dir = undefined;
   }
 }
 
