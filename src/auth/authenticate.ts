@@ -1,8 +1,9 @@
-// Who is calling (http-and-auth-contract step 2). An Authenticator turns a request into a Principal or a
+// Who is calling (docs/http.md#order-of-checks). An Authenticator turns a request into a Principal or a
 // challenge. bearer: static tokens compared in constant time. noauth: loopback callers only — a tunnel
 // forwards to loopback, so a non-loopback Host or any forwarding header is refused unless the operator
-// declared an authenticating proxy (decisions.md 9). OAuth plugs in here as another Authenticator. A right token
-// sent without the `Bearer ` scheme is answered with a 401 that says how to send it (never echoing it).
+// declared an authenticating proxy (docs/design-notes.md#noauth-behind-a-proxy). OAuth plugs in here as
+// another Authenticator. A right token sent without the `Bearer ` scheme is answered with a 401 that says how
+// to send it (never echoing it).
 import type { IncomingMessage } from 'node:http';
 import { SecretSet } from '../core/constant-time.js';
 import { isLoopbackHostHeader, proxySign } from '../core/hosts.js';

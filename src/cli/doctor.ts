@@ -1,6 +1,6 @@
-// `workbench-mcp doctor [URL]` (issue 11 item 2): checks a running server the way a remote client meets it —
-// local endpoint, public endpoint, server card, both OAuth metadata documents (which must name the public
-// origin, not 127.0.0.1), the 401 challenge, an authenticated tools/list in both eras (token from
+// `workbench-mcp doctor [URL]` (docs/remote-access.md): checks a running server the way a remote client meets
+// it — local endpoint, public endpoint, server card, both OAuth metadata documents (which must name the
+// public origin, not 127.0.0.1), the 401 challenge, an authenticated tools/list in both eras (token from
 // SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE, read through config/), and in OAuth mode a full sign-in when
 // SERVICE_OAUTH_PASSWORD is set. One line per check with the fix for a failure; exit 1 if any failed.
 import { randomBytes } from 'node:crypto';

@@ -42,7 +42,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** Start-up rules that need more than one setting (http-and-auth-contract "Process and binding"). */
+/** Start-up rules that need more than one setting (docs/design-notes.md#one-workspace-one-runtime). */
 function checkCombination(c: Config): void {
   if (c.stdio) return;
   if (!isLoopbackHostname(c.host) && c.authMode === 'noauth') {
@@ -65,9 +65,10 @@ function checkCombination(c: Config): void {
 }
 
 /**
- * What serving over HTTP needs beyond what stdio needs, and the OAuth server only when it is configured: loaded
- * before anything starts, and only in that mode (docs/architecture.md "The bin is one bundled file": start-up
- * loads what the configured mode uses). A part that cannot be loaded means an incomplete installation.
+ * What serving over HTTP needs beyond what stdio needs, and the OAuth server only when it is configured:
+ * loaded before anything starts, and only in that mode (docs/architecture.md "The bin is one bundled file":
+ * start-up loads what the configured mode uses). A part that cannot be loaded means an incomplete
+ * installation.
  */
 async function httpParts(c: Config) {
   try {
@@ -310,8 +311,8 @@ async function main(): Promise<void> {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    // docs/design-notes.md#secrets-at-start: a secret made now is shown once, directly on stderr, never through
-    // the logger; a kept one is named by its file, a configured one never.
+    // docs/design-notes.md#secrets-at-start: a secret made now is shown once, directly on stderr, never
+    // through the logger; a kept one is named by its file, a configured one never.
     if (news) process.stderr.write(tokenBanner(news, config, self));
     if (oauth?.generatedPassword) process.stderr.write(passwordBanner(oauth.generatedPassword));
     for (const w of oauth?.warnings ?? []) log.warn(w);
@@ -333,9 +334,9 @@ async function main(): Promise<void> {
 }
 
 /**
- * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper, the tool
- * modules) so it does not wait for them (issues 12 and 14), and without a sandbox say what `safe`/`trusted`
- * then cannot stop (issue 10).
+ * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper, the
+ * tool modules) so it does not wait for them (docs/tools.md#commands, docs/architecture.md), and without a
+ * sandbox say what `safe`/`trusted` then cannot stop (docs/security-model.md).
  */
 function afterReady(runtime: Runtime, log: ReturnType<typeof createLogger>): void {
   runtime.commands.warm();
@@ -351,8 +352,9 @@ function afterReady(runtime: Runtime, log: ReturnType<typeof createLogger>): voi
 
 /**
  * Once the tools are loaded and the command helper is up, one `echo` through exec_command's whole path, then
- * forgotten: the first real command finds its code compiled and the helper's first fork done (issue 14: the
- * first command within 1.5× of later ones). Not a tool call of any client: no audit line, never listed.
+ * forgotten: the first real command finds its code compiled and the helper's first fork done
+ * (docs/architecture.md: the first command within 1.5× of later ones). Not a tool call of any client: no
+ * audit line, never listed.
  */
 async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<void> {
   // A test that stops the server at a pause point aims at its own tool call, not at this one.

@@ -51,7 +51,7 @@ export interface Config {
   env: Readonly<Record<string, string>>;
   /** Test-only pause points (core/pause.ts), from WB_TEST_PAUSE; not a SERVICE_* setting, never documented. */
   testPause?: TestPause;
-  /** Test-only (decisions.md 42): WB_TEST_CIMD_ALLOW_LOOPBACK=1 lets Client ID Metadata Documents be fetched from
+  /** Test-only (docs/design-notes.md#nothing-is-downloaded): WB_TEST_CIMD_ALLOW_LOOPBACK=1 lets Client ID Metadata Documents be fetched from
    *  loopback addresses, so tests can serve them locally. Not a SERVICE_* setting, never documented for users. */
   testCimdAllowLoopback?: boolean;
   oauthClientMetadataDocuments: boolean;
@@ -276,8 +276,8 @@ export function load(
 }
 
 /**
- * Where kept credentials live (docs/configuration.md "Kept credentials"): SERVICE_STATE_DIR/--state-dir (`off`
- * keeps nothing), else $XDG_STATE_HOME/workbench-mcp when XDG_STATE_HOME is absolute, else
+ * Where kept credentials live (docs/configuration.md "Kept credentials"): SERVICE_STATE_DIR/--state-dir
+ * (`off` keeps nothing), else $XDG_STATE_HOME/workbench-mcp when XDG_STATE_HOME is absolute, else
  * ~/.local/state/workbench-mcp (the XDG default); without a HOME, nothing is kept.
  */
 function stateDirChoice(
@@ -305,7 +305,7 @@ function stateDirChoice(
   return undefined;
 }
 
-/** WB_TEST_PAUSE=<point>[,<point>...] (decisions.md 41): undefined unless set; an unknown point is an error. */
+/** WB_TEST_PAUSE=<point>[,<point>...] (docs/design-notes.md#pause-points): undefined unless set; an unknown point is an error. */
 export function testPause(env: Record<string, string | undefined>): TestPause | undefined {
   const raw = env.WB_TEST_PAUSE;
   if (!raw) return undefined;

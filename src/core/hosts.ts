@@ -1,4 +1,4 @@
-// Origin and Host judgements (http-and-auth-contract "POST /mcp" step 1, noauth rules). An Origin is allowed
+// Origin and Host judgements (docs/http.md#order-of-checks, noauth rules). An Origin is allowed
 // when it is exactly a loopback origin (any port) or an exact entry of SERVICE_ALLOWED_ORIGINS; lookalikes
 // (`http://localhost.evil.example`, userinfo, paths, `null`) are not.
 import { isIP } from 'node:net';

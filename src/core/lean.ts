@@ -1,7 +1,7 @@
-// Lean results (README "What the model reads"): a result leaves out every field at its default value, so a
-// model reads only what carries information. Shared by the tools and the search pager.
+// Lean results (docs/tools.md#what-the-model-reads): a result leaves out every field at its default value, so
+// a model reads only what carries information. Shared by the tools and the search pager.
 
-/** Kept even at a default value (decision 40): `ok`, `status`, `command_id`, and `exit_code` once it is a number. */
+/** Kept even at a default value (docs/design-notes.md#lean-results): `ok`, `status`, `command_id`, and `exit_code` once it is a number. */
 const ALWAYS = new Set(['ok', 'status', 'command_id', 'exit_code']);
 
 function isDefault(v: unknown): boolean {
@@ -11,11 +11,11 @@ function isDefault(v: unknown): boolean {
 }
 
 /**
- * A result without what carries no information (decision 40): every field at its default value — undefined,
- * null, false, 0, '', an empty array or object — is left out, at any depth (nested objects and the objects in
- * arrays), except the ALWAYS fields (left out only when null) and the field names in `keep`. `next_action` is
- * copied as is: its arguments are a call to send back verbatim, where `false` is not always the default.
- * Output schemas declare every field this may drop with `.optional()`.
+ * A result without what carries no information (docs/design-notes.md#lean-results): every field at its
+ * default value — undefined, null, false, 0, '', an empty array or object — is left out, at any depth (nested
+ * objects and the objects in arrays), except the ALWAYS fields (left out only when null) and the field names
+ * in `keep`. `next_action` is copied as is: its arguments are a call to send back verbatim, where `false` is
+ * not always the default. Output schemas declare every field this may drop with `.optional()`.
  */
 export function lean<T>(value: T, keep: readonly string[] = []): T {
   if (Array.isArray(value)) return value.map((v) => lean(v, keep)) as T;

@@ -1,6 +1,6 @@
 // Logs go to stderr only (stdout belongs to JSON-RPC on stdio). Values under secret-looking keys are
 // redacted before anything is written. Secrets that must be shown once (a generated token) are written by
-// cli/banner directly, never through here (decisions.md 8).
+// cli/banner directly, never through here (docs/design-notes.md#secrets-at-start).
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

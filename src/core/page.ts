@@ -1,6 +1,6 @@
-// The byte ceiling of list and search results (README "Limits"): a page holds entries while their JSON stays
-// under PAGE_BYTES, and the result's next_action continues after the last one, so a model never receives
-// megabytes however large the tree. At least one entry always fits, so a page always makes progress.
+// The byte ceiling of list and search results (docs/tools.md#limits): a page holds entries while their JSON
+// stays under PAGE_BYTES, and the result's next_action continues after the last one, so a model never
+// receives megabytes however large the tree. At least one entry always fits, so a page always makes progress.
 
 /** About this many bytes of JSON per list or search result. */
 export const PAGE_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
-// Named pause points for crash and race tests (decisions.md 41): inert unless WB_TEST_PAUSE names points (read
-// once by config/, installed by cli/main.ts or by a test child through setPausePoints). An armed point writes
-// `wb-test-pause <point>` to stderr and blocks the whole process synchronously until it is killed — or, when
-// WB_TEST_PAUSE_RESUME names a file, until that file appears; the file is then removed, so the next hit of an
-// armed point pauses again. Unset, a point costs one branch.
+// Named pause points for crash and race tests (docs/design-notes.md#pause-points): inert unless WB_TEST_PAUSE
+// names points (read once by config/, installed by cli/main.ts or by a test child through setPausePoints). An
+// armed point writes `wb-test-pause <point>` to stderr and blocks the whole process synchronously until it is
+// killed — or, when WB_TEST_PAUSE_RESUME names a file, until that file appears; the file is then removed, so
+// the next hit of an armed point pauses again. Unset, a point costs one branch.
 import { existsSync, rmSync, writeSync } from 'node:fs';
 
 export const PAUSE_POINTS = [

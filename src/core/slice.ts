@@ -1,7 +1,7 @@
 // Cooperative time slicing: long loops on the event loop (a walk over 200,000 files, matching 10,000 hunks, a
 // search) call `tick()` often; it yields to the event loop once the current slice has run SLICE_MS, so no
-// single call holds the loop for long (README "Limits"). A slicer may also carry a work budget (`expired`).
-// Nothing here measures correctness: time only decides where a loop pauses or gives up.
+// single call holds the loop for long (docs/tools.md#limits). A slicer may also carry a work budget
+// (`expired`). Nothing here measures correctness: time only decides where a loop pauses or gives up.
 
 /** Longest stretch a loop runs before letting other requests in. */
 export const SLICE_MS = 20;

@@ -1,6 +1,6 @@
-// The closed family of tool failures (tool-contract "Envelope"). Anything thrown inside a tool that is not a
-// ToolError is a bug and becomes INTERNAL_ERROR in tools/result. Category and retryability are derived from
-// the code in one table (decisions.md 14), never chosen at the throw site.
+// The closed family of tool failures (docs/tools.md#results-and-errors). Anything thrown inside a tool that
+// is not a ToolError is a bug and becomes INTERNAL_ERROR in tools/result. Category and retryability are
+// derived from the code in one table (docs/design-notes.md#retryable), never chosen at the throw site.
 
 export type ToolErrorCode =
   | 'ABSOLUTE_PATH_DENIED'
@@ -68,7 +68,7 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   UNSUPPORTED_ENCODING: 'validation',
 };
 
-/** decisions.md 14: the only retryable codes. */
+/** docs/design-notes.md#retryable: the only retryable codes. */
 const RETRYABLE: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
   'COMMAND_LIMIT_REACHED',
   // edit_file's text was not found exactly once: the same kind of failure as a patch's context errors.

@@ -1,4 +1,4 @@
-// What a caller may hand to git: revisions and paths, checked before any argv is built (tool-contract "Git",
+// What a caller may hand to git: revisions and paths, checked before any argv is built (docs/tools.md#git,
 // "Paths"). A revision never starts with `-` and holds no control character, so it can never be read as an
 // option even by a subcommand without `--end-of-options` (git blame); paths are confined to the workspace and
 // passed as literal absolute pathspecs after `--`. Returns values or throws INVALID_ARGUMENT; runs nothing.

@@ -1,6 +1,7 @@
 // git/baseline: what apply_patch changed since start-up, for workspaces that are not git repositories
-// (issue 5: `git_diff` there shows those changes). It keeps the original bytes of each file the first time a
-// writer reports it is about to change it, and renders unified diffs against the current contents on demand.
+// (docs/tools.md#editing-files: `git_diff` there shows those changes). It keeps the original bytes of each
+// file the first time a writer reports it is about to change it, and renders unified diffs against the
+// current contents on demand.
 //
 // CONTRACT for writers (apply_patch's committer):
 //   call `recordBeforeWrite(runtime, absPath)` for EVERY path a commit is about to create, overwrite, delete

@@ -1,8 +1,9 @@
-// git/confine: what git may read must lie inside the workspace (decisions.md 38, issue 10 "git"). Given the
-// work tree, git directory and common directory that discovery reported, checks their real paths, the object
-// directory, every alternate object directory (objects/info/alternates, recursively, and http-alternates) and
-// every symlink inside the git and common directories; answers the real paths git is then pinned to
-// (git/run GitPin) or throws GIT_ERROR naming only workspace-relative locations, never outside paths or data.
+// git/confine: what git may read must lie inside the workspace (docs/design-notes.md#git-hardening,
+// docs/security-model.md). Given the work tree, git directory and common directory that discovery reported,
+// checks their real paths, the object directory, every alternate object directory (objects/info/alternates,
+// recursively, and http-alternates) and every symlink inside the git and common directories; answers the real
+// paths git is then pinned to (git/run GitPin) or throws GIT_ERROR naming only workspace-relative locations,
+// never outside paths or data.
 import {
   lstatSync,
   readdirSync,

@@ -1,12 +1,13 @@
 // git/repo: which work tree a workspace directory belongs to, found with `git rev-parse` under a ceiling at
-// the workspace root (a workspace inside a larger repository is GIT_ERROR, decisions.md 38), checked by
-// git/confine on every call, and the `-c` overrides its configuration needs (every filter driver it defines,
-// from `git config` run pinned to the checked paths). The discovery is cached per directory, but only while
-// nothing that decides which repository and configuration git reads has changed: the `.git` entry of the top,
-// `commondir`, `config`, `config.worktree` (same inode, size, mtime, ctime), and no new `.git` between the
-// directory and the top. It is never cached when the configuration includes other files or when one of those
-// files changed within the last STABLE_MS (timestamps are coarse, so a later same-size rewrite in the same
-// tick would otherwise go unseen; ctime cannot be set back by a user). Git then runs pinned (git/run GitPin).
+// the workspace root (a workspace inside a larger repository is GIT_ERROR,
+// docs/design-notes.md#git-hardening), checked by git/confine on every call, and the `-c` overrides its
+// configuration needs (every filter driver it defines, from `git config` run pinned to the checked paths).
+// The discovery is cached per directory, but only while nothing that decides which repository and
+// configuration git reads has changed: the `.git` entry of the top, `commondir`, `config`, `config.worktree`
+// (same inode, size, mtime, ctime), and no new `.git` between the directory and the top. It is never cached
+// when the configuration includes other files or when one of those files changed within the last STABLE_MS
+// (timestamps are coarse, so a later same-size rewrite in the same tick would otherwise go unseen; ctime
+// cannot be set back by a user). Git then runs pinned (git/run GitPin).
 import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';

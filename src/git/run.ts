@@ -1,9 +1,10 @@
-// git/run: the only place that builds git argv (architecture.md, style 6). Every git process gets the
-// hardening below, so a hostile `.git/config`, `.gitattributes` or hook cannot turn a read-only tool into code
-// execution (tool-contract "Git", decisions.md 20): fsmonitor, hooks, external diff, textconv, every filter
-// driver named in config, pager, credential helpers, signature programs and every transport are off; no
-// system or global config is read; optional locks are off, so `.git/index` is never written. It must not
-// run anything but `git`, and it never uses a shell: argv only, through process/argv (bounded, timed).
+// git/run: the only place that builds git argv (docs/architecture.md#style, rule 6). Every git process gets
+// the hardening below, so a hostile `.git/config`, `.gitattributes` or hook cannot turn a read-only tool into
+// code execution (docs/tools.md#git, docs/design-notes.md#git-hardening): fsmonitor, hooks, external diff,
+// textconv, every filter driver named in config, pager, credential helpers, signature programs and every
+// transport are off; no system or global config is read; optional locks are off, so `.git/index` is never
+// written. It must not run anything but `git`, and it never uses a shell: argv only, through process/argv
+// (bounded, timed).
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { runArgv, type ArgvResult } from '../process/argv.js';

@@ -1,6 +1,6 @@
-// The public origin of this server (http-and-auth-contract "OAuth 2.1", first rule): SERVICE_SERVER_URL when
-// set; else, only with SERVICE_TRUST_PROXY_HEADERS=1, Forwarded / X-Forwarded-Proto + X-Forwarded-Host; else the
-// Host header (https for non-loopback hosts, since those arrive through a TLS tunnel).
+// The public origin of this server (docs/oauth.md#metadata): SERVICE_SERVER_URL when set; else, only with
+// SERVICE_TRUST_PROXY_HEADERS=1, Forwarded / X-Forwarded-Proto + X-Forwarded-Host; else the Host header
+// (https for non-loopback hosts, since those arrive through a TLS tunnel).
 import type { IncomingMessage } from 'node:http';
 import { hostnameOf, isLoopbackHostname } from '../core/hosts.js';
 

@@ -1,12 +1,13 @@
-// Who keeps a slot when the server is full (issue 15 item 3, "fair under exhaustion"). decisions.md 5 and 7 keep
-// the numbers (256 connections, 64 requests in flight, then 503 with Retry-After: 1); this module decides who
-// goes. A newcomer is refused only when every slot is doing authenticated work. Otherwise it takes the slot
-// of, in this order: a connection that has not sent a whole request yet (oldest first), an idle keep-alive
-// connection (never-authenticated ones first, then the longest idle), or a connection whose request in flight
-// was never authenticated (oldest first) — so a request whose credentials were accepted, however long it runs,
-// is never cut off for someone else. It also closes a connection that has not sent its first request within
-// the first-request timeout. node:http owns the header and request timeouts (server.ts); nothing here reads
-// a request or writes a response.
+// Who keeps a slot when the server is full
+// (docs/security-model.md#under-attack-connections-and-the-password-page, "fair under exhaustion"). The
+// numbers stay those of docs/design-notes.md#limits (256 connections, 64 requests in flight, then 503 with
+// Retry-After: 1); this module decides who goes. A newcomer is refused only when every slot is doing
+// authenticated work. Otherwise it takes the slot of, in this order: a connection that has not sent a whole
+// request yet (oldest first), an idle keep-alive connection (never-authenticated ones first, then the longest
+// idle), or a connection whose request in flight was never authenticated (oldest first) — so a request whose
+// credentials were accepted, however long it runs, is never cut off for someone else. It also closes a
+// connection that has not sent its first request within the first-request timeout. node:http owns the header
+// and request timeouts (server.ts); nothing here reads a request or writes a response.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 

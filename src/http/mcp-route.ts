@@ -1,5 +1,5 @@
 // POST /mcp, in the contract's order: Origin → auth → media type → size → JSON → batch → era → headers →
-// method (http-and-auth-contract "POST /mcp, in this order"). Each rejection is decided before any later
+// method (docs/http.md#order-of-checks). Each rejection is decided before any later
 // work, so an unauthenticated caller never gets its body read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from '../auth/authenticate.js';

@@ -1,9 +1,9 @@
-// Proof of identity for `workbench-mcp doctor` (README "Check a running server"): before the doctor sends a
-// token or a password to an address, it asks the server there to prove that it knows that secret, without the
-// secret crossing the wire: a nonce goes out, HMAC-SHA256(secret, nonce + the port the server received the
-// request on) comes back, one per secret the server accepts. A program squatting the port cannot answer, and
-// one relaying to the real server on another port gets a proof for the wrong port. Public, unauthenticated,
-// cheap (one HMAC per secret).
+// Proof of identity for `workbench-mcp doctor` (docs/remote-access.md#check-a-running-server): before the
+// doctor sends a token or a password to an address, it asks the server there to prove that it knows that
+// secret, without the secret crossing the wire: a nonce goes out, HMAC-SHA256(secret, nonce + the port the
+// server received the request on) comes back, one per secret the server accepts. A program squatting the port
+// cannot answer, and one relaying to the real server on another port gets a proof for the wrong port. Public,
+// unauthenticated, cheap (one HMAC per secret).
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

@@ -1,4 +1,4 @@
-// The server card (http-and-auth-contract "Server card"): public, no auth, always the real annotations.
+// The server card (docs/design-notes.md#server-card): public, no auth, always the real annotations.
 import type { ProtocolHost } from '../protocol/host.js';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../core/version.js';
 import { SUPPORTED_VERSIONS } from '../core/versions.js';

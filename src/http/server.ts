@@ -1,7 +1,8 @@
-// The node:http front: routes, limits and timeouts (http-and-auth-contract "Other routes"; decisions.md 5, 7).
-// Keep-alive on; 5 s to send a first request, 10 s to receive headers and 30 s for a whole request (no
-// slowloris); at most 256 open connections and 64 requests in flight. When full, a newcomer takes the slot of
-// an unused, idle or unauthenticated connection (connections.ts, issue 15 item 3); only when every slot holds
+// The node:http front: routes, limits and timeouts (docs/http.md#other-routes; docs/design-notes.md#statuses,
+// docs/design-notes.md#limits). Keep-alive on; 5 s to send a first request, 10 s to receive headers and 30 s
+// for a whole request (no slowloris); at most 256 open connections and 64 requests in flight. When full, a
+// newcomer takes the slot of an unused, idle or unauthenticated connection (connections.ts,
+// docs/security-model.md#under-attack-connections-and-the-password-page); only when every slot holds
 // authenticated work does it get 503 with Retry-After: 1.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -22,7 +23,7 @@ export const MAX_CONNECTIONS = 256;
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-/** A connection that has not sent a whole first request by then is closed (issue 15 item 3). */
+/** A connection that has not sent a whole first request by then is closed (docs/security-model.md#under-attack-connections-and-the-password-page). */
 export const FIRST_REQUEST_TIMEOUT_MS = 5_000;
 /** How often node:http sweeps connections for the header and request timeouts. */
 export const CHECK_INTERVAL_MS = 1_000;
@@ -136,7 +137,8 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     if (path === '/mcp') {
       if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator });
       if (method === 'OPTIONS') return preflight(req, res);
-      // No SSE stream (spec §6): GET and DELETE are 405, DELETE with Allow: POST (spec §7).
+      // No SSE stream (docs/http.md#other-routes): GET and DELETE are 405, DELETE with Allow: POST
+      // (docs/http.md#other-routes).
       return sendJson(
         res,
         405,

@@ -1,4 +1,4 @@
-// Access tokens (spec §2.4, http-and-auth-contract "Access tokens"): HS256 JWTs made with jose, carrying iss,
+// Access tokens (docs/oauth.md#access-tokens): HS256 JWTs made with jose, carrying iss,
 // aud = the exact MCP resource URL, sub and client_id, iat, exp, jti, and sid (the grant family, so revoking
 // a family revokes its tokens). Verification pins the algorithm to HS256 (no `none`, no key confusion), the
 // issuer and the audience, and reads time from the injected clock.

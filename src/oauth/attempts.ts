@@ -1,10 +1,12 @@
-// Wrong passwords on the authorization page, limited so that an attacker cannot lock the operator out (issue 15
-// item 3; README "Under attack"). decisions.md 12 counted failures globally and locked the form for everyone:
-// behind a tunnel every request comes from 127.0.0.1, so anyone could deny the operator the page. Here:
+// Wrong passwords on the authorization page, limited so that an attacker cannot lock the operator out
+// (docs/security-model.md#under-attack-connections-and-the-password-page and
+// docs/design-notes.md#password-attempts). A first rule counted failures globally and locked the form for
+// everyone: behind a tunnel every request comes from 127.0.0.1, so anyone could deny the operator the page.
+// Here:
 // - every wrong password is answered after a short delay (authorize.ts holds the answer);
 // - a generated password (100 bits) needs nothing more: no rate anyone can reach makes guessing it feasible;
 // - a configured one is limited per page (PAGE_MAX_FAILURES, then the page is withdrawn), per client
-//   (decision 12's numbers, counted per client_id instead of globally), and by a global budget of failures,
+//   (the first rule's numbers, counted per client_id instead of globally), and by a global budget of failures,
 //   GLOBAL_BURST refilled at one per GLOBAL_REFILL_MS, whose last GLOBAL_RESERVE are only for clients that have
 //   had fewer than CLEAN_CLIENT_FAILURES failures — so an attacker reusing its clients can never spend the
 //   operator's first attempts, and one that makes a new client for every guess is held to the refill rate.

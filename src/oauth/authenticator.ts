@@ -1,8 +1,9 @@
-// The /mcp side of OAuth mode (http-and-auth-contract "POST /mcp" step 2): a request is admitted with a valid
-// access token of this server — right key, HS256, this issuer, audience exactly `<base>/mcp`, not expired,
-// its client still registered (a metadata-document client is never "unregistered") and its grant family not
-// revoked — or with a configured static bearer token (decisions.md 11). Otherwise 401 with the RFC 9728 §5.1
-// challenge pointing at the resource metadata; a right token sent without `Bearer ` is told how to send it.
+// The /mcp side of OAuth mode (docs/http.md#order-of-checks): a request is admitted with a valid access token
+// of this server — right key, HS256, this issuer, audience exactly `<base>/mcp`, not expired, its client
+// still registered (a metadata-document client is never "unregistered") and its grant family not revoked — or
+// with a configured static bearer token (docs/design-notes.md#pre-registered-client-and-static-tokens).
+// Otherwise 401 with the RFC 9728 §5.1 challenge pointing at the resource metadata; a right token sent
+// without `Bearer ` is told how to send it.
 import type { IncomingMessage } from 'node:http';
 import {
   BEARER_SCHEME_HINT,

@@ -1,10 +1,11 @@
-// GET/POST /oauth/authorize — the operator's password page (spec §4, §5.2.2; http-and-auth-contract
-// "GET /oauth/authorize", "POST /oauth/authorize"). GET finds the client (registered, or a Client ID Metadata
-// Document) and runs the checks in order; every failure before the operator has acted is shown on a page and
-// never redirected (issue 11 hardening; RFC 9700 §4.11.2: anyone can register a redirect URI, so redirecting
+// GET/POST /oauth/authorize — the operator's password page (docs/oauth.md#the-authorization-page). GET finds
+// the client (registered, or a Client ID Metadata Document) and runs the checks in order; every failure
+// before the operator has acted is shown on a page and never redirected
+// (docs/oauth.md#the-authorization-page; RFC 9700 §4.11.2: anyone can register a redirect URI, so redirecting
 // errors to it would make this endpoint an open redirector). POST accepts a same-origin submission of a filed
-// request only, checks the password in constant time under the attempt limits (attempts.ts), and redirects with
-// `code`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207 §2) — or `error=access_denied` when the operator denies.
+// request only, checks the password in constant time under the attempt limits (attempts.ts), and redirects
+// with `code`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207 §2) — or `error=access_denied` when the operator
+// denies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { lingeringClose } from '../http/body.js';
@@ -176,7 +177,7 @@ export async function handleAuthorizePost(
       { 'Retry-After': String(s) },
     );
   }
-  // decisions.md 12 / contract: constant-time compare through the one door.
+  // docs/design-notes.md#password-attempts: constant-time compare through the one door.
   if (!safeEqual(form.get('password') ?? '', ctx.password)) {
     return wrongPassword(res, ctx, client, handle, request);
   }
@@ -188,9 +189,10 @@ export async function handleAuthorizePost(
 }
 
 /**
- * A wrong password: counted for the client and the page, answered after the per-attempt delay (issue 15 item
- * 3: a cost to every guess, unnoticed by a person), with the form again — or, for a configured password, an
- * error page once the page has taken PAGE_MAX_FAILURES (it is withdrawn: the application must start again).
+ * A wrong password: counted for the client and the page, answered after the per-attempt delay
+ * (docs/security-model.md#under-attack-connections-and-the-password-page, 3: a cost to every guess, unnoticed
+ * by a person), with the form again — or, for a configured password, an error page once the page has taken
+ * PAGE_MAX_FAILURES (it is withdrawn: the application must start again).
  */
 async function wrongPassword(
   res: ServerResponse,

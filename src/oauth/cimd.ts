@@ -1,9 +1,10 @@
 // Client ID Metadata Documents (MCP 2025-11-25 authorization "Client ID Metadata Documents";
-// draft-ietf-oauth-client-id-metadata-document; decisions.md 42): a client_id that is an https URL names a JSON
-// document of the client's metadata. The document is fetched by safe-fetch.ts (public addresses only, no
-// redirects, 5 s, 5 KiB), must carry client_id equal to the URL character for character, redirect URIs valid
-// like a registration's, and no shared secret; it becomes a public client (none) or a private_key_jwt client.
-// Valid documents are cached per URL honouring Cache-Control (bounded in time and count); failures are not.
+// draft-ietf-oauth-client-id-metadata-document; docs/design-notes.md#nothing-is-downloaded): a client_id that
+// is an https URL names a JSON document of the client's metadata. The document is fetched by safe-fetch.ts
+// (public addresses only, no redirects, 5 s, 5 KiB), must carry client_id equal to the URL character for
+// character, redirect URIs valid like a registration's, and no shared secret; it becomes a public client
+// (none) or a private_key_jwt client. Valid documents are cached per URL honouring Cache-Control (bounded in
+// time and count); failures are not.
 import type { Clock } from '../core/clock.js';
 import { checkMetadataTypes, normaliseMetadata } from './checks/metadata-types.js';
 import { checkRedirectUris } from './checks/redirect-uris-list.js';

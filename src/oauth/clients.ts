@@ -1,13 +1,13 @@
-// The client registry: dynamic registrations (RFC 7591) beside at most one pre-registered client (spec §2.2).
-// Process-local (spec §2.1) and bounded: past MAX_DYNAMIC_CLIENTS the oldest dynamic registration is evicted
-// (decisions.md 7), in the order of register.ts's keep rank; the pre-registered client is never evicted. Secrets
-// are held only as digests.
+// The client registry: dynamic registrations (RFC 7591) beside at most one pre-registered client
+// (docs/oauth.md#pre-registered-client). Process-local (docs/oauth.md#registration) and bounded: past
+// MAX_DYNAMIC_CLIENTS the oldest dynamic registration is evicted (docs/design-notes.md#limits), in the order
+// of register.ts's keep rank; the pre-registered client is never evicted. Secrets are held only as digests.
 import { digest } from './secrets.js';
 
 export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
 export type GrantType = 'authorization_code' | 'refresh_token';
 
-/** Methods a dynamic registration may ask for (spec §2.1). */
+/** Methods a dynamic registration may ask for (docs/oauth.md#registration). */
 export const REGISTRABLE_AUTH_METHODS: readonly AuthMethod[] = [
   'none',
   'client_secret_post',
@@ -19,7 +19,7 @@ export const SUPPORTED_AUTH_METHODS: readonly AuthMethod[] = [...REGISTRABLE_AUT
 export const SUPPORTED_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 
 /** authorization_code is always granted (it is the only way in); refresh_token when asked for or when the
- *  client did not say — narrowing rather than refusing (http-and-auth-contract). */
+ *  client did not say — narrowing rather than refusing (docs/oauth.md). */
 export function narrowGrantTypes(requested: unknown): GrantType[] {
   if (!Array.isArray(requested)) return ['authorization_code', 'refresh_token'];
   return requested.includes('refresh_token')
@@ -28,15 +28,15 @@ export function narrowGrantTypes(requested: unknown): GrantType[] {
 }
 export const SUPPORTED_RESPONSE_TYPES: readonly string[] = ['code'];
 
-/** decisions.md 7: 1024 dynamic clients, oldest evicted. */
+/** docs/design-notes.md#limits: 1024 dynamic clients, oldest evicted. */
 export const MAX_DYNAMIC_CLIENTS = 1024;
 
 export interface Client {
   clientId: string;
   /** SHA-256 of the secret; absent for public clients. */
   secretDigest?: string;
-  /** The methods this client may use at the token endpoint: the one it registered (spec §2.1), or post and
-   *  basic for a confidential pre-registered client (http-and-auth-contract "Pre-registered client"). */
+  /** The methods this client may use at the token endpoint: the one it registered (docs/oauth.md#registration), or post and
+   *  basic for a confidential pre-registered client (docs/oauth.md#pre-registered-client). */
   authMethods: readonly AuthMethod[];
   redirectUris: readonly string[];
   grantTypes: readonly GrantType[];
@@ -66,9 +66,10 @@ export class ClientRegistry {
   }
 
   /**
-   * Adds a dynamic client; returns the id evicted to stay within the bound, if any: the oldest registration of
-   * the lowest `keep` rank (issue 15: a flood of registrations cannot sign out a client in use, nor push out a
-   * page where someone has not yet typed a wrong password), never the one just added.
+   * Adds a dynamic client; returns the id evicted to stay within the bound, if any: the oldest registration
+   * of the lowest `keep` rank (docs/security-model.md#under-attack-connections-and-the-password-page: a flood
+   * of registrations cannot sign out a client in use, nor push out a page where someone has not yet typed a
+   * wrong password), never the one just added.
    */
   add(client: Client, keep: (clientId: string) => number = () => 0): string | undefined {
     this.dynamic.set(client.clientId, client);
@@ -102,7 +103,7 @@ export interface PreRegisteredSettings {
   secret?: string;
 }
 
-/** The pre-registered client of SERVICE_OAUTH_CLIENT_ID / _REDIRECT_URIS / _CLIENT_SECRET (spec §2.2). */
+/** The pre-registered client of SERVICE_OAUTH_CLIENT_ID / _REDIRECT_URIS / _CLIENT_SECRET (docs/oauth.md#pre-registered-client). */
 export function preRegisteredClient(s: PreRegisteredSettings, issuedAt: number): Client {
   const confidential = s.secret !== undefined && s.secret !== '';
   return {

@@ -1,5 +1,5 @@
-// Authorization codes (spec §2.3 and §3): single use — consumed on first presentation even when that
-// exchange fails (http-and-auth-contract "Codes") — five minutes, bound to client, redirect URI, PKCE
+// Authorization codes (docs/oauth.md#codes): single use — consumed on first presentation even when that
+// exchange fails (docs/oauth.md#codes) — five minutes, bound to client, redirect URI, PKCE
 // challenge and resource. A spent code is remembered a while so that a replay can revoke what the first
 // exchange issued (RFC 6749 §4.1.2, RFC 9700 §4.5). Stored as digests; process-local; bounded.
 import type { Clock } from '../core/clock.js';
@@ -40,7 +40,7 @@ export class CodeStore {
     return code;
   }
 
-  /** Presents a code: the first presentation spends it, whatever happens next (spec §3 "used"). */
+  /** Presents a code: the first presentation spends it, whatever happens next (docs/oauth.md#codes). */
   redeem(code: string): Redemption {
     this.prune();
     const record = this.records.get(digest(code));

@@ -1,5 +1,5 @@
 // Everything the OAuth endpoints share, built once per process by server.ts (one runtime owns all state,
-// http-and-auth-contract "Process and binding"). Handlers receive it; none of them holds state of its own.
+// docs/design-notes.md#one-workspace-one-runtime). Handlers receive it; none of them holds state of its own.
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';

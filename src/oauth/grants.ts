@@ -1,12 +1,12 @@
 // Grant families: one per successful code exchange, carrying its refresh tokens and naming (claim `sid`) the
-// access tokens issued under it. Refresh tokens rotate on every use (RFC 9700 §4.14.2, http-and-auth-contract
-// "POST /oauth/token", beyond); presenting a retired one revokes the whole family, and a revoked family's
-// access tokens stop working too. Refresh tokens live 30 days (decisions.md 7), are stored as digests, and
-// the store is bounded: past MAX_FAMILIES the least recently used family is dropped (fail closed).
-// Families of clients whose identity outlives the process (metadata-document clients, the pre-registered
-// client) are written to the state directory when they change and read back at start, so their refresh
-// tokens — and, with a kept signing key, their access tokens — survive a restart; only digests are written,
-// at most MAX_KEPT_FAMILIES, expired ones never (docs/design-notes.md#kept-credentials). Dynamic
+// access tokens issued under it. Refresh tokens rotate on every use (RFC 9700 §4.14.2,
+// docs/oauth.md#refresh-tokens); presenting a retired one revokes the whole family, and a revoked family's
+// access tokens stop working too. Refresh tokens live 30 days (docs/design-notes.md#limits), are stored as
+// digests, and the store is bounded: past MAX_FAMILIES the least recently used family is dropped (fail
+// closed). Families of clients whose identity outlives the process (metadata-document clients, the
+// pre-registered client) are written to the state directory when they change and read back at start, so their
+// refresh tokens — and, with a kept signing key, their access tokens — survive a restart; only digests are
+// written, at most MAX_KEPT_FAMILIES, expired ones never (docs/design-notes.md#kept-credentials). Dynamic
 // registrations stay process-local, and so do their grants.
 import type { Clock } from '../core/clock.js';
 import { digest, randomToken, type RandomSource } from './secrets.js';

@@ -1,7 +1,7 @@
-// The HTML the operator sees: the password page and the error page (http-and-auth-contract "GET
-// /oauth/authorize"). Owns escaping and the page's security headers: CSP with frame-ancestors 'none'
-// (RFC 9700 §4.16 clickjacking), X-Frame-Options DENY, no-store, referrer to this origin only (so the form's
-// POST carries a real Origin header for the same-origin check; no-referrer would make it `null`). Every value from a client
+// The HTML the operator sees: the password page and the error page (docs/oauth.md#the-authorization-page).
+// Owns escaping and the page's security headers: CSP with frame-ancestors 'none' (RFC 9700 §4.16
+// clickjacking), X-Frame-Options DENY, no-store, referrer to this origin only (so the form's POST carries a
+// real Origin header for the same-origin check; no-referrer would make it `null`). Every value from a client
 // (its name, its redirect host) is escaped here and nowhere else; no script runs on these pages.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';

@@ -1,9 +1,9 @@
-// The discovery documents (spec §4, §5.2.1): protected-resource metadata (RFC 9728 §2) at both
-// /.well-known/oauth-protected-resource and its path-inserted form …/oauth-protected-resource/mcp (RFC 9728
-// §3.1), and authorization-server metadata (RFC 8414 §2). One issuer string everywhere: `<base>`, no
-// trailing slash, the same value as `iss` in responses and tokens (RFC 8414 §3.3, RFC 9207 §2). Client ID
-// Metadata Documents are advertised (MCP 2025-11-25 "Client ID Metadata Documents", cimd.ts), with the
-// private_key_jwt algorithms their clients may sign with (RFC 8414 §2).
+// The discovery documents (docs/oauth.md#endpoints, docs/oauth.md#metadata): protected-resource metadata (RFC
+// 9728 §2) at both /.well-known/oauth-protected-resource and its path-inserted form
+// …/oauth-protected-resource/mcp (RFC 9728 §3.1), and authorization-server metadata (RFC 8414 §2). One issuer
+// string everywhere: `<base>`, no trailing slash, the same value as `iss` in responses and tokens (RFC 8414
+// §3.3, RFC 9207 §2). Client ID Metadata Documents are advertised (MCP 2025-11-25 "Client ID Metadata
+// Documents", cimd.ts), with the private_key_jwt algorithms their clients may sign with (RFC 8414 §2).
 import { SUPPORTED_AUTH_METHODS, SUPPORTED_GRANT_TYPES, SUPPORTED_RESPONSE_TYPES } from './clients.js';
 import { resourceOf } from './checks/resource-indicator.js';
 import { ASSERTION_SIGNING_ALGS } from './client-assertion.js';

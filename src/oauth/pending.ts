@@ -1,10 +1,11 @@
-// Authorization requests waiting for the operator's password. GET /oauth/authorize validates the request
-// and files it here under a random handle, which the page carries as its CSRF token (RFC 6749 §10.12,
-// RFC 9700 §4.7); POST /oauth/authorize acts only on a filed request, so a forged or altered submission has
-// nothing to act on. Handles are stored as digests, expire after 10 minutes, and at most 256 wait at once;
-// past that a page that has taken a wrong password goes first, then one of the dynamic client with the most
-// pages, so an attacker guessing or opening pages for its own client cannot push out the operator's, and the
-// pre-registered client's only when nothing else waits (issue 15 item 3).
+// Authorization requests waiting for the operator's password. GET /oauth/authorize validates the request and
+// files it here under a random handle, which the page carries as its CSRF token (RFC 6749 §10.12, RFC 9700
+// §4.7); POST /oauth/authorize acts only on a filed request, so a forged or altered submission has nothing to
+// act on. Handles are stored as digests, expire after 10 minutes, and at most 256 wait at once; past that a
+// page that has taken a wrong password goes first, then one of the dynamic client with the most pages, so an
+// attacker guessing or opening pages for its own client cannot push out the operator's, and the
+// pre-registered client's only when nothing else waits
+// (docs/security-model.md#under-attack-connections-and-the-password-page).
 import type { Clock } from '../core/clock.js';
 import { digest, randomToken, type RandomSource } from './secrets.js';
 

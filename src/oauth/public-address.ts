@@ -1,7 +1,8 @@
-// Which IP addresses an outbound fetch of a client's metadata may reach (decisions.md 42; CIMD draft §8.6 SSRF):
-// public unicast only. Private (RFC 1918, fc00::/7), loopback, link-local, carrier-grade NAT, documentation,
-// benchmarking, multicast, reserved and translation ranges are refused; an IPv4-mapped IPv6 address is judged
-// as the IPv4 address it carries. Loopback alone can be let through by the test-only setting.
+// Which IP addresses an outbound fetch of a client's metadata may reach
+// (docs/design-notes.md#nothing-is-downloaded; CIMD draft §8.6 SSRF): public unicast only. Private (RFC 1918,
+// fc00::/7), loopback, link-local, carrier-grade NAT, documentation, benchmarking, multicast, reserved and
+// translation ranges are refused; an IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+// Loopback alone can be let through by the test-only setting.
 import { BlockList, isIP } from 'node:net';
 
 const V4_REFUSED: Array<[string, number]> = [

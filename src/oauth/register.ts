@@ -1,8 +1,8 @@
-// POST /oauth/register — dynamic client registration (RFC 7591 §3; spec §2.1; http-and-auth-contract
-// "POST /oauth/register"). JSON of at most 8 KiB; the checks below run in this order; unsupported grant and
-// response types are narrowed to what this server supports and reported back in the 201 record (RFC 7591
-// §3.2.1 lets the server replace values); a confidential client gets a secret that is kept only as a digest.
-// Null members are absent and an empty scope is no scope (decisions.md 37); unknown members are ignored.
+// POST /oauth/register — dynamic client registration (RFC 7591 §3; docs/oauth.md#registration). JSON of at
+// most 8 KiB; the checks below run in this order; unsupported grant and response types are narrowed to what
+// this server supports and reported back in the 201 record (RFC 7591 §3.2.1 lets the server replace values);
+// a confidential client gets a secret that is kept only as a digest. Null members are absent and an empty
+// scope is no scope (docs/design-notes.md#registration-leniency); unknown members are ignored.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { lingeringClose } from '../http/body.js';
 import { sendJson } from '../http/respond.js';

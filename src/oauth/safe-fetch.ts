@@ -1,8 +1,9 @@
-// The one outbound HTTP request the server makes: GET of a client's metadata (a Client ID Metadata Document or its
-// JWKS) under the CIMD draft's §8 rules and decisions.md 42. https only; the host name is resolved here, every
-// address it resolves to must be public (public-address.ts), and the socket connects to the address that was
-// checked (no second lookup to rebind); redirects are refused, not followed; one deadline covers lookup,
-// connect, TLS and body; the body is capped; the media type must be JSON.
+// The one outbound HTTP request the server makes: GET of a client's metadata (a Client ID Metadata Document
+// or its JWKS) under the CIMD draft's §8 rules and docs/design-notes.md#nothing-is-downloaded. https only;
+// the host name is resolved here, every address it resolves to must be public (public-address.ts), and the
+// socket connects to the address that was checked (no second lookup to rebind); redirects are refused, not
+// followed; one deadline covers lookup, connect, TLS and body; the body is capped; the media type must be
+// JSON.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';

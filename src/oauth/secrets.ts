@@ -1,6 +1,6 @@
 // Randomness and digests for every secret the authorization server mints (client secrets, codes, refresh
-// tokens, CSRF handles, the generated password). Randomness is injected (architecture "time and randomness
-// are injected") so tests can make it deterministic; stores keep only digests, never the secrets themselves.
+// tokens, CSRF handles, the generated password). Randomness is injected (docs/architecture.md#style, rule 7)
+// so tests can make it deterministic; stores keep only digests, never the secrets themselves.
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Where every random byte of the OAuth server comes from. */
@@ -13,7 +13,7 @@ export function randomToken(random: RandomSource, bytes = 32): string {
   return random(bytes).toString('base64url');
 }
 
-/** SHA-256 hex digest: what the stores keep in place of a secret (spec §2.1 "stored only as a digest"). */
+/** SHA-256 hex digest: what the stores keep in place of a secret (docs/oauth.md#registration: stored only as a digest). */
 export function digest(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }

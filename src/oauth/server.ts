@@ -1,6 +1,6 @@
 // The authorization server as the HTTP front sees it: createOAuthServer() builds the stores once and returns
 // the routes (an ExtraRoute for http/server.ts) and the /mcp Authenticator. Routing and method handling for
-// the OAuth paths live here (spec §4 endpoint table); each endpoint's rules live in its own module.
+// the OAuth paths live here (docs/oauth.md#endpoints); each endpoint's rules live in its own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -41,7 +41,7 @@ export interface OAuthOptions {
   /** HS256 key, at least 32 bytes. */
   tokenKey: Uint8Array;
   tokenTtlSeconds: number;
-  /** Static bearer tokens also accepted on /mcp (decisions.md 11). */
+  /** Static bearer tokens also accepted on /mcp (docs/design-notes.md#pre-registered-client-and-static-tokens). */
   staticTokens: readonly string[];
   preRegistered?: PreRegisteredSettings;
   baseUrl: (req: IncomingMessage) => string;

@@ -1,4 +1,4 @@
-// Who is calling the token endpoint (spec §2.1 "the client must always use the method it registered"): a
+// Who is calling the token endpoint (a client uses the method it registered: docs/oauth.md#registration): a
 // request with a client assertion is a private_key_jwt client of a metadata document (client-assertion.ts);
 // otherwise the client_id names a registered client or a metadata-document client (client-lookup.ts), which
 // then authenticates with its secret or, as a public client, with nothing (checks/client-auth.ts).

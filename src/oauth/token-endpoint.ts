@@ -1,9 +1,9 @@
-// POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6; spec §4; http-and-auth-contract "POST /oauth/token"):
-// form-encoded, ≤ 8 KiB, each parameter once. The code is spent the moment it is presented — before client
-// authentication or any other check — so a failing exchange still uses it up (spec §3). Then the client
-// authenticates with its registered method (token-client.ts: secrets, none, or a private_key_jwt assertion of a
-// metadata-document client), and the grant's checks run in the order listed below. Errors
-// are RFC 6749 §5.2 JSON with no-store; successes are §5.1 JSON with no-store.
+// POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6; docs/oauth.md#endpoints; docs/oauth.md#tokens): form-encoded,
+// ≤ 8 KiB, each parameter once. The code is spent the moment it is presented — before client authentication
+// or any other check — so a failing exchange still uses it up (docs/oauth.md#codes). Then the client
+// authenticates with its registered method (token-client.ts: secrets, none, or a private_key_jwt assertion of
+// a metadata-document client), and the grant's checks run in the order listed below. Errors are RFC 6749 §5.2
+// JSON with no-store; successes are §5.1 JSON with no-store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { lingeringClose } from '../http/body.js';
 import { firstFailure, type Check } from './checks/check.js';
@@ -72,7 +72,7 @@ export async function handleToken(
   }
   const form = parseForm(body.text);
   const grantType = form.get('grant_type');
-  // Spend the code first: its single presentation is this one, whatever the outcome (spec §3).
+  // Spend the code first: its single presentation is this one, whatever the outcome (docs/oauth.md#codes).
   const code =
     grantType === 'authorization_code' && !form.repeated.includes('code') ? form.get('code') : undefined;
   const redemption: Redemption = code !== undefined ? ctx.codes.redeem(code) : { status: 'unknown' };

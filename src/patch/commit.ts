@@ -1,4 +1,4 @@
-// The atomic committer (tool-contract "apply_patch"): every new content goes to an fsynced temp file in its
+// The atomic committer (docs/tools.md#editing-files): every new content goes to an fsynced temp file in its
 // target directory first; then, file by file, the baseline (content + mode) is rechecked and the temp renamed
 // into place, the replaced original kept as a hard-link backup until the whole patch is in. Any failure rolls
 // every committed file and created directory back; a failed rollback names the backups it leaves behind.

@@ -1,7 +1,8 @@
-// The text side of edit_file (README "Editing files"): a file as one string, the way a model quotes it (no BOM,
-// each line ending as "\n", the final newline kept), every place old_string occurs in it, the near misses that
-// differ only in whitespace, line endings or typographic punctuation, and the new bytes, spliced from the
-// original buffer so everything outside the replaced ranges keeps its exact bytes. Pure: no file access.
+// The text side of edit_file (docs/tools.md#editing-files): a file as one string, the way a model quotes it
+// (no BOM, each line ending as "\n", the final newline kept), every place old_string occurs in it, the near
+// misses that differ only in whitespace, line endings or typographic punctuation, and the new bytes, spliced
+// from the original buffer so everything outside the replaced ranges keeps its exact bytes. Pure: no file
+// access.
 import { foldPunctuation } from './line-index.js';
 import type { TextDoc } from './text-doc.js';
 

@@ -1,7 +1,7 @@
 // apply_patch end to end, below the tool layer: parse → resolve paths → take the per-file locks → read and
 // match everything → commit (or stop, for a dry run) → release. Knows nothing of MCP; the tool file shapes
-// the result. Parse failures become INVALID_ARGUMENT with details.line (the patch text is the bad argument), and
-// so does a patch over MAX_PATCH_BYTES (README "Limits").
+// the result. Parse failures become INVALID_ARGUMENT with details.line (the patch text is the bad argument),
+// and so does a patch over MAX_PATCH_BYTES (docs/tools.md#limits).
 import path from 'node:path';
 import { yieldToLoop } from '../core/slice.js';
 import { ToolError } from '../core/tool-error.js';
@@ -122,8 +122,8 @@ export async function commitPlan<P extends Plan>(
 
 /**
  * Resolving and reading happen before anything is written: a file-system refusal there (EACCES, ENAMETOOLONG,
- * a directory swapped for a symlink…) is a specific error, never INTERNAL_ERROR (decision 15: PATCH_FAILED
- * with the errno; a symlink race or loop: SYMLINK_ESCAPE).
+ * a directory swapped for a symlink…) is a specific error, never INTERNAL_ERROR
+ * (docs/design-notes.md#patch-failures: PATCH_FAILED with the errno; a symlink race or loop: SYMLINK_ESCAPE).
  */
 export function beforeWriting<T>(root: WorkspaceRoot, step: () => T): T {
   try {

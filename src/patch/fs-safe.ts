@@ -1,6 +1,7 @@
-// The file-system primitives apply_patch writes with (decision 28). Files are opened with O_NOFOLLOW; a read
-// checks the opened descriptor's real path through /proc/self/fd; writes name their files through directory
-// descriptors (workspace/confined-fs DirChain), so no swapped-in symlink can redirect them outside.
+// The file-system primitives apply_patch writes with (docs/design-notes.md#symlink-races). Files are opened
+// with O_NOFOLLOW; a read checks the opened descriptor's real path through /proc/self/fd; writes name their
+// files through directory descriptors (workspace/confined-fs DirChain), so no swapped-in symlink can redirect
+// them outside.
 import {
   closeSync,
   constants,
@@ -122,7 +123,7 @@ export async function writeTemp(
       off += n;
     }
     // Never setuid or setgid: a rewritten file would otherwise carry those bits with new contents (and, on a
-    // root server, a new root owner) — a door for every local user (README "Security model").
+    // root server, a new root owner) — a door for every local user (docs/security-model.md).
     fchmodSync(fd, mode & ~SETID_BITS);
     await fsyncAsync(fd);
   } finally {

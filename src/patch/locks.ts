@@ -1,6 +1,7 @@
-// Per-file locks for apply_patch, owned by the Runtime so every client and transport shares them (decision 16:
-// per file, lock → read → match → write). Keys are real paths; a patch takes all its keys in sorted order,
-// so two patches can never wait on each other in a cycle. Patches to different files never wait at all.
+// Per-file locks for apply_patch, owned by the Runtime so every client and transport shares them
+// (docs/design-notes.md#same-file-concurrency: per file, lock → read → match → write). Keys are real paths; a
+// patch takes all its keys in sorted order, so two patches can never wait on each other in a cycle. Patches
+// to different files never wait at all.
 
 export type Release = () => void;
 

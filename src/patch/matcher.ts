@@ -1,11 +1,11 @@
-// Places every hunk of one file and builds the new document (tool-contract "apply_patch", Matching). Old lines
-// must match exactly one place, tried tier by tier (exact → trailing whitespace → surrounding whitespace →
-// Unicode punctuation folded); `@@ anchor` takes the first match after the anchor line; failures are values
-// carrying the contract's codes. Context lines keep the file's own text, so fuzz never rewrites them.
-// Hunks come in file order, so each is first looked for after the previous hunk's place (as Codex's
-// apply-patch does): one place there is the match, even if the same lines occur earlier too; only a hunk found
-// nowhere after it is looked for in the whole file (hunks out of order, overlaps). Matching yields to the event
-// loop between hunks (core/slice.ts), so a 10,000-hunk patch never holds it (README "Limits").
+// Places every hunk of one file and builds the new document (docs/tools.md#editing-files, Matching). Old
+// lines must match exactly one place, tried tier by tier (exact → trailing whitespace → surrounding
+// whitespace → Unicode punctuation folded); `@@ anchor` takes the first match after the anchor line; failures
+// are values carrying the contract's codes. Context lines keep the file's own text, so fuzz never rewrites
+// them. Hunks come in file order, so each is first looked for after the previous hunk's place (as Codex's
+// apply-patch does): one place there is the match, even if the same lines occur earlier too; only a hunk
+// found nowhere after it is looked for in the whole file (hunks out of order, overlaps). Matching yields to
+// the event loop between hunks (core/slice.ts), so a 10,000-hunk patch never holds it (docs/tools.md#limits).
 import { TimeSlicer } from '../core/slice.js';
 import { LineIndex, FUZZ_TIERS, foldPunctuation, type Fuzz } from './line-index.js';
 import { nearestRegion } from './similar.js';

@@ -1,6 +1,7 @@
 // apply_patch parser: patch text → operations, or the 1-based line of the first problem. Owns the grammar and
-// its leniencies; it never touches files and never throws (tool-contract "apply_patch", architecture style 4).
-// A plain unified diff is handed to ./unified.ts. Line numbers always refer to the text exactly as sent.
+// its leniencies; it never touches files and never throws (docs/tools.md#editing-files,
+// docs/architecture.md#style, rule 4). A plain unified diff is handed to ./unified.ts. Line numbers always
+// refer to the text exactly as sent.
 //
 // Grammar (Codex-style envelope; NL is "\n" or "\r\n"; markers are compared after trimming):
 //

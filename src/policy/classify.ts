@@ -1,11 +1,12 @@
-// The command policy of the permission modes (tool-contract "Permission modes", decision 23). A classifier:
-// it reads a command line and returns a verdict value; the caller maps a refusal to PERMISSION_REQUIRED.
-// In `safe` and `trusted` it refuses destructive commands (rm -rf, find -delete, interpreter one-liners that
-// delete trees, git reset --hard, git clean -f, sudo, …) and writes or deletions aimed outside the workspace
-// and the runtime directory (rm, mv, cp/install destinations, chmod/chown, ln, touch, mkdir, tee, dd of=,
-// sed -i, redirections); plain reads anywhere are allowed. In `safe` without a kernel sandbox it also refuses
-// commands whose purpose is the network. It is a second line, a guard-rail against mistakes: the kernel
-// sandbox is the first and the only boundary (a script can always hide intent from a command-line reader).
+// The command policy of the permission modes (docs/tools.md#permission-modes,
+// docs/design-notes.md#command-arguments). A classifier: it reads a command line and returns a verdict value;
+// the caller maps a refusal to PERMISSION_REQUIRED. In `safe` and `trusted` it refuses destructive commands
+// (rm -rf, find -delete, interpreter one-liners that delete trees, git reset --hard, git clean -f, sudo, …)
+// and writes or deletions aimed outside the workspace and the runtime directory (rm, mv, cp/install
+// destinations, chmod/chown, ln, touch, mkdir, tee, dd of=, sed -i, redirections); plain reads anywhere are
+// allowed. In `safe` without a kernel sandbox it also refuses commands whose purpose is the network. It is a
+// second line, a guard-rail against mistakes: the kernel sandbox is the first and the only boundary (a script
+// can always hide intent from a command-line reader).
 import path from 'node:path';
 import type { PermissionMode } from '../config/load.js';
 import { lex, type SimpleCommand, type Word } from './shell-words.js';
@@ -319,7 +320,7 @@ function targetDirOption(args: readonly Word[]): Word | undefined {
   return undefined;
 }
 
-/** Paths a command writes, moves or deletes (decision 23). */
+/** Paths a command writes, moves or deletes (docs/design-notes.md#command-arguments). */
 function writeTargets(name: string, args: readonly Word[]): Word[] {
   switch (name) {
     case 'rm':

@@ -1,4 +1,4 @@
-// Mass deletion that does not spell `rm -rf` (issue 10, item 4): `find … -delete`, `find … -exec rm …` (also
+// Mass deletion that does not spell `rm -rf` (docs/security-model.md): `find … -delete`, `find … -exec rm …` (also
 // -execdir, -ok, -okdir), `xargs rm`, and interpreter one-liners that delete trees (python shutil.rmtree, perl
 // rmtree/remove_tree, ruby FileUtils.rm_rf, node fs.rmSync(…, {recursive: true}), …). Each returns the
 // reason for the refusal, or null. Like the rest of the policy this reads command lines only: a script file

@@ -1,6 +1,7 @@
-// Which git invocations destroy work that cannot be recovered from the repository (tool-contract "Permission
-// modes": git reset --hard, git clean -f, …). Returns the reason for the model, or null when the command is
-// not destructive. Global options (-C dir, -c key=value, --git-dir=…) are skipped to find the subcommand.
+// Which git invocations destroy work that cannot be recovered from the repository
+// (docs/tools.md#permission-modes: git reset --hard, git clean -f, …). Returns the reason for the model, or
+// null when the command is not destructive. Global options (-C dir, -c key=value, --git-dir=…) are skipped to
+// find the subcommand.
 
 const GLOBAL_WITH_VALUE = new Set([
   '-C',

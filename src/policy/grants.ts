@@ -1,8 +1,9 @@
-// One-time permission grants asked through the client (decision 24, the 2026-07-28 multi-round-trip
-// requests): a `safe`/`trusted` refusal the user could lift becomes an `input_required` result with one
-// elicitation; the retried call that carries the user's acceptance and our `requestState` runs once. A grant
-// is bound to the exact tool and arguments, lives GRANT_TTL_MS, and is spent by its first answer (accepted,
-// declined or not), so a replayed or altered retry is refused. Process-local, bounded, clock injected.
+// One-time permission grants asked through the client (docs/design-notes.md#permission-grants, the 2026-07-28
+// multi-round-trip requests): a `safe`/`trusted` refusal the user could lift becomes an `input_required`
+// result with one elicitation; the retried call that carries the user's acceptance and our `requestState`
+// runs once. A grant is bound to the exact tool and arguments, lives GRANT_TTL_MS, and is spent by its first
+// answer (accepted, declined or not), so a replayed or altered retry is refused. Process-local, bounded,
+// clock injected.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 

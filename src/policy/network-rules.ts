@@ -1,5 +1,5 @@
 // Commands whose purpose is the network, used only in `safe` mode when no kernel sandbox keeps commands off
-// the network (tool-contract "Permission modes": "denied by the kernel where a sandbox is available, else by
+// the network (docs/tools.md#permission-modes: "denied by the kernel where a sandbox is available, else by
 // policy"). Word-level, so it catches `npm install` (the weakness of string matching on whole lines), but a
 // program can still open sockets on its own — which is why the sandbox is the real answer.
 import { gitSubcommand } from './git-rules.js';

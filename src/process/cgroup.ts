@@ -1,8 +1,9 @@
-// One command's pids cgroup (issue 10, "a command tree's process count is bounded"): created just before the
-// spawn, with the spawning process moved into it for the duration of the fork so the child is born inside
-// (no window in which it could fork outside), then moved back. Two small writes and a mkdir per command; the
-// cgroup is removed once the command has ended. Runs in the spawner helper and in the server (PTY commands);
-// imports only node:fs so the helper stays light. Probing which hierarchy to use lives in pids-limit.ts.
+// One command's pids cgroup (docs/security-model.md, "a command tree's process count is bounded"): created
+// just before the spawn, with the spawning process moved into it for the duration of the fork so the child is
+// born inside (no window in which it could fork outside), then moved back. Two small writes and a mkdir per
+// command; the cgroup is removed once the command has ended. Runs in the spawner helper and in the server
+// (PTY commands); imports only node:fs so the helper stays light. Probing which hierarchy to use lives in
+// pids-limit.ts.
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 
 /** Where a command's cgroup goes: `dir` is created; `home` is the spawning process's own cgroup. */

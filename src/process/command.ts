@@ -1,7 +1,7 @@
-// One command as a workspace resource (decision 17): its state machine running → exited | timeout |
-// terminated | killed | failed, its two output streams, what has already been handed back, and waits that
-// end on a condition or a deadline. A command belongs to the runtime, never to the request or connection
-// that started it: nothing here looks at who asks.
+// One command as a workspace resource (docs/design-notes.md#command-status): its state machine running →
+// exited | timeout | terminated | killed | failed, its two output streams, what has already been handed back,
+// and waits that end on a condition or a deadline. A command belongs to the runtime, never to the request or
+// connection that started it: nothing here looks at who asks.
 import type { Clock } from '../core/clock.js';
 import { StreamBuffer } from './output.js';
 import type { ProcessHandle } from './spawn.js';
@@ -44,7 +44,7 @@ export class Command {
   readonly streams: Record<StreamName, StreamBuffer>;
   /** How far each stream was handed back by exec_command / write_stdin. */
   readonly cursor: Record<StreamName, number> = { stdout: 0, stderr: 0 };
-  /** A final status has been returned to some client at least once (decision 19). */
+  /** A final status has been returned to some client at least once (docs/design-notes.md#bash-and-retention). */
   finalReturned = false;
   /** Signals this server sent, by name. */
   readonly sent = new Set<string>();

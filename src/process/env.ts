@@ -1,9 +1,9 @@
-// The environment a command sees (tool-contract "Commands", "Permission modes"). Outside `dangerous` it is
-// a minimal base taken from the server's environment snapshot (PATH, LANG, LANGUAGE, LC_*, TZ) with
-// secret-looking values dropped; in `dangerous` the whole snapshot is passed. In every mode the server's own
-// SERVICE_* settings (its tokens and passwords) are withheld, and HOME/TMPDIR/XDG_CACHE_HOME point into the
-// per-instance runtime directory. Per-call `env` keys that look secret or change how programs load code are
-// refused outside `dangerous`, since a model would otherwise re-inject what the base removed.
+// The environment a command sees (docs/tools.md#commands, docs/tools.md#permission-modes). Outside
+// `dangerous` it is a minimal base taken from the server's environment snapshot (PATH, LANG, LANGUAGE, LC_*,
+// TZ) with secret-looking values dropped; in `dangerous` the whole snapshot is passed. In every mode the
+// server's own SERVICE_* settings (its tokens and passwords) are withheld, and HOME/TMPDIR/XDG_CACHE_HOME
+// point into the per-instance runtime directory. Per-call `env` keys that look secret or change how programs
+// load code are refused outside `dangerous`, since a model would otherwise re-inject what the base removed.
 import type { PermissionMode } from '../config/load.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 
@@ -18,7 +18,7 @@ const SECRET_NAME =
 const SECRET_VALUE =
   /^(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abprs]-[\w-]{10,}|sk-[\w-]{16,}|sk_live_\w{10,}|rk_live_\w{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[\w-]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*|-----BEGIN [A-Z ]*PRIVATE KEY)|:\/\/[^/\s:@]+:[^/\s@]+@/;
 
-/** Variables that make programs load other code (decision on loader variables, tool-contract table). */
+/** Variables that make programs load other code (docs/tools.md#permission-modes). */
 const LOADER_NAMES = new Set([
   'NODE_OPTIONS',
   'NODE_PATH',

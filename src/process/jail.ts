@@ -1,10 +1,11 @@
-// The jail for programs the server itself runs on workspace content — git and ripgrep (README "Security
-// model", rule A). Whatever the repository makes them run (a filter driver, fsmonitor, a textconv, an include
-// of another config) runs in here: the system's programs and libraries read-only, the workspace read-only,
-// an empty /tmp, its own PID, network, IPC and user namespaces, no capabilities, the seccomp filter of
-// seccomp.ts, and nothing else of the host — no home directories, no /run, no secrets, no way to write. So a
-// hostile repository can at worst read the workspace, as the user's own `git` would. git's own hardening
-// (git/run.ts) stays as a second line. Where bubblewrap cannot run, programs run unjailed and status() says so.
+// The jail for programs the server itself runs on workspace content — git and ripgrep
+// (docs/security-model.md, rule A). Whatever the repository makes them run (a filter driver, fsmonitor, a
+// textconv, an include of another config) runs in here: the system's programs and libraries read-only, the
+// workspace read-only, an empty /tmp, its own PID, network, IPC and user namespaces, no capabilities, the
+// seccomp filter of seccomp.ts, and nothing else of the host — no home directories, no /run, no secrets, no
+// way to write. So a hostile repository can at worst read the workspace, as the user's own `git` would. git's
+// own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run, programs run unjailed and
+// status() says so.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../config/load.js';

@@ -1,9 +1,10 @@
-// Start-up cleanup of processes left by a crashed earlier instance of the same workspace (issue 4, item 6).
-// runtime-dir.ts removes a dead instance's directory; its commands may still run. They are recognised by
-// their environment: every command gets HOME/TMPDIR inside `<base>/<instance pid>/`, so a process whose
-// HOME or TMPDIR lies under a sibling directory of an instance that is no longer alive was started by that
-// instance. Only processes of our own filesystem root are considered (a container sharing the directory is
-// not ours to judge), and only ones we may signal. Runs in the background; never blocks start-up.
+// Start-up cleanup of processes left by a crashed earlier instance of the same workspace
+// (docs/design-notes.md#runtime-directory). runtime-dir.ts removes a dead instance's directory; its commands
+// may still run. They are recognised by their environment: every command gets HOME/TMPDIR inside
+// `<base>/<instance pid>/`, so a process whose HOME or TMPDIR lies under a sibling directory of an instance
+// that is no longer alive was started by that instance. Only processes of our own filesystem root are
+// considered (a container sharing the directory is not ours to judge), and only ones we may signal. Runs in
+// the background; never blocks start-up.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pidAlive as alive } from '../core/pid.js';

@@ -1,7 +1,7 @@
-// Output of one command stream (tool-contract "Commands"): a frozen head (the first 64 KiB) and a rolling
-// tail (the most recent bytes, up to the per-stream buffer minus the head), addressed by absolute byte offsets
-// so read_output can page across what was dropped in between. Raw bytes are stored; only the text handed to
-// a model is cleaned (ANSI escapes, carriage-return overwrites) by modelText().
+// Output of one command stream (docs/tools.md#commands): a frozen head (the first 64 KiB) and a rolling tail
+// (the most recent bytes, up to the per-stream buffer minus the head), addressed by absolute byte offsets so
+// read_output can page across what was dropped in between. Raw bytes are stored; only the text handed to a
+// model is cleaned (ANSI escapes, carriage-return overwrites) by modelText().
 
 export const HEAD_BYTES = 64 * 1024;
 

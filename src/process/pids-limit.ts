@@ -1,9 +1,10 @@
-// How a command tree's process count is bounded (issue 10; SERVICE_EXEC_MAX_PROCESSES), decided once per
-// runtime. Preferred: a pids cgroup per command (cgroup.ts), under a cgroup of this instance in the pids
-// hierarchy of cgroup v1, or in cgroup v2 where the pids controller can be delegated to our children (when the
-// server is alone in its cgroup it moves itself into a leaf `workbench-mcp-<pid>-server` to allow that). Else
-// a watchdog: every WATCHDOG_MS it counts each running command's tree and kills a tree past the limit (in the
-// sandbox the tree is the whole PID namespace; without one, a process that leaves the tree is not counted).
+// How a command tree's process count is bounded (docs/security-model.md; SERVICE_EXEC_MAX_PROCESSES), decided
+// once per runtime. Preferred: a pids cgroup per command (cgroup.ts), under a cgroup of this instance in the
+// pids hierarchy of cgroup v1, or in cgroup v2 where the pids controller can be delegated to our children
+// (when the server is alone in its cgroup it moves itself into a leaf `workbench-mcp-<pid>-server` to allow
+// that). Else a watchdog: every WATCHDOG_MS it counts each running command's tree and kills a tree past the
+// limit (in the sandbox the tree is the whole PID namespace; without one, a process that leaves the tree is
+// not counted).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pidAlive } from '../core/pid.js';

@@ -1,9 +1,9 @@
-// Commands on pipes (decision 19; tool-contract "Commands"): the only importer of child_process for
-// commands. The child gets its own session and process group (detached → setsid); stdout and stderr are
-// read as they come; when the leader exits, background jobs it left in its group are killed and the streams
-// get a moment to drain. With a pids cgroup the child is born inside it (cgroup.ts). Runs in the spawner
-// helper (spawner-main.ts) and, as a fallback, in the server. Imports stay light: the helper loads this file
-// and nothing else of the server.
+// Commands on pipes (docs/design-notes.md#bash-and-retention; docs/tools.md#commands): the only importer of
+// child_process for commands. The child gets its own session and process group (detached → setsid); stdout
+// and stderr are read as they come; when the leader exits, background jobs it left in its group are killed
+// and the streams get a moment to drain. With a pids cgroup the child is born inside it (cgroup.ts). Runs in
+// the spawner helper (spawner-main.ts) and, as a fallback, in the server. Imports stay light: the helper
+// loads this file and nothing else of the server.
 import { spawn as spawnChild, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import { hitLimit, releaseCgroup, spawnInCgroup, type CgroupTarget } from './cgroup.js';

@@ -1,8 +1,9 @@
-// The command registry, owned by the runtime (spec §1.6, §8; tool-contract "Commands"): starts commands
-// (shell → sandbox wrapper → spawn), finds them by their unguessable id for any client, enforces the limits
-// (running count, processes per command tree, finished kept, total retained output, retention time — each
-// from config), and ends every process tree at shutdown. Finished commands are evicted oldest-first by age
-// and bytes, but one whose final status was never returned is kept (decision 19) — up to twice the count and
+// The command registry, owned by the runtime (docs/design-notes.md#one-workspace-one-runtime,
+// docs/design-notes.md#limits; docs/tools.md#commands): starts commands (shell → sandbox wrapper → spawn),
+// finds them by their unguessable id for any client, enforces the limits (running count, processes per
+// command tree, finished kept, total retained output, retention time — each from config), and ends every
+// process tree at shutdown. Finished commands are evicted oldest-first by age and bytes, but one whose final
+// status was never returned is kept (docs/design-notes.md#bash-and-retention) — up to twice the count and
 // byte limits, so memory stays bounded even when nobody polls.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -38,7 +39,7 @@ export interface StartSpec {
   maxOutputBytes: number;
   stdin: string;
   env: Record<string, string>;
-  /** The user granted this one command the host network (decision 24): no network namespace for it. */
+  /** The user granted this one command the host network (docs/design-notes.md#permission-grants): no network namespace for it. */
   hostNetwork?: boolean;
 }
 
@@ -116,8 +117,9 @@ export class CommandRegistry {
   }
 
   /**
-   * Everything the first command needs, done ahead (issue 12: the first command must not wait for it): the
-   * sandbox probe, the process-limit probe and the spawner helper. Called after the server is listening.
+   * Everything the first command needs, done ahead (docs/tools.md#commands: the first command must not wait
+   * for it): the sandbox probe, the process-limit probe and the spawner helper. Called after the server is
+   * listening.
    */
   warm(): void {
     this.sandbox();
@@ -135,7 +137,7 @@ export class CommandRegistry {
     return this.spawner.helperPid;
   }
 
-  /** Drop a command from the registry (the server's own rehearsal of the first command, issue 14). */
+  /** Drop a command from the registry (the server's own rehearsal of the first command, docs/architecture.md). */
   forget(id: string): void {
     this.commands.delete(id);
   }
@@ -332,8 +334,8 @@ export class CommandRegistry {
 
   /**
    * Apply the retention time, the finished-count limit and the total-bytes limit, oldest first. A command
-   * whose final status was never returned is exempt (decision 19) until the count or bytes reach twice
-   * their limit, so memory stays bounded even when nobody polls.
+   * whose final status was never returned is exempt (docs/design-notes.md#bash-and-retention) until the count
+   * or bytes reach twice their limit, so memory stays bounded even when nobody polls.
    */
   sweep(): void {
     const cfg = this.host.config;

@@ -1,11 +1,11 @@
-// The per-instance runtime directory: <runtime root>/workbench-mcp/<hash of workspace>/<pid>/ with home/, tmp/
-// and cache/ for children (HOME, TMPDIR, XDG_CACHE_HOME). It is never inside the workspace. The runtime root is
-// SERVICE_RUNTIME_ROOT, else /run for a root server, else $XDG_RUNTIME_DIR, else the system temp directory.
-// Nothing another user could have made is reused (README "Security model"): every directory from
-// `workbench-mcp` down must be a real directory (not a symlink) owned by this server's user and writable by no
-// one else, and the root itself must not let others rename what is in it (owned by us or root, or sticky like
-// /tmp); otherwise the server refuses to start and names the path. At start, siblings left by dead instances
-// of the same workspace are removed; at shutdown, this instance's directory is removed.
+// The per-instance runtime directory: <runtime root>/workbench-mcp/<hash of workspace>/<pid>/ with home/,
+// tmp/ and cache/ for children (HOME, TMPDIR, XDG_CACHE_HOME). It is never inside the workspace. The runtime
+// root is SERVICE_RUNTIME_ROOT, else /run for a root server, else $XDG_RUNTIME_DIR, else the system temp
+// directory. Nothing another user could have made is reused (docs/security-model.md): every directory from
+// `workbench-mcp` down must be a real directory (not a symlink) owned by this server's user and writable by
+// no one else, and the root itself must not let others rename what is in it (owned by us or root, or sticky
+// like /tmp); otherwise the server refuses to start and names the path. At start, siblings left by dead
+// instances of the same workspace are removed; at shutdown, this instance's directory is removed.
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, realpathSync, rmdirSync, rmSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';

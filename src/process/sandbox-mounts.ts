@@ -1,14 +1,14 @@
-// The filesystem a sandboxed command sees (README "Security model"), as bwrap mount options in order: the
+// The filesystem a sandboxed command sees (docs/security-model.md), as bwrap mount options in order: the
 // system read-only; secret files masked with /dev/null and secret directories with an empty read-only tmpfs
 // (a command may run as root without capabilities and still owns root's 0600 files); control sockets that
-// hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; /dev read-only with
-// a small /dev/shm of the command's own; /tmp this instance's private directory — or, when the workspace or the
-// runtime directory lies under /tmp, an empty read-only /tmp, so a write next to the workspace fails instead of
-// landing in a directory nobody sees; then the workspace and the runtime directory's home/, tmp/ and cache/
-// bound writable again. The runtime directory itself stays read-only: a command cannot replace what a later
-// sandbox is built from (its tmp/ is bound at /tmp, its seccomp filter is read by bwrap). Last the emptied
-// directories are remounted read-only, so a write outside the writable set fails with an error instead of
-// landing in a tmpfs that vanishes.
+// hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; /dev read-only
+// with a small /dev/shm of the command's own; /tmp this instance's private directory — or, when the workspace
+// or the runtime directory lies under /tmp, an empty read-only /tmp, so a write next to the workspace fails
+// instead of landing in a directory nobody sees; then the workspace and the runtime directory's home/, tmp/
+// and cache/ bound writable again. The runtime directory itself stays read-only: a command cannot replace
+// what a later sandbox is built from (its tmp/ is bound at /tmp, its seccomp filter is read by bwrap). Last
+// the emptied directories are remounted read-only, so a write outside the writable set fails with an error
+// instead of landing in a tmpfs that vanishes.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { PermissionMode, SandboxMode } from '../config/load.js';

@@ -1,11 +1,12 @@
-// The OS sandbox (tool-contract "Permission modes", decisions 23 and 27, issue 10): a bubblewrap wrapper around
-// a command's argv, so it composes with any argv (shell, PTY). Whoever runs the server, a sandboxed command
-// has no capabilities (dropped, no-new-privileges, a user namespace of its own in which no further namespace
-// can be made), its own PID namespace and /proc, a read-only system with secret files and control sockets
-// masked (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's
-// private /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with
-// only lo. `dangerous` runs unsandboxed unless the operator required bwrap. Usability is probed once, by
-// running bwrap with the real options.
+// The OS sandbox (docs/tools.md#permission-modes, docs/design-notes.md#command-arguments,
+// docs/design-notes.md#sandbox-mounts, docs/security-model.md): a bubblewrap wrapper around a command's argv,
+// so it composes with any argv (shell, PTY). Whoever runs the server, a sandboxed command has no capabilities
+// (dropped, no-new-privileges, a user namespace of its own in which no further namespace can be made), its
+// own PID namespace and /proc, a read-only system with secret files and control sockets masked
+// (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
+// /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with only lo.
+// `dangerous` runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap
+// with the real options.
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import type { SandboxMode } from '../config/load.js';
@@ -64,7 +65,7 @@ function isolationArgs(ctx: SandboxContext, userns: boolean): string[] {
  */
 export function bwrapArgs(plan: SandboxPlan, cwd: string, opts: { hostNetwork?: boolean } = {}): string[] {
   const a = plan.args?.() ?? [];
-  // A one-off network grant (decision 24) keeps every other layer.
+  // A one-off network grant (docs/design-notes.md#permission-grants) keeps every other layer.
   const base = opts.hostNetwork ? a.filter((x) => x !== '--unshare-net') : a;
   return [...base, '--chdir', cwd, '--'];
 }

@@ -1,4 +1,4 @@
-// The seccomp filter every sandboxed program runs under (README "Security model"): a classic BPF program,
+// The seccomp filter every sandboxed program runs under (docs/security-model.md): a classic BPF program,
 // assembled here and handed to bubblewrap (`--seccomp FD`), so no native module is needed. It refuses what the
 // namespaces alone leave open to a command on a root server or to a command that wants to reach another one:
 // - creating setuid/setgid files: the chmod family, open/openat/creat with O_CREAT or O_TMPFILE whose mode has

@@ -1,8 +1,8 @@
-// Starting a shell command (decision 19): the types every starter shares, the shell and executable lookup,
-// and commands in a real terminal — the only importer of the PTY library. A command runs in its own session
-// and process group (pipes: detached → setsid, in pipes.ts; PTY: the library makes the child a session
-// leader), so the whole tree can be signalled at once. The argv it gets is already complete (shell + sandbox
-// wrapper); nothing here decides policy.
+// Starting a shell command (docs/design-notes.md#bash-and-retention): the types every starter shares, the
+// shell and executable lookup, and commands in a real terminal — the only importer of the PTY library. A
+// command runs in its own session and process group (pipes: detached → setsid, in pipes.ts; PTY: the library
+// makes the child a session leader), so the whole tree can be signalled at once. The argv it gets is already
+// complete (shell + sandbox wrapper); nothing here decides policy.
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -39,7 +39,7 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
   return undefined;
 }
 
-/** decision 19: bash when it exists, else sh. */
+/** docs/design-notes.md#bash-and-retention: bash when it exists, else sh. */
 export function findShell(pathVar: string | undefined): { path: string; name: 'bash' | 'sh' } {
   const searchPath = `${pathVar ?? ''}:/usr/bin:/bin`;
   const bash = findExecutable('bash', searchPath);

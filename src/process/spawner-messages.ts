@@ -34,7 +34,7 @@ const isShort = (v: unknown, max: number): v is string => typeof v === 'string' 
 
 /**
  * A message from the helper, checked field by field, or undefined. The helper runs outside every sandbox, but
- * the server still never acts on a message it has not checked (README "Security model", rule B): a malformed
+ * the server still never acts on a message it has not checked (docs/security-model.md, rule B): a malformed
  * one means the helper is not the program we started, and the caller replaces it.
  */
 export function parseFromHelper(m: unknown): FromHelper | undefined {

@@ -1,5 +1,6 @@
-// tools/call: look the tool up (unknown name = JSON-RPC -32602, decisions.md 2), validate arguments (invalid =
-// INVALID_ARGUMENT tool error the model can read), run the handler, shape the result, write the audit line.
+// tools/call: look the tool up (unknown name = JSON-RPC -32602, docs/design-notes.md#statuses), validate
+// arguments (invalid = INVALID_ARGUMENT tool error the model can read), run the handler, shape the result,
+// write the audit line.
 import type { Principal } from '../core/principal.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ProtocolHost } from './host.js';

@@ -1,4 +1,4 @@
-// Era classification and the 2026-07-28 envelope and mirror-header checks (http-and-auth-contract "POST /mcp"
+// Era classification and the 2026-07-28 envelope and mirror-header checks (docs/http.md#order-of-checks,
 // steps 4–6). Pure: takes the parsed message and a header view (null on stdio, which has no headers) and
 // returns the era or the rejection, never throws.
 import {
@@ -75,7 +75,7 @@ function classifyModern(
     );
   }
   // The header contradicting the body is -32020 even when the body's version is one we do not speak
-  // (decision 39, as the conformance suite's server-stateless scenario checks).
+  // (docs/design-notes.md#stateless-era-order, as the conformance suite's server-stateless scenario checks).
   if (headers) {
     const problem = mirror(headers, 'mcp-protocol-version', version, false);
     if (problem) return bad(HEADER_MISMATCH, `Header mismatch: ${problem}`);
@@ -133,9 +133,9 @@ export function classify(msg: Request | Notification, headers: HeaderView | null
 }
 
 /**
- * A 2026-07-28 header on a body without the era's `_meta` (decision 39, the conformance suite's
- * server-stateless scenario): a method that does not exist in that era (`initialize`, `ping`, …) is
- * 404/-32601; any other request lacks its required `_meta` params, 400/-32602.
+ * A 2026-07-28 header on a body without the era's `_meta` (docs/design-notes.md#stateless-era-order, the
+ * conformance suite's server-stateless scenario): a method that does not exist in that era (`initialize`,
+ * `ping`, …) is 404/-32601; any other request lacks its required `_meta` params, 400/-32602.
  */
 function modernHeaderWithoutMeta(msg: Request | Notification, v: string): Classified {
   if (msg.kind === 'request' && !MODERN_METHODS.has(msg.method) && !(msg.method in NAME_SOURCE)) {

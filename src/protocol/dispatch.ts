@@ -1,7 +1,7 @@
 // One stateless dispatcher for both eras and both transports. Given a parsed, classified message it returns
 // the HTTP status and the JSON body to send (null body = 202 for notifications). No per-client state exists:
 // initialize is optional and idempotent, and every request is answered by the runtime that owns the
-// workspace (spec §1.5, §9).
+// workspace (docs/design-notes.md#one-workspace-one-runtime, docs/http.md#eras).
 import type { Principal } from '../core/principal.js';
 import type { ProtocolHost } from './host.js';
 import { callTool } from './call-tool.js';
@@ -132,7 +132,7 @@ export class Dispatcher {
     return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
   }
 
-  /** decision 24: a refusal the user may lift, asked through the client (2026-07-28 only). */
+  /** docs/design-notes.md#permission-grants: a refusal the user may lift, asked through the client (2026-07-28 only). */
   private inputRequired(msg: Request, payload: Record<string, unknown> | object): Reply {
     const r = { ...payload, resultType: 'input_required', _meta: { [META_SERVER_INFO]: SERVER_INFO } };
     return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };

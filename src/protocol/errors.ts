@@ -1,6 +1,6 @@
 // The closed family of JSON-RPC errors. Each carries the HTTP status it is sent with; the era decides
-// (decisions.md 1 and 2): transport and envelope rejections keep their 4xx, method-produced errors are 200
-// except an unknown method in the 2026-07-28 era (404).
+// (docs/design-notes.md#statuses): transport and envelope rejections keep their 4xx, method-produced errors
+// are 200 except an unknown method in the 2026-07-28 era (404).
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

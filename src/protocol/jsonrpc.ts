@@ -1,4 +1,5 @@
-// JSON-RPC 2.0 message parsing. Returns a value, never throws. Batches are rejected (spec §4, §7).
+// JSON-RPC 2.0 message parsing. Returns a value, never throws. Batches are rejected
+// (docs/http.md#order-of-checks, docs/http.md#other-routes).
 import { INVALID_REQUEST, PARSE_ERROR, ProtocolError, type JsonRpcId } from './errors.js';
 
 export interface Request {

@@ -1,6 +1,6 @@
-// The single runtime that owns the workspace (spec §1.5): root, configuration, clock, logger, the tool
-// catalog and project instructions. Later layers (commands, patch locks, OAuth stores) hang off it, so every
-// client, transport and connection sees the same state.
+// The single runtime that owns the workspace (docs/design-notes.md#one-workspace-one-runtime): root,
+// configuration, clock, logger, the tool catalog and project instructions. Later layers (commands, patch
+// locks, OAuth stores) hang off it, so every client, transport and connection sees the same state.
 import type { Config } from '../config/load.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -34,18 +34,18 @@ export class Runtime {
   readonly instructions: Instructions;
   readonly audit: AuditLog | undefined;
   readonly search: SearchEngines;
-  /** apply_patch's per-file locks, shared by every client (decision 16). */
+  /** apply_patch's per-file locks, shared by every client (docs/design-notes.md#same-file-concurrency). */
   readonly patchLocks = new FileLocks();
   readonly startedAt: number;
   /** Per-instance HOME/TMPDIR/cache for children, outside the workspace. */
   readonly dirs: RuntimeDirs;
   /** Where git and ripgrep run: the workspace read-only, nothing else of the host (process/jail.ts). */
   readonly jail: ToolJail;
-  /** Commands: workspace resources any client may continue by id (spec §1.6); ended at shutdown. */
+  /** Commands: workspace resources any client may continue by id (docs/design-notes.md#one-workspace-one-runtime); ended at shutdown. */
   readonly commands: CommandRegistry;
   /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
   readonly baseline = new ChangeBaseline();
-  /** One-time grants asked through the client (decision 24). */
+  /** One-time grants asked through the client (docs/design-notes.md#permission-grants). */
   readonly grants: GrantStore;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];

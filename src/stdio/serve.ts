@@ -1,8 +1,8 @@
 // stdio transport: newline-delimited JSON-RPC on stdin/stdout, both eras, no auth (the parent process is the
 // client). stdout carries protocol messages only. Requests run concurrently (a command poll may wait), each
-// answered when done; EOF waits for what is in flight, then resolves so the caller can shut down.
-// `onSettled` runs once, when the client's opening requests (initialize, tools/list …) are answered: the
-// warm-up after start blocks for some milliseconds and must not delay them (issue 14). A tools/call that comes
+// answered when done; EOF waits for what is in flight, then resolves so the caller can shut down. `onSettled`
+// runs once, when the client's opening requests (initialize, tools/list …) are answered: the warm-up after
+// start blocks for some milliseconds and must not delay them (docs/architecture.md). A tools/call that comes
 // first needs what the warm-up starts, so it starts it at once, in parallel, instead of waiting.
 import type { Readable, Writable } from 'node:stream';
 import { STDIO_PRINCIPAL } from '../core/principal.js';

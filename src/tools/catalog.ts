@@ -1,9 +1,9 @@
-// What the server advertises and calls, built from one summary per tool (tool-contract "Envelope" order):
-// names, the real annotations, the tools/list payload, and each tool's definition for tools/call. Permission
-// modes never change it; SERVICE_ENABLE_VIEW_IMAGE=0 removes view_image. The definitions (zod schemas,
-// handlers, and through them patch/, git/, process/ …) come from `load`, called on first use: a summary is
-// plain data, so the bundled bin answers initialize and tools/list without loading them (issue 14). This
-// module must stay free of zod and of the tool modules.
+// What the server advertises and calls, built from one summary per tool (docs/tools.md#the-tools, in its
+// order): names, the real annotations, the tools/list payload, and each tool's definition for tools/call.
+// Permission modes never change it; SERVICE_ENABLE_VIEW_IMAGE=0 removes view_image. The definitions (zod
+// schemas, handlers, and through them patch/, git/, process/ …) come from `load`, called on first use: a
+// summary is plain data, so the bundled bin answers initialize and tools/list without loading them
+// (docs/architecture.md). This module must stay free of zod and of the tool modules.
 import type { ToolAnnotations, ToolDef } from './define.js';
 
 /** One tool as tools/list describes it, with its real annotations. */

@@ -6,7 +6,7 @@ import { ToolError } from '../core/tool-error.js';
 import { notFound, resolvePath, type ResolvedPath } from '../workspace/paths.js';
 import type { ToolContext } from './define.js';
 
-/** A workspace path (tool-contract "Paths"): the name says what it is, so it carries no description by default. */
+/** A workspace path (docs/tools.md#paths): the name says what it is, so it carries no description by default. */
 export const pathArg = (what?: string) => (what ? z.string().describe(what) : z.string());
 export const includeHiddenArg = z.boolean().default(false);
 export const includeIgnoredArg = z

@@ -1,5 +1,5 @@
-// What a tool is: one definition object per tool file. Handlers get validated arguments and a ToolContext
-// and return an outcome; they never see HTTP, the protocol era or a token (architecture.md, style 2).
+// What a tool is: one definition object per tool file. Handlers get validated arguments and a ToolContext and
+// return an outcome; they never see HTTP, the protocol era or a token (docs/architecture.md#style, rule 2).
 import type * as z from 'zod';
 import type { Config } from '../config/load.js';
 import type { Clock } from '../core/clock.js';
@@ -40,7 +40,7 @@ export interface ToolOutcome {
   extra?: ImageBlock[];
 }
 
-/** What a call may ask of the client's user (decision 24); a handler never sees the era itself. */
+/** What a call may ask of the client's user (docs/design-notes.md#permission-grants); a handler never sees the era itself. */
 export interface Consent {
   /** The client can ask its user: a 2026-07-28 request whose client declared the elicitation capability. */
   canAsk: boolean;

@@ -1,7 +1,8 @@
-// Where the runtime's catalog comes from. The bundled bin (scripts/bundle.mjs) carries the tool summaries made
-// at build time, so it answers initialize and tools/list without loading zod and the tool modules; they load
-// on the first tools/call, or earlier when the server warms up after start (issue 14). Unbundled (tests,
-// tsc's output) the summaries are computed from the tools themselves, loaded here with this module.
+// Where the runtime's catalog comes from. The bundled bin (scripts/bundle.mjs) carries the tool summaries
+// made at build time, so it answers initialize and tools/list without loading zod and the tool modules; they
+// load on the first tools/call, or earlier when the server warms up after start (docs/architecture.md).
+// Unbundled (tests, tsc's output) the summaries are computed from the tools themselves, loaded here with this
+// module.
 import { catalogOf, type Catalog, type CatalogOptions, type ToolSummary } from './catalog.js';
 
 /** toolSummaries() of every tool, as the build computed them; defined only in the bundled bin. */

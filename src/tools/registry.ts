@@ -1,4 +1,4 @@
-// The tools: a hand-written ordered list (tool-contract "Envelope" order), their summaries (the tools/list data,
+// The tools: a hand-written ordered list (docs/tools.md#the-tools), their summaries (the tools/list data,
 // advertised schemas generated from the zod schemas that validate) and their entries for tools/call. The
 // catalog itself is tools/catalog.ts; the bundled bin gets the summaries from the build (scripts/bundle.mjs)
 // and loads this module on first use (tools/lazy-catalog.ts).

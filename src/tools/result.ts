@@ -1,6 +1,6 @@
-// The one place tool outcomes and ToolErrors become MCP CallToolResults (tool-contract "Envelope"). Success:
-// one text block for the model + structuredContent {ok:true,...}. Failure: isError with {ok:false, error} and
-// text lines `CODE: message`, `Category: … Retryable: …`, then the exact next call.
+// The one place tool outcomes and ToolErrors become MCP CallToolResults (docs/tools.md#results-and-errors).
+// Success: one text block for the model + structuredContent {ok:true,...}. Failure: isError with {ok:false,
+// error} and text lines `CODE: message`, `Category: … Retryable: …`, then the exact next call.
 import { ToolError } from '../core/tool-error.js';
 import type { ToolOutcome } from './define.js';
 import { lean } from '../core/lean.js';

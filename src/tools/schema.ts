@@ -1,7 +1,8 @@
 // Advertised schemas are generated from the same zod schemas that validate (one source). outputSchema is
 // `anyOf` the success shape and the shared error shape (`ok: false, error{code, message, category, retryable,
-// details}`), because the v1 client validates structuredContent even when isError is true (decisions.md 13).
-// Validation failures become INVALID_ARGUMENT tool errors.
+// details}`), because the v1 client validates structuredContent even when isError is true
+// (docs/design-notes.md#output-schemas-accept-errors). Validation failures become INVALID_ARGUMENT tool
+// errors.
 import * as z from 'zod';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolDef } from './define.js';
@@ -66,17 +67,19 @@ function typeOnly(node: Json): Json {
 }
 
 /**
- * The error branch, the same for every tool (decisions.md 13): an error result has `ok` (false) and `error`. Its
- * fields are the contract's (tool-contract "Envelope") and not repeated in every tool's schema: the success
- * branch requires `ok: true`, so only an error result needs this one.
+ * The error branch, the same for every tool (docs/design-notes.md#output-schemas-accept-errors): an error
+ * result has `ok` (false) and `error`. Its fields are those of docs/tools.md#results-and-errors and not
+ * repeated in every tool's schema: the success branch requires `ok: true`, so only an error result needs this
+ * one.
  */
 const ERROR_BRANCH: Json = { required: ['ok', 'error'] };
 
 /**
  * Output schemas name every top-level result field with its type only; `required` lists what every success
- * carries, and a field a result may leave out (decision 40) is optional: no type arrays, no `null`. Nested
- * objects and arrays are advertised by type. Clients validate structuredContent against them (the v1 SDK even
- * on errors, hence `anyOf` with the error branch); tools/list is the call every client makes first and most.
+ * carries, and a field a result may leave out (docs/design-notes.md#lean-results) is optional: no type
+ * arrays, no `null`. Nested objects and arrays are advertised by type. Clients validate structuredContent
+ * against them (the v1 SDK even on errors, hence `anyOf` with the error branch); tools/list is the call every
+ * client makes first and most.
  */
 const ALWAYS_PRESENT = new Set(['status', 'command_id']);
 
@@ -85,8 +88,9 @@ export function outputJsonSchema(def: ToolDef): Json {
   const props = Object.entries((js.properties ?? {}) as Record<string, Json>);
   const success: Json = {
     properties: { ok: { const: true }, ...Object.fromEntries(props.map(([k, v]) => [k, typeOnly(v)])) },
-    // Only what every result of every tool carries is listed as required (decision 40): the names and types
-    // above tell a client what may come; a list of every always-present field of every tool cost ~800 bytes.
+    // Only what every result of every tool carries is listed as required (docs/design-notes.md#lean-results):
+    // the names and types above tell a client what may come; a list of every always-present field of every
+    // tool cost ~800 bytes.
     required: ['ok', ...((js.required as string[] | undefined) ?? []).filter((k) => ALWAYS_PRESENT.has(k))],
   };
   return { type: 'object', anyOf: [success, ERROR_BRANCH] };

@@ -1,11 +1,12 @@
-// The one door through which the server opens, lists, writes and renames workspace paths (tool-contract
-// "Paths", decision 28). Every descriptor is checked after it is opened, on the descriptor itself: its real
-// path (/proc/self/fd/N) must lie inside the workspace, so a directory swapped for a symlink between the path
-// check and the open is caught instead of followed. Directories are entered and written through descriptors:
-// `/proc/self/fd/N/name` resolves `name` inside the directory N refers to (openat semantics), so with
-// O_NOFOLLOW no swap can redirect a walk, a create, a rename or an unlink outside. Non-regular files are
-// refused without a blocking open (O_NONBLOCK, then fstat). Where /proc is absent (not Linux) the same calls
-// fall back to plain paths and the guarantee narrows to the path check (README "Security model").
+// The one door through which the server opens, lists, writes and renames workspace paths
+// (docs/tools.md#paths, docs/design-notes.md#symlink-races). Every descriptor is checked after it is opened,
+// on the descriptor itself: its real path (/proc/self/fd/N) must lie inside the workspace, so a directory
+// swapped for a symlink between the path check and the open is caught instead of followed. Directories are
+// entered and written through descriptors: `/proc/self/fd/N/name` resolves `name` inside the directory N
+// refers to (openat semantics), so with O_NOFOLLOW no swap can redirect a walk, a create, a rename or an
+// unlink outside. Non-regular files are refused without a blocking open (O_NONBLOCK, then fstat). Where /proc
+// is absent (not Linux) the same calls fall back to plain paths and the guarantee narrows to the path check
+// (docs/security-model.md).
 import {
   closeSync,
   constants,

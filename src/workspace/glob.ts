@@ -1,7 +1,7 @@
-// One glob meaning everywhere (tool-contract "Paths", decisions.md 21): a pattern with a `/` matches the whole
-// path relative to the listing/search base; a pattern without one matches the basename at any depth (as in
-// .gitignore and ripgrep's -g). `**` spans zero or more directories, so `**/*` includes files at the base;
-// `*` never crosses `/`. Hidden entries are decided elsewhere, so dots are matched like any character.
+// One glob meaning everywhere (docs/tools.md#paths, docs/design-notes.md#globs): a pattern with a `/` matches
+// the whole path relative to the listing/search base; a pattern without one matches the basename at any depth
+// (as in .gitignore and ripgrep's -g). `**` spans zero or more directories, so `**/*` includes files at the
+// base; `*` never crosses `/`. Hidden entries are decided elsewhere, so dots are matched like any character.
 import picomatch from 'picomatch';
 import { ToolError } from '../core/tool-error.js';
 

@@ -1,4 +1,4 @@
-// Project instructions (tool-contract "Runtime"): the root AGENTS.md and CLAUDE.md (16 KiB each, 32 KiB in
+// Project instructions (docs/tools.md#paths): the root AGENTS.md and CLAUDE.md (16 KiB each, 32 KiB in
 // all) become the `instructions` of initialize and server/discover. They are re-read when they change: a
 // stat per call compares size, mtime and inode, so an edit shows up on the next handshake without a restart.
 // A symlink leading out of the workspace or a FIFO in their place is skipped (workspace/confined-fs).

@@ -1,4 +1,4 @@
-// Path confinement for every path argument (tool-contract "Paths"). A path is resolved against the root,
+// Path confinement for every path argument (docs/tools.md#paths). A path is resolved against the root,
 // `..` is resolved first and then checked, and the *real* path of the target (or of its nearest existing
 // parent, for files that do not exist yet) must lie inside the real root. Lexically inside but really
 // outside means a symlink leads out: SYMLINK_ESCAPE. Nothing here reads or writes file contents.

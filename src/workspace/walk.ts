@@ -1,14 +1,14 @@
 // The one directory walker behind list_dir, list_files and the JS search engine. It applies, below the
 // starting directory only: default excludes and .gitignore (unless includeIgnored), hidden entries (unless
 // includeHidden), and an exclude matcher relative to the start. Symlinked directories are never entered;
-// symlinks whose target is outside the workspace are reported as such so callers can drop them.
-// Every directory is entered through a descriptor opened without following symlinks from its verified parent
+// symlinks whose target is outside the workspace are reported as such so callers can drop them. Every
+// directory is entered through a descriptor opened without following symlinks from its verified parent
 // (workspace/confined-fs), and entries are stat'ed through it, so a directory swapped for a symlink while the
-// walk runs is never followed and nothing outside the workspace is listed.
-// Bounded whatever the tree (README "Limits"): iterative (no recursion), at most MAX_WALK_DEPTH levels (the
-// result says when that stopped it), a dozen directory descriptors at most (walk-frames.ts), and the event loop
-// is yielded to every few milliseconds. Entries come in path order (path-order.ts), so a walk can resume
-// `from` a path without entering the subtrees before it.
+// walk runs is never followed and nothing outside the workspace is listed. Bounded whatever the tree
+// (docs/tools.md#limits): iterative (no recursion), at most MAX_WALK_DEPTH levels (the result says when that
+// stopped it), a dozen directory descriptors at most (walk-frames.ts), and the event loop is yielded to every
+// few milliseconds. Entries come in path order (path-order.ts), so a walk can resume `from` a path without
+// entering the subtrees before it.
 import type { Stats } from 'node:fs';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { TimeSlicer } from '../core/slice.js';

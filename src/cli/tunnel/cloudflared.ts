@@ -1,7 +1,7 @@
-// cloudflared quick tunnel (real-clients.md "Tunnel providers"): `cloudflared tunnel --url http://127.0.0.1:PORT`
-// prints a box with `https://<words>.trycloudflare.com` on stderr, and its `--metrics` server answers
-// `GET /quicktunnel` with `{"hostname": …}`. The name is new on every run, so nothing is pinned: cloudflared
-// forwards the public Host header, from which the server derives its origin.
+// cloudflared quick tunnel (docs/remote-access.md#providers): `cloudflared tunnel --url
+// http://127.0.0.1:PORT` prints a box with `https://<words>.trycloudflare.com` on stderr, and its `--metrics`
+// server answers `GET /quicktunnel` with `{"hostname": …}`. The name is new on every run, so nothing is
+// pinned: cloudflared forwards the public Host header, from which the server derives its origin.
 import { isLoopbackHostname } from '../../core/hosts.js';
 import { getLocalJson, httpsOrigin, type Provider, type ProviderOptions } from './provider.js';
 
@@ -21,7 +21,7 @@ export function cloudflared(o: ProviderOptions): Provider {
       o.name
         ? '--name is for ngrok reserved domains and devtunnel named tunnels; for a named Cloudflare tunnel run cloudflared yourself and start the server with --server-url https://<your-hostname>'
         : undefined,
-    // --no-autoupdate: cloudflared must never download anything on our behalf (decisions.md 42).
+    // --no-autoupdate: cloudflared must never download anything on our behalf (docs/design-notes.md#nothing-is-downloaded).
     argv: (port) => [
       'tunnel',
       '--no-autoupdate',

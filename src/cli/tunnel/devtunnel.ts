@@ -1,9 +1,9 @@
-// Microsoft dev tunnels (real-clients.md "Tunnel providers"): `devtunnel host` prints `Connect via browser:
-// https://<id>-<port>.<region>.devtunnels.ms` (older CLIs: `Hosting port N at https://…`), then `Ready to accept
-// connections for tunnel: <id>`. Without --name it hosts a temporary tunnel, deleted when it stops, with
-// anonymous access; with --name it hosts a tunnel made by `devtunnel create` (a stable address). The relay
-// rewrites Host to localhost:<port>, so the origin it prints is always pinned as SERVICE_SERVER_URL, which
-// needs devtunnel to start first, on a fixed port (the port is part of the address).
+// Microsoft dev tunnels (docs/remote-access.md#providers): `devtunnel host` prints `Connect via browser:
+// https://<id>-<port>.<region>.devtunnels.ms` (older CLIs: `Hosting port N at https://…`), then `Ready to
+// accept connections for tunnel: <id>`. Without --name it hosts a temporary tunnel, deleted when it stops,
+// with anonymous access; with --name it hosts a tunnel made by `devtunnel create` (a stable address). The
+// relay rewrites Host to localhost:<port>, so the origin it prints is always pinned as SERVICE_SERVER_URL,
+// which needs devtunnel to start first, on a fixed port (the port is part of the address).
 import { httpsOrigin, type Provider, type ProviderOptions } from './provider.js';
 
 const TUNNEL_URL = /https:\/\/[a-z0-9]+-(\d+)\.[a-z0-9]+\.devtunnels\.ms\b/gi;

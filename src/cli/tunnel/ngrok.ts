@@ -1,4 +1,4 @@
-// ngrok v3 (real-clients.md "Tunnel providers"): with `--log stdout --log-format json` it prints a line with
+// ngrok v3 (docs/remote-access.md#providers): with `--log stdout --log-format json` it prints a line with
 // `"msg":"started tunnel"` and `"url"`, and its agent API (`"msg":"starting web service"`, `addr`, usually
 // 127.0.0.1:4040) lists `public_url` under `GET /api/tunnels`. ngrok forwards the public Host header. With
 // `--name <reserved domain>` (`ngrok http … --url https://<domain>`) the name is stable and known before

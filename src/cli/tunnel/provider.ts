@@ -1,7 +1,8 @@
-// What a tunnel provider module tells `workbench-mcp tunnel` (http-and-auth-contract "Tunnels"): its CLI name
-// and install hint, the argv that publishes a loopback port, how its output or local API names the public URL,
+// What a tunnel provider module tells `workbench-mcp tunnel` (docs/remote-access.md): its CLI name and
+// install hint, the argv that publishes a loopback port, how its output or local API names the public URL,
 // whether that name is stable, and whether it must start before the server (so its URL can be pinned as
-// SERVICE_SERVER_URL). Shared helpers: finding a CLI on PATH (never downloading one) and normalising an origin.
+// SERVICE_SERVER_URL). Shared helpers: finding a CLI on PATH (never downloading one) and normalising an
+// origin.
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 

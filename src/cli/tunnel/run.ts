@@ -1,9 +1,10 @@
-// `workbench-mcp tunnel cloudflared|ngrok|devtunnel` (docs/remote-access.md): uses the bearer token kept for the
-// workspace (made now if there is none; the server child finds it in the same state directory) or, with
+// `workbench-mcp tunnel cloudflared|ngrok|devtunnel` (docs/remote-access.md): uses the bearer token kept for
+// the workspace (made now if there is none; the server child finds it in the same state directory) or, with
 // nothing kept, makes one for the run and passes it by environment, never argv; runs the built server on
-// loopback as a child process and the provider CLI found on PATH, reads the public URL from the provider, waits
-// (--wait, saying every few seconds what it waits for) until https://<host>/.well-known/mcp.json answers
-// through the tunnel, prints the block, and stops both on Ctrl-C or when either dies. Exit codes: TUNNEL_EXIT.
+// loopback as a child process and the provider CLI found on PATH, reads the public URL from the provider,
+// waits (--wait, saying every few seconds what it waits for) until https://<host>/.well-known/mcp.json
+// answers through the tunnel, prints the block, and stops both on Ctrl-C or when either dies. Exit codes:
+// TUNNEL_EXIT.
 import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../../config/load.js';
 import { isLoopbackHostname } from '../../core/hosts.js';

@@ -1,6 +1,7 @@
-// token_endpoint_auth_method of a registration (spec §2.1, RFC 7591 §2): absent means `none`
-// (decisions.md 11); otherwise one of none, client_secret_post, client_secret_basic. Any other method is
-// refused rather than swapped, because the client could not authenticate with a method it did not ask for.
+// token_endpoint_auth_method of a registration (docs/oauth.md#registration, RFC 7591 §2): absent means `none`
+// (docs/design-notes.md#pre-registered-client-and-static-tokens); otherwise one of none, client_secret_post,
+// client_secret_basic. Any other method is refused rather than swapped, because the client could not
+// authenticate with a method it did not ask for.
 import { REGISTRABLE_AUTH_METHODS, type AuthMethod } from '../clients.js';
 import { oauthError, type OAuthError } from '../errors.js';
 

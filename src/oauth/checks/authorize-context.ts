@@ -6,6 +6,6 @@ import type { Form } from '../http-io.js';
 export interface AuthorizeCtx {
   form: Form;
   client: Client | undefined;
-  /** The public origin (http-and-auth-contract "OAuth 2.1", first rule); the resource is `<base>/mcp`. */
+  /** The public origin (docs/oauth.md#metadata); the resource is `<base>/mcp`. */
   base: string;
 }

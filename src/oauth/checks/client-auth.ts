@@ -1,7 +1,8 @@
-// Client authentication at the token endpoint (spec §2.1 "the client must always use the method it
-// registered"; RFC 6749 §2.3.1): Basic (form-urlencoded id:secret), client_secret in the body, or none with
-// client_id in the body. One method per request (RFC 6749 §2.3); secrets compared by digest through the one
-// constant-time door. Failures are invalid_client, 401, with a Basic challenge when Basic was tried (§5.2).
+// Client authentication at the token endpoint (a client uses the method it registered,
+// docs/oauth.md#registration; RFC 6749 §2.3.1): Basic (form-urlencoded id:secret), client_secret in the body,
+// or none with client_id in the body. One method per request (RFC 6749 §2.3); secrets compared by digest
+// through the one constant-time door. Failures are invalid_client, 401, with a Basic challenge when Basic was
+// tried (§5.2).
 import { safeEqual } from '../../core/constant-time.js';
 import type { AuthMethod, Client } from '../clients.js';
 import { oauthError, type OAuthError } from '../errors.js';

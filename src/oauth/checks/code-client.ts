@@ -1,5 +1,5 @@
 // The code was issued to the client that presents it (RFC 6749 §4.1.3: "ensure that the authorization code
-// was issued to the authenticated confidential client, or … to the public client"; spec §2.3).
+// was issued to the authenticated confidential client, or … to the public client"; docs/oauth.md#codes).
 import { oauthError, type OAuthError } from '../errors.js';
 import type { CodeCtx } from './code-context.js';
 

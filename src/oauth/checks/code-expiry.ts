@@ -1,4 +1,4 @@
-// The code is younger than five minutes (spec §2.3, §3 "five minutes elapse → expired", §8; RFC 6749
+// The code is younger than five minutes (docs/oauth.md#codes; RFC 6749
 // §4.1.2 recommends at most ten). Time comes from the injected clock.
 import { oauthError, type OAuthError } from '../errors.js';
 import type { CodeCtx } from './code-context.js';

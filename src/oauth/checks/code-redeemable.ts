@@ -1,4 +1,4 @@
-// The code exists and this is its first presentation (spec §2.3 and §3: single use; RFC 6749 §4.1.2 and
+// The code exists and this is its first presentation (docs/oauth.md#codes: single use; RFC 6749 §4.1.2 and
 // §5.2 invalid_grant). A code presented again is refused, and the endpoint revokes what it issued.
 import { oauthError, type OAuthError } from '../errors.js';
 import type { CodeCtx } from './code-context.js';

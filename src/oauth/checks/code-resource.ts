@@ -1,4 +1,4 @@
-// The resource the code is bound to (spec §2.3) is this server as the token request sees it, and a
+// The resource the code is bound to (docs/oauth.md#codes) is this server as the token request sees it, and a
 // `resource` parameter, when present, names it (RFC 8707 §2.2 → invalid_target). A code issued through
 // another public origin of this server is refused (invalid_grant): its tokens would carry another audience.
 import { oauthError, type OAuthError } from '../errors.js';

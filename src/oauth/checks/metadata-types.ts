@@ -1,7 +1,8 @@
 // Types of the other registration members this server reads (RFC 7591 §2): strings where the RFC says string,
 // arrays of strings for grant_types/response_types/contacts, scope in RFC 6749 §3.3 syntax. Members it does
 // not understand are ignored (RFC 7591 §2); a wrong type of a known member is invalid_client_metadata.
-// normaliseMetadata() runs first (decisions.md 37): a null member is absent, and an empty scope is no scope.
+// normaliseMetadata() runs first (docs/design-notes.md#registration-leniency): a null member is absent, and
+// an empty scope is no scope.
 import { oauthError, type OAuthError } from '../errors.js';
 import { scopeProblem } from './scope-syntax.js';
 

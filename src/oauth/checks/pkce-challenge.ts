@@ -1,6 +1,7 @@
-// PKCE is mandatory with S256 (spec §5.2.3, RFC 9700 §2.1.1, RFC 7636 §4.3): code_challenge required,
-// code_challenge_method must be S256 — `plain` and a missing method are refused (RFC 7636 §4.4.1 answers
-// invalid_request) — and the challenge is exactly 43 base64url characters (a SHA-256 digest, RFC 7636 §4.2).
+// PKCE is mandatory with S256 (docs/oauth.md#the-authorization-page, RFC 9700 §2.1.1, RFC 7636 §4.3):
+// code_challenge required, code_challenge_method must be S256 — `plain` and a missing method are refused (RFC
+// 7636 §4.4.1 answers invalid_request) — and the challenge is exactly 43 base64url characters (a SHA-256
+// digest, RFC 7636 §4.2).
 import { oauthError, type OAuthError } from '../errors.js';
 import type { AuthorizeCtx } from './authorize-context.js';
 

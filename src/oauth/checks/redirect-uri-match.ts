@@ -1,10 +1,11 @@
 // redirect_uri is present and equals one of the client's registered URIs exactly, character for character
-// (spec §2.1 and §5.2.4, RFC 9700 §2.1, RFC 6749 §3.1.2.2). One exception, RFC 8252 §7.3 ("the authorization
-// server MUST allow any port to be specified at the time of the request for loopback IP redirect URIs"): a
-// dynamic or metadata-document client's `http` loopback URI registered WITHOUT a port matches the same URI
-// with any port — Claude Code's document lists `http://localhost/callback` and listens on a random port, VS Code
-// registers `http://127.0.0.1/`. A URI registered with a port, and a pre-registered client's URIs (decisions.md
-// 11), match exactly. A mismatch is a page, never a redirect (RFC 6749 §4.1.2.1): no open redirector.
+// (docs/oauth.md#registration, docs/oauth.md#redirect-uris, RFC 9700 §2.1, RFC 6749 §3.1.2.2). One exception,
+// RFC 8252 §7.3 ("the authorization server MUST allow any port to be specified at the time of the request for
+// loopback IP redirect URIs"): a dynamic or metadata-document client's `http` loopback URI registered WITHOUT
+// a port matches the same URI with any port — Claude Code's document lists `http://localhost/callback` and
+// listens on a random port, VS Code registers `http://127.0.0.1/`. A URI registered with a port, and a
+// pre-registered client's URIs (docs/oauth.md#redirect-uris), match exactly. A mismatch is a page, never a
+// redirect (RFC 6749 §4.1.2.1): no open redirector.
 import type { Client } from '../clients.js';
 import { oauthError, type OAuthError } from '../errors.js';
 import type { AuthorizeCtx } from './authorize-context.js';

@@ -1,4 +1,4 @@
-// One redirect URI on its own (spec §2.1; http-and-auth-contract "POST /oauth/register"): absolute, no
+// One redirect URI on its own (docs/oauth.md#registration): absolute, no
 // fragment (RFC 6749 §3.1.2), no userinfo; https anywhere, http only for localhost/127.0.0.1/::1 (RFC 8252
 // §7.3, RFC 9700 §2.1); private-use schemes of native apps (RFC 8252 §7.1, e.g. `cursor://…`) — PKCE binds
 // those — but never a scheme a browser would run or render itself (javascript:, data:, file:, …).

@@ -1,6 +1,6 @@
-// The redirect_uris member of a registration (spec §2.1 and §8, RFC 7591 §2): required, an array of 1–10
-// strings, entries unique, each one valid on its own (redirect-uri-syntax). → invalid_redirect_uri
-// (RFC 7591 §3.2.2).
+// The redirect_uris member of a registration (docs/oauth.md#registration, docs/design-notes.md#limits, RFC
+// 7591 §2): required, an array of 1–10 strings, entries unique, each one valid on its own
+// (redirect-uri-syntax). → invalid_redirect_uri (RFC 7591 §3.2.2).
 import { oauthError, type OAuthError } from '../errors.js';
 import { redirectUriProblem } from './redirect-uri-syntax.js';
 

@@ -1,4 +1,4 @@
-// Refresh tokens live 30 days from their issue (decisions.md 7); an expired one is invalid_grant
+// Refresh tokens live 30 days from their issue (docs/design-notes.md#limits); an expired one is invalid_grant
 // (RFC 6749 §5.2, §6). Each rotation starts a new 30 days for the new token.
 import { oauthError, type OAuthError } from '../errors.js';
 import type { RefreshCtx } from './refresh-context.js';

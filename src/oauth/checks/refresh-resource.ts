@@ -1,5 +1,6 @@
-// A refreshed token keeps the audience of its grant (spec §2.4); a `resource` parameter must name this server
-// (RFC 8707 §2.2 → invalid_target), and the grant must belong to the origin the request arrived on.
+// A refreshed token keeps the audience of its grant (docs/oauth.md#access-tokens); a `resource` parameter
+// must name this server (RFC 8707 §2.2 → invalid_target), and the grant must belong to the origin the request
+// arrived on.
 import { oauthError, type OAuthError } from '../errors.js';
 import type { RefreshCtx } from './refresh-context.js';
 import { checkResourceIndicator, resourceOf } from './resource-indicator.js';

@@ -1,11 +1,11 @@
 // A `resource` parameter (RFC 8707 §2) must name this server: `<base>/mcp` or `<base>`, with or without a
-// trailing slash (http-and-auth-contract "GET /oauth/authorize", beyond: clients differ). It is an absolute
+// trailing slash (docs/oauth.md#the-authorization-page, beyond: clients differ). It is an absolute
 // URI without a fragment; anything else — another server's URL included — is invalid_target. Used by the
 // authorization endpoint and, for token requests, by the code and refresh checks.
 import { oauthError, type OAuthError } from '../errors.js';
 import type { Form } from '../http-io.js';
 
-/** The exact resource URL tokens are bound to (spec §2.4): `<base>/mcp`. */
+/** The exact resource URL tokens are bound to (docs/oauth.md#access-tokens): `<base>/mcp`. */
 export function resourceOf(base: string): string {
   return `${base}/mcp`;
 }

@@ -1,8 +1,8 @@
-// The password form is submitted from this server's own page (issue 11 hardening; RFC 9700 §4.7 CSRF, Fetch
-// metadata): when the browser says where the submission came from, it must be this origin. `Sec-Fetch-Site`,
-// when present, must be `same-origin`; `Origin`, when present, must be the public origin of this server
-// (`null` — a sandboxed or opaque page — is another origin). Clients that send neither (scripts, older
-// browsers) still need the page's CSRF handle and the password. → a 403 page.
+// The password form is submitted from this server's own page (docs/oauth.md#the-authorization-page; RFC 9700
+// §4.7 CSRF, Fetch metadata): when the browser says where the submission came from, it must be this origin.
+// `Sec-Fetch-Site`, when present, must be `same-origin`; `Origin`, when present, must be the public origin of
+// this server (`null` — a sandboxed or opaque page — is another origin). Clients that send neither (scripts,
+// older browsers) still need the page's CSRF handle and the password. → a 403 page.
 import type { IncomingHttpHeaders } from 'node:http';
 import { oauthError, type OAuthError } from '../errors.js';
 

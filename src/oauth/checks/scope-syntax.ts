@@ -1,6 +1,6 @@
 // Scope syntax (RFC 6749 §3.3): space-delimited tokens of %x21 / %x23-5B / %x5D-7E. This server grants the
-// whole workspace to an authorized client and has no scope catalogue (spec §5.2.7 "supported scopes: not
-// shown"), so any well-formed scope is accepted and echoed; a malformed one is invalid_scope.
+// whole workspace to an authorized client and has no scope catalogue (docs/oauth.md#registration), so any
+// well-formed scope is accepted and echoed; a malformed one is invalid_scope.
 import { oauthError, type OAuthError } from '../errors.js';
 import type { Form } from '../http-io.js';
 

@@ -1,7 +1,7 @@
-// apply_patch (tool-contract "apply_patch"): changes files from a patch (edit_file is the other writer).
-// Validates arguments, runs the patch engine against the runtime's workspace and per-file locks, and writes the
-// result for a model: one line of totals, the A/M/D/R summary (in the text only: affected_files says it in the
-// structured result), and a note when fuzzy matching was needed.
+// apply_patch (docs/tools.md#editing-files): changes files from a patch (edit_file is the other writer).
+// Validates arguments, runs the patch engine against the runtime's workspace and per-file locks, and writes
+// the result for a model: one line of totals, the A/M/D/R summary (in the text only: affected_files says it
+// in the structured result), and a note when fuzzy matching was needed.
 import * as z from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';

@@ -1,6 +1,7 @@
-// edit_file (README "Editing files"): replaces old_string with new_string in one file, or creates a file when
-// old_string is empty. Validates arguments, runs patch/edit through the runtime's workspace and per-file locks
-// (the engine apply_patch writes with), and answers with apply_patch's result shape and one short line of text.
+// edit_file (docs/tools.md#editing-files): replaces old_string with new_string in one file, or creates a file
+// when old_string is empty. Validates arguments, runs patch/edit through the runtime's workspace and per-file
+// locks (the engine apply_patch writes with), and answers with apply_patch's result shape and one short line
+// of text.
 import * as z from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
 import { editFile } from '../../patch/edit.js';

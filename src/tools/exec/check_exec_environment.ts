@@ -1,8 +1,8 @@
-// check_exec_environment (tool-contract "Commands"): what a command will meet before it is run — permission
+// check_exec_environment (docs/tools.md#commands): what a command will meet before it is run — permission
 // mode and what it allows (and whether the kernel or only the command-line policy enforces it), the OS
 // sandbox in use (or why none), how each tree's process count is bounded, shell, terminal support, runtime
 // directories, the command limits and current use, and warnings (no sandbox, dangerous mode, fake read-only
-// annotations, no git identity under the private HOME: decision 20).
+// annotations, no git identity under the private HOME: docs/design-notes.md#git-hardening).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';

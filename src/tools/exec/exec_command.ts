@@ -1,4 +1,4 @@
-// exec_command (tool-contract "Commands"): validate, apply the permission-mode policy and the environment
+// exec_command (docs/tools.md#commands): validate, apply the permission-mode policy and the environment
 // rules, start the command through the runtime's registry, wait up to yield_time_ms for it to finish, and
 // return what it printed. The command is a workspace resource: the request only starts it.
 import * as z from 'zod';
@@ -80,7 +80,8 @@ export const execCommandTool = defineTool({
     // or yield_time_ms.
     if (args.tty) await waitForOutput(c, totals(c), args.yield_time_ms, ctx.signal, FIRST_OUTPUT_SETTLE);
     else await c.waitUntil(() => !c.running, args.yield_time_ms, ctx.signal);
-    // `running` means the process exists (issue 12): a very short yield still waits for the spawn itself.
+    // `running` means the process exists (docs/tools.md#commands): a very short yield still waits for the
+    // spawn itself.
     if (c.running) await c.started();
     return commandOutcome(c, registry);
   },
@@ -117,9 +118,10 @@ function checkEnv(env: Record<string, string>, ctx: ToolContext): void {
 }
 
 /**
- * The command policy; returns the refusal the user lifted for this one call (decision 24), if any. A refusal
- * the user may lift (a destructive command, network in `safe`) is asked through the client when it can ask
- * (`input_required`); the retried call with the user's acceptance runs once. Anything else is refused.
+ * The command policy; returns the refusal the user lifted for this one call
+ * (docs/design-notes.md#permission-grants), if any. A refusal the user may lift (a destructive command,
+ * network in `safe`) is asked through the client when it can ask (`input_required`); the retried call with
+ * the user's acceptance runs once. Anything else is refused.
  */
 function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind'] | undefined {
   const cmd = args.cmd;
@@ -131,11 +133,13 @@ function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind']
   const v = classifyCommand(cmd, {
     mode,
     cwd,
-    // In the sandbox /tmp is this server's private directory (decision 27); /var/tmp is read-only there.
+    // In the sandbox /tmp is this server's private directory (docs/design-notes.md#sandbox-mounts); /var/tmp
+    // is read-only there.
     writableRoots: [root.lexical, root.real, dirs.root, ...(sandboxed ? ['/tmp'] : [])],
     home: dirs.home,
     // In a sandbox without network the kernel refuses it anyway; a client that can ask its user is asked
-    // first instead, so the user may grant that one command the network (decision 24).
+    // first instead, so the user may grant that one command the network
+    // (docs/design-notes.md#permission-grants).
     networkIsolated: sandbox.network === 'none' && !ctx.consent?.canAsk,
   });
   if (v.ok) return undefined;

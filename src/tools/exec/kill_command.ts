@@ -1,7 +1,7 @@
-// kill_command (tool-contract "Commands"): signal a command's whole process tree, escalate to SIGKILL after
-// wait_ms, and report truthfully what happened (decision 18): "terminated" by the signal sent, "killed"
-// after escalation, "exited" when it ended on its own (before, or by handling the signal), "running" if even
-// SIGKILL has not ended it within kill_wait_ms. Output stays readable afterwards.
+// kill_command (docs/tools.md#commands): signal a command's whole process tree, escalate to SIGKILL after
+// wait_ms, and report truthfully what happened (docs/design-notes.md#command-results): "terminated" by the
+// signal sent, "killed" after escalation, "exited" when it ended on its own (before, or by handling the
+// signal), "running" if even SIGKILL has not ended it within kill_wait_ms. Output stays readable afterwards.
 import * as z from 'zod';
 import { defineTool } from '../define.js';
 import { callText, lean } from '../result.js';

@@ -1,4 +1,4 @@
-// read_output (tool-contract "Commands"): page a command's retained output by absolute byte offsets. Each
+// read_output (docs/tools.md#commands): page a command's retained output by absolute byte offsets. Each
 // stream keeps its first 64 KiB and its most recent bytes; an offset in the dropped middle moves to the
 // retained tail and says how many bytes were skipped. Reading never changes what write_stdin returns next.
 import * as z from 'zod';

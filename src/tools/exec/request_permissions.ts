@@ -1,7 +1,7 @@
-// request_permissions (tool-contract "Permission modes", decision 24): report-only, it never grants. A client
-// that can ask its user (2026-07-28 with the elicitation capability) is told to send the refused call itself,
-// which then asks the user once; any other client gets ELICITATION_UNSUPPORTED naming exactly what the
-// operator can change (which mode, and that it takes a restart).
+// request_permissions (docs/tools.md#permission-modes, docs/design-notes.md#permission-grants): report-only,
+// it never grants. A client that can ask its user (2026-07-28 with the elicitation capability) is told to
+// send the refused call itself, which then asks the user once; any other client gets ELICITATION_UNSUPPORTED
+// naming exactly what the operator can change (which mode, and that it takes a restart).
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { defineTool, READ_ONLY } from '../define.js';

@@ -1,7 +1,8 @@
-// The result exec_command and write_stdin share (decision 18): status, exit code, signal, elapsed time, the
-// output that is new since the last result (within max_output_bytes per stream), truncation counters,
-// output_refs, and next_action — write_stdin with empty chars while running, read_output when output was
-// left out. Handing back a final status is recorded, so retention keeps a command until that happened once.
+// The result exec_command and write_stdin share (docs/design-notes.md#command-results): status, exit code,
+// signal, elapsed time, the output that is new since the last result (within max_output_bytes per stream),
+// truncation counters, output_refs, and next_action — write_stdin with empty chars while running, read_output
+// when output was left out. Handing back a final status is recorded, so retention keeps a command until that
+// happened once.
 import * as z from 'zod';
 import type { Command, StreamName } from '../../process/command.js';
 import type { CommandRegistry } from '../../process/registry.js';
@@ -12,9 +13,10 @@ import { fmt, outputRef, READ_LIMIT_MAX, viewNew } from './view.js';
 export const STATUS = z.enum(['running', 'exited', 'timeout', 'terminated', 'killed', 'failed']);
 
 /**
- * Fields at their default are left out (decision 40): `exit_code` appears once the command ended, `signal` when
- * one ended it, each stream when it printed something new, `*_omitted_bytes` and `output_refs` only when output
- * was left out (the omitted count says it was truncated), `next_action` only when there is a next call.
+ * Fields at their default are left out (docs/design-notes.md#lean-results): `exit_code` appears once the
+ * command ended, `signal` when one ended it, each stream when it printed something new, `*_omitted_bytes` and
+ * `output_refs` only when output was left out (the omitted count says it was truncated), `next_action` only
+ * when there is a next call.
  */
 export const COMMAND_RESULT = z.object({
   command_id: z.string(),

@@ -1,4 +1,4 @@
-// Model-facing views of command output (tool-contract "Commands", output budget): the new bytes of a stream
+// Model-facing views of command output (docs/tools.md#commands, output budget): the new bytes of a stream
 // within a byte budget, keeping head and tail with a marker that names how much was left out and the exact
 // read_output call that pages it; and one read_output page. Offsets are raw bytes; text is cleaned by
 // modelText (ANSI escapes stripped) and cut only at UTF-8 character boundaries.

@@ -1,5 +1,5 @@
-// write_stdin (tool-contract "Commands"): write to a running command's terminal, or poll it with empty chars.
-// A write returns shortly after the first new output; a poll returns on new output, the exit, or the deadline.
+// write_stdin (docs/tools.md#commands): write to a running command's terminal, or poll it with empty chars. A
+// write returns shortly after the first new output; a poll returns on new output, the exit, or the deadline.
 // An exited command answers a poll with its final status; a write to it is COMMAND_CLOSED.
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';

@@ -113,7 +113,8 @@ export async function readRange(
   rel: string,
   req: RangeRequest,
 ): Promise<RangeResult> {
-  // Verified on the descriptor (decision 28): a FIFO never blocks, a swapped directory is never followed.
+  // Verified on the descriptor (docs/design-notes.md#symlink-races): a FIFO never blocks, a swapped directory
+  // is never followed.
   const { fd, stat: st } = openRegularForTool(rootReal, real, rel);
   try {
     const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;

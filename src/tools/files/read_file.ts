@@ -1,4 +1,4 @@
-// read_file (tool-contract "Files and search"): a UTF-8 line range of one file, at most 2000 lines and
+// read_file (docs/tools.md#paths): a UTF-8 line range of one file, at most 2000 lines and
 // max_bytes per call, with next_action to continue. Binary files and other encodings are refused by name.
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';

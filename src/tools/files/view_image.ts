@@ -49,7 +49,8 @@ export const viewImageTool = defineTool({
         { path: f.rel },
         { retry: `list_dir {"path":${JSON.stringify(f.rel)}}` },
       );
-    // Opened and checked on the descriptor (decision 28): a FIFO answers at once, a swapped directory is refused.
+    // Opened and checked on the descriptor (docs/design-notes.md#symlink-races): a FIFO answers at once, a
+    // swapped directory is refused.
     const { fd, stat } = openRegularForTool(ctx.runtime.root.real, f.real, f.rel);
     let data: Buffer;
     try {

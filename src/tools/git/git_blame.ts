@@ -1,4 +1,4 @@
-// git_blame (tool-contract "Git"): who last changed each line of one file, for a line range of at most
+// git_blame (docs/tools.md#git): who last changed each line of one file, for a line range of at most
 // max_lines, from `git blame --line-porcelain` (textconv off; the working-tree copy goes through no filter,
 // since every filter driver is disabled). next_action continues with the following range.
 import { statSync } from 'node:fs';

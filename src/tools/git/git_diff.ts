@@ -1,4 +1,4 @@
-// git_diff (tool-contract "Git"): staged (index vs HEAD) and/or unstaged (working tree vs index) changes of the
+// git_diff (docs/tools.md#git): staged (index vs HEAD) and/or unstaged (working tree vs index) changes of the
 // repository that contains `path`, limited to `path` or to `paths`. The file list comes from numstat and is
 // complete; the text is the unified diff cut to max_bytes by whole files, with next_action naming the files
 // still to show. In a workspace that is not a repository it shows what apply_patch changed since start-up

@@ -1,4 +1,4 @@
-// git_log (tool-contract "Git"): commits reachable from `ref`, newest first, limited to commits that touch
+// git_log (docs/tools.md#git): commits reachable from `ref`, newest first, limited to commits that touch
 // `path` when it is not the whole work tree; paged with skip, next_action carries the next page. One line per
 // commit in the text; the structured result has parents, author, committer, refs and the message body.
 import * as z from 'zod';

@@ -1,4 +1,4 @@
-// git_show (tool-contract "Git"): one commit (metadata, message, changed files with counts and, unless
+// git_show (docs/tools.md#git): one commit (metadata, message, changed files with counts and, unless
 // include_diff is false, the diff against its first parent, cut to max_bytes by whole files with next_action
 // for the rest), or the contents of a blob or tree named like "HEAD~2:src/a.ts". The repository is the one
 // that contains the first of `paths`, else the workspace root. External diff and textconv are off.

@@ -1,7 +1,7 @@
-// git_status (tool-contract "Git"): the branch and the changed, conflicted and untracked paths of the repository
-// that contains `path`, limited to that directory, from `git status --porcelain=v2 -z`. Text is the short
-// format a model knows (`M  src/a.ts`); paths in results are workspace-relative. Outside a repository:
-// `reason`, not an error.
+// git_status (docs/tools.md#git): the branch and the changed, conflicted and untracked paths of the
+// repository that contains `path`, limited to that directory, from `git status --porcelain=v2 -z`. Text is
+// the short format a model knows (`M  src/a.ts`); paths in results are workspace-relative. Outside a
+// repository: `reason`, not an error.
 import * as z from 'zod';
 import { runGit, gitFailed } from '../../git/run.js';
 import { parseStatusV2, shortCode, type StatusBranch, type StatusEntry } from '../../git/parse-status.js';

@@ -1,6 +1,7 @@
-// What the five git tools share: finding the repository for a path argument (decisions.md 20, 38), turning
-// git's paths into workspace-relative ones, the output schema pieces and their lean result forms, and cutting
-// a multi-file diff to a byte budget by whole files so the rest can be asked for with next_action.
+// What the five git tools share: finding the repository for a path argument
+// (docs/design-notes.md#git-hardening), turning git's paths into workspace-relative ones, the output schema
+// pieces and their lean result forms, and cutting a multi-file diff to a byte budget by whole files so the
+// rest can be asked for with next_action.
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
@@ -95,8 +96,8 @@ function nearestDir(p: string, root: string): string {
 }
 
 /**
- * The `path` argument of git_status/git_diff/git_log (decisions.md 20, 38): a directory or a file in the
- * workspace, or a path that exists only in history; it limits the command to itself.
+ * The `path` argument of git_status/git_diff/git_log (docs/design-notes.md#git-hardening): a directory or a
+ * file in the workspace, or a path that exists only in history; it limits the command to itself.
  */
 export function pathScope(ctx: ToolContext, input: string): PathScope {
   const root = ctx.runtime.root.real;

@@ -1,5 +1,6 @@
-// server_info: what this server is and how it is configured — versions, workspace, modes, limits, the
-// project instruction files and the real annotation state (spec §2.6: annotation_override).
+// server_info: what this server is and how it is configured — versions, workspace, modes, limits, the project
+// instruction files and the real annotation state (docs/design-notes.md#fake-read-only-annotations:
+// annotation_override).
 import * as z from 'zod';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
 import { SUPPORTED_VERSIONS } from '../../core/versions.js';

@@ -1,8 +1,9 @@
-// The JS engine: used only where no ripgrep binary exists at all, built to return what the ripgrep engine returns
-// (same walker rules and depth limit, smart case, per-line matching, binary files skipped, the same pages).
-// Bounded (README "Limits"): files are read in chunks and matched line by line in path order (the walk's
-// order), the event loop is yielded to every few milliseconds, matching is linear time (js-regex.ts), and a
-// time budget ends the search with `truncated` and a note, continuing exactly where it stopped.
+// The JS engine: used only where no ripgrep binary exists at all, built to return what the ripgrep engine
+// returns (same walker rules and depth limit, smart case, per-line matching, binary files skipped, the same
+// pages). Bounded (docs/tools.md#limits): files are read in chunks and matched line by line in path order
+// (the walk's order), the event loop is yielded to every few milliseconds, matching is linear time
+// (js-regex.ts), and a time budget ends the search with `truncated` and a note, continuing exactly where it
+// stopped.
 import { closeSync, readSync } from 'node:fs';
 import { TimeSlicer } from '../../core/slice.js';
 import { openRegular } from '../confined-fs.js';

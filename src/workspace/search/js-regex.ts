@@ -1,9 +1,9 @@
 // The JS engine's matcher. Regular expressions run on RE2 (`re2js`, a pure-JS port: linear time in the line's
 // length, so no pattern can freeze the server the way a backtracking engine does on `(a+)+$`). The query has
-// ripgrep's syntax (Rust regex); what RE2 spells differently is translated here (\uXXXX, the Unicode meaning of
-// \d \s \w), and what neither engine can do without backtracking (look-around, backreferences, atomic groups)
-// is refused by name, as ripgrep refuses it. Literal queries use a native RegExp of the escaped text (no
-// backtracking is possible there). \b stays RE2's ASCII word boundary (README "search_text").
+// ripgrep's syntax (Rust regex); what RE2 spells differently is translated here (\uXXXX, the Unicode meaning
+// of \d \s \w), and what neither engine can do without backtracking (look-around, backreferences, atomic
+// groups) is refused by name, as ripgrep refuses it. Literal queries use a native RegExp of the escaped text
+// (no backtracking is possible there). \b stays RE2's ASCII word boundary (docs/tools.md#the-tools).
 import { RE2JS } from 're2js';
 import { invalidRegex, smartCaseSensitive, type SearchRequest } from './types.js';
 

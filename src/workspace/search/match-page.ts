@@ -1,8 +1,9 @@
-// One page of search results, collected from matches arriving in any order (ripgrep runs in parallel) or in path
-// order (the JS engine, ripgrep --sort path): the smallest matches after the cursor, in path-then-line order,
-// while their JSON stays under the page's byte ceiling and max_results (README "Limits"). A max-heap holds the
-// candidates and evicts the largest once the page is over either bound, so memory is one page whatever the
-// number of matches. Matches are counted up to a cap; past it the engine stops and the total is a lower bound.
+// One page of search results, collected from matches arriving in any order (ripgrep runs in parallel) or in
+// path order (the JS engine, ripgrep --sort path): the smallest matches after the cursor, in path-then-line
+// order, while their JSON stays under the page's byte ceiling and max_results (docs/tools.md#limits). A
+// max-heap holds the candidates and evicts the largest once the page is over either bound, so memory is one
+// page whatever the number of matches. Matches are counted up to a cap; past it the engine stops and the
+// total is a lower bound.
 import { MaxHeap } from '../../core/max-heap.js';
 import { PAGE_BYTES, jsonBytes } from '../../core/page.js';
 import { lean } from '../../core/lean.js';

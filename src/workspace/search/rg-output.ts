@@ -1,7 +1,7 @@
-// ripgrep's plain NUL-separated output (rgArgs in ripgrep.ts), parsed as bytes as it arrives (only what a preview
-// shows is decoded) into a MatchPage: `path\0LINE:COL:OFFSET:text` for a match, `path\0LINE-OFFSET-text` for a
-// context line. rg is a sandboxed peer (README "Security model"): a malformed line is skipped,
-// never trusted, and nothing it prints grows memory beyond one page and one pending line.
+// ripgrep's plain NUL-separated output (rgArgs in ripgrep.ts), parsed as bytes as it arrives (only what a
+// preview shows is decoded) into a MatchPage: `path\0LINE:COL:OFFSET:text` for a match,
+// `path\0LINE-OFFSET-text` for a context line. rg is a sandboxed peer (docs/security-model.md): a malformed
+// line is skipped, never trusted, and nothing it prints grows memory beyond one page and one pending line.
 import { excludedByAncestor } from '../glob.js';
 import { comparePaths } from '../path-order.js';
 import { codePointLength, truncateUtf8 } from '../text.js';

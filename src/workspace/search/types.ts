@@ -1,4 +1,4 @@
-// The search request and result shared by both engines (tool-contract "Files and search").
+// The search request and result shared by both engines (docs/tools.md#paths).
 import { ToolError } from '../../core/tool-error.js';
 import type { Matcher } from '../glob.js';
 import { comparePaths } from '../path-order.js';

@@ -1,9 +1,10 @@
 // Where ripgrep runs without a sandbox it walks by path, so a directory swapped for a symlink while it runs
-// could make it read a file outside the workspace. Before a page of its results is used, every line on the page
-// (match and context) is re-read at the byte offset rg gave for it, through a descriptor verified to be inside
-// the workspace (confined-fs), and compared byte for byte (as far as a preview shows). A match whose lines do
-// not hold is left off the page silently: the answer never depends on what an outside file contains, and the
-// engine never changes (README "Security model"). The cost is one small positioned read per line shown.
+// could make it read a file outside the workspace. Before a page of its results is used, every line on the
+// page (match and context) is re-read at the byte offset rg gave for it, through a descriptor verified to be
+// inside the workspace (confined-fs), and compared byte for byte (as far as a preview shows). A match whose
+// lines do not hold is left off the page silently: the answer never depends on what an outside file contains,
+// and the engine never changes (docs/security-model.md). The cost is one small positioned read per line
+// shown.
 import { closeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { openRegular } from '../confined-fs.js';
