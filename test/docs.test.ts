@@ -56,6 +56,20 @@ describe('links and anchors in README.md and docs/', () => {
     expect(checked).toBeGreaterThan(30);
   });
 
+  it('every repository path the pages name in code (`src/…`, `test/…`, `scripts/…`) exists', () => {
+    const missing: string[] = [];
+    for (const page of pages()) {
+      for (const m of readFileSync(page, 'utf8').matchAll(
+        /`((?:src|test|bench|scripts|deploy|docs)\/[^`\s]+)`/g,
+      )) {
+        const p = (m[1] as string).split('#')[0] as string;
+        if (/[*{<]|\.cache/.test(p)) continue; // globs, placeholders, caches made by a run
+        if (!existsSync(path.join(REPO_ROOT, p))) missing.push(`${path.relative(REPO_ROOT, page)}: ${p}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('the checker itself: GitHub anchors, code is not a link', () => {
     const a = anchors(
       '# OAuth 2.1\n## Under attack: connections and the password page\n## `tools/list`\n## A\n## A\n',
