@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CEILING_MS, outcome, png, snapshotTree, toolFailures } from './helpers/confinement.js';
+import { dirEntries } from './helpers/list-dir.js';
 import { BIN, startServer, TEST_TOKEN, type SpawnedServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
@@ -43,7 +44,7 @@ const walks: Case[] = [
     tool: 'list_dir',
     args: { path: '.' },
     expect: 'ok',
-    check: (sc) => paths(sc.entries).includes('ok.txt'),
+    check: (sc) => paths(dirEntries(sc)).includes('ok.txt'),
   },
   {
     title: 'list_files .',

@@ -7,6 +7,7 @@ import { closeSync, constants, openSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { CEILING_MS, outcome } from './helpers/confinement.js';
+import { dirEntries } from './helpers/list-dir.js';
 import { startServer, type SpawnedServer } from './helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
@@ -83,7 +84,7 @@ const CASES: Case[] = [
     tool: 'list_dir',
     args: { path: '.' },
     expect: 'ok',
-    check: (sc) => paths(sc.entries).includes('p.png') && paths(sc.entries).includes('a.txt'),
+    check: (sc) => paths(dirEntries(sc)).includes('p.png') && paths(dirEntries(sc)).includes('a.txt'),
   },
   {
     title: 'list_files .',

@@ -18,6 +18,7 @@ import {
   type Swapper,
   type ToolAnswer,
 } from './helpers/confinement.js';
+import { dirEntries } from './helpers/list-dir.js';
 import { startServer, type SpawnedServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
@@ -167,7 +168,7 @@ function expectHeld(t: Tally, states: 'ok-and-refused' | string[]) {
   }
 }
 
-const names = (r: ToolAnswer, key: 'entries' | 'files' | 'matches'): string[] =>
+const names = (r: ToolAnswer, key: 'files' | 'matches'): string[] =>
   ((r.sc?.[key] ?? []) as Array<{ path: string }>).map((e) => e.path);
 const INSIDE_NAMES = ['p.png', 'secret.txt', 'victim.txt'];
 /** Paths a listing of the workspace may show: the two names of the pair and the inside files under either. */
@@ -256,7 +257,9 @@ describe('swap race: read tools never return an outside byte (issue 10 attack 2,
         'list_dir race',
         () => ({ name: 'list_dir', args: { path: 'race', max_entries: 100_000 } }),
         (r) => {
-          const p = names(r, 'entries').filter((e) => !ALLOWED.has(e));
+          const p = dirEntries(r.sc, 'race')
+            .map((e) => e.path)
+            .filter((e) => !ALLOWED.has(e));
           return p.length ? { problem: `entries ${p.join(', ')}` } : {};
         },
       );
@@ -275,7 +278,7 @@ describe('swap race: read tools never return an outside byte (issue 10 attack 2,
           args: { path: '.', recursive: true, max_depth: 3, max_entries: 100_000 },
         }),
         (r) => {
-          const paths = names(r, 'entries');
+          const paths = dirEntries(r.sc).map((e) => e.path);
           const p = paths.filter((e) => !ALLOWED.has(e));
           return p.length ? { problem: `entries ${p.join(', ')}` } : { state: walkState(paths) };
         },

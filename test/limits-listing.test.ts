@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_BYTES } from '../src/core/page.js';
+import { dirEntries } from './helpers/list-dir.js';
 import { PROBE_LIMITS, startProbedServer, type ProbedServer } from './helpers/probed-server.js';
 import { callTool } from './helpers/rpc.js';
 import { REPO_ROOT, startInProcess, type InProcessServer } from './helpers/server.js';
@@ -61,9 +62,7 @@ describe('8,000 nested directories', () => {
     const { r, s } = await probed(srv, 'list_files', {});
     expectOnePage(r);
     expectBounded(s);
-    expect(r.structuredContent.files).toEqual([
-      { path: 'top.txt', size_bytes: 7, modified: expect.any(String) },
-    ]);
+    expect(r.structuredContent.files).toEqual([{ path: 'top.txt', size_bytes: 7 }]);
     expect(r.structuredContent.note).toMatch(
       /^directories more than 256 levels deep were not entered \(first: d\/d\//,
     );
@@ -74,7 +73,8 @@ describe('8,000 nested directories', () => {
     const { r, s } = await probed(srv, 'list_dir', { recursive: true });
     expectOnePage(r);
     expectBounded(s);
-    expect(r.structuredContent.entries).toHaveLength(21); // d × 20 levels and top.txt
+    expect(r.structuredContent.dirs).toHaveLength(20); // d × 20 levels
+    expect(Object.keys(r.structuredContent.files)).toEqual(['top.txt']);
   });
 
   it('search_text stays bounded and searches as deep as the walk does', async () => {
@@ -123,7 +123,7 @@ describe('200,000 files', () => {
     const { r, s } = await probed(srv, 'list_dir', { recursive: true, max_entries: 100_000 });
     expectOnePage(r);
     expectBounded(s);
-    expect(r.structuredContent.next_action.arguments.offset).toBeGreaterThan(100);
+    expect(r.structuredContent.next_action.arguments.after).toMatch(/^d\d{4}\/f\d{5}\.txt$/);
   });
 
   it('search_text with 200,000 matching lines answers one page with next_action, bounded', async () => {
@@ -184,6 +184,18 @@ describe('paging through 20,000 files', () => {
     );
     expect(seen.length).toBe(expected.length);
     expect([...seen].sort()).toEqual(expected);
+  });
+
+  it('list_dir yields every entry exactly once, by name (streamed) and by time (bounded heap)', async () => {
+    const dirs = [...new Set(expected.map((p) => p.slice(0, 5)))];
+    for (const sort of ['name', 'modified']) {
+      const { seen, count } = await pages('list_dir', { recursive: true, sort }, (sc) =>
+        dirEntries(sc).map((e) => e.path),
+      );
+      expect(count, sort).toBeGreaterThan(5);
+      expect([...seen].sort(), sort).toEqual([...dirs, ...expected].sort());
+      if (sort === 'name') expect(seen.filter((p) => p.includes('/'))).toEqual(expected);
+    }
   });
 
   it('search_text yields every match exactly once, in path order', async () => {

@@ -12,7 +12,7 @@ export const includeHiddenArg = z.boolean().default(false);
 export const includeIgnoredArg = z
   .boolean()
   .default(false)
-  .describe('Also git-ignored files and node_modules, dist, .venv, ….');
+  .describe('Also git-ignored paths, node_modules, dist, ….');
 export const globList = (what?: string) => {
   const list = z.array(z.string()).max(100).optional();
   return what ? list.describe(what) : list;

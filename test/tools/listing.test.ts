@@ -3,6 +3,7 @@
 import { symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dirEntries, textOrder } from '../helpers/list-dir.js';
 import { callTool } from '../helpers/rpc.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
@@ -157,56 +158,64 @@ describe('list_files: one glob meaning, ignore rules, default excludes', () => {
 });
 
 describe('list_dir', () => {
-  it('lists one level with types, sizes and times', async () => {
+  it('lists one level lean: names grouped by kind, sizes for files, no times unless asked', async () => {
     const r = await callTool(srv.url, 'list_dir', {});
-    const entries = r.structuredContent.entries as Array<{
-      path: string;
-      type: string;
-      size_bytes?: number;
-      modified: string;
-    }>;
+    expect(r.structuredContent).toEqual({
+      ok: true,
+      dirs: ['docs', 'src'],
+      files: { 'README.md': 12, 'root.ts': 11 },
+    });
+    expect(r.content[0]?.text).toBe('README.md (12 B)\ndocs/\nroot.ts (11 B)\nsrc/');
+    const timed = await callTool(srv.url, 'list_dir', { times: true });
+    const entries = dirEntries(timed.structuredContent);
     expect(entries.map((e) => e.path)).toEqual(['README.md', 'docs', 'root.ts', 'src']);
-    expect(entries[0]).toMatchObject({ type: 'file', size_bytes: 12 });
-    expect(Object.keys(entries[1] ?? {})).toEqual(['path', 'type', 'modified']); // a directory has no size
-    expect(Date.parse(entries[0]?.modified ?? '')).not.toBeNaN();
+    for (const e of entries) expect(Date.parse(e.modified ?? ''), e.path).not.toBeNaN();
   });
-  it('recursive with max_depth, sorted by type, shows symlink targets', async () => {
+  it('recursive with max_depth, sorted by type, names relative to path, shows symlink targets', async () => {
     const r = await callTool(srv.url, 'list_dir', { path: 'src', recursive: true, sort: 'type' });
-    const entries = r.structuredContent.entries as Array<{
-      path: string;
-      type: string;
-      symlink_target?: string;
-    }>;
-    expect(entries[0]).toMatchObject({ path: 'src/deep', type: 'directory' });
-    expect(entries.find((e) => e.path === 'src/in-link.ts')).toMatchObject({
-      type: 'symlink',
-      symlink_target: 'src/a.ts',
-    });
-    expect(entries.find((e) => e.path === 'src/out-link.txt')).toMatchObject({
-      symlink_target: '(outside the workspace)',
-    });
+    const sc = r.structuredContent;
+    expect(sc.dirs).toEqual(['deep']);
+    expect(sc.files).toEqual({ 'a.ts': 2, 'b.js': 2, 'deep/c.ts': 2, 'deep/keep.log': 17 });
+    expect(sc.links).toEqual({ 'in-link.ts': 'src/a.ts', 'out-link.txt': '(outside the workspace)' });
+    expect(textOrder(r.content[0]?.text ?? '')).toEqual([
+      'deep',
+      'a.ts',
+      'b.js',
+      'deep/c.ts',
+      'deep/keep.log',
+      'in-link.ts',
+      'out-link.txt',
+    ]);
+    expect(r.content[0]?.text).toMatch(/^\(in src\/\)\n/);
+    expect(r.content[0]?.text).toContain(
+      '[sorting by type read all 7 entries; sort by name reads only a page]',
+    );
     const shallow = await callTool(srv.url, 'list_dir', { path: 'src', max_depth: 1 });
-    expect(
-      (shallow.structuredContent.entries as Array<{ path: string }>).some((e) =>
-        e.path.startsWith('src/deep/'),
-      ),
-    ).toBe(false);
+    expect(dirEntries(shallow.structuredContent).some((e) => e.path.startsWith('deep/'))).toBe(false);
   });
-  it('sort=modified lists the newest entry first', async () => {
+  it('sort=modified lists the newest entry first, with times', async () => {
     const r = await callTool(srv.url, 'list_dir', { path: 'src', sort: 'modified' });
-    const entries = r.structuredContent.entries as Array<{ path: string; modified: string }>;
-    expect(entries[0]?.path).toBe('src/b.js');
-    const times = entries.map((e) => e.modified);
+    expect(textOrder(r.content[0]?.text ?? '')[0]).toBe('b.js');
+    const times = textOrder(r.content[0]?.text ?? '').map((n) => r.structuredContent.modified[n]);
+    expect(times.every((t) => typeof t === 'string')).toBe(true);
     expect(times).toEqual([...times].sort().reverse());
   });
-  it('sorting happens before truncation', async () => {
-    const r = await callTool(srv.url, 'list_dir', { recursive: true, max_entries: 3 });
-    expect((r.structuredContent.entries as Array<{ path: string }>).map((e) => e.path)).toEqual([
-      'README.md',
-      'docs',
-      'root.ts',
-    ]);
-    expect(r.structuredContent.truncated).toBe(true);
+  it('pages follow the sort: after continues where the page stopped, for every sort', async () => {
+    const first = await callTool(srv.url, 'list_dir', { recursive: true, max_entries: 3 });
+    expect(dirEntries(first.structuredContent).map((e) => e.path)).toEqual(['README.md', 'docs', 'root.ts']);
+    expect(first.structuredContent.next_action.tool).toBe('list_dir');
+    for (const sort of ['name', 'type', 'modified'] as const) {
+      const all = await callTool(srv.url, 'list_dir', { recursive: true, sort });
+      const whole = textOrder(all.content[0]?.text ?? '');
+      const seen: string[] = [];
+      let args: Record<string, unknown> | undefined = { recursive: true, sort, max_entries: 2 };
+      for (let n = 0; args && n < 20; n++) {
+        const page = await callTool(srv.url, 'list_dir', args);
+        seen.push(...textOrder(page.content[0]?.text ?? '').filter((l) => !l.startsWith('(no more')));
+        args = page.structuredContent.next_action?.arguments;
+      }
+      expect(seen, sort).toEqual(whole);
+    }
   });
   it('refuses paths outside and files', async () => {
     expect((await callTool(srv.url, 'list_dir', { path: '..' })).structuredContent.error.code).toBe(

@@ -1,16 +1,20 @@
-// list_dir: the entries of one directory, or a bounded tree of them (at most 20 levels). Everything is collected
-// (at most COLLECT_CAP entries, kept compact) and sorted before a page is cut, so the subset shown is
-// deterministic; a page holds max_entries entries or PAGE_BYTES of JSON (core/page.ts), and `offset`
-// continues in the same order.
+// list_dir: the entries of one directory, or a tree of them (at most 20 levels), as lean as a model can use
+// (docs/tools.md#what-the-model-reads): names relative to `path`, grouped by kind — `dirs`, `files` (name → size),
+// `links` (name → target), `other` — and times only when sorting by them or asked (`times`). A page holds
+// max_entries entries or PAGE_BYTES of JSON (core/page.ts) and `after` continues it. Sorted by name (the walk's
+// own order) it streams and stops when the page is full; by type or time every entry must be looked at, so a
+// bounded heap keeps the page's worth that come first and the text says the whole tree was read.
 import * as z from 'zod';
-import { sortSliced, TimeSlicer } from '../../core/slice.js';
+import { MaxHeap } from '../../core/max-heap.js';
+import { TimeSlicer } from '../../core/slice.js';
+import { ToolError } from '../../core/tool-error.js';
 import { comparePaths } from '../../workspace/path-order.js';
 import type { WorkspaceRoot } from '../../workspace/paths.js';
-import { walk, type EntryType } from '../../workspace/walk.js';
+import { walk, type EntryType, type WalkEntry } from '../../workspace/walk.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { callText, lean } from '../result.js';
+import { callText } from '../result.js';
 import { NEXT_ACTION } from '../schema.js';
-import { ByteBudget, jsonBytes } from '../../core/page.js';
+import { ByteBudget, PAGE_BYTES } from '../../core/page.js';
 import {
   explicitArgs,
   humanBytes,
@@ -23,154 +27,246 @@ import {
   type Existing,
 } from '../common.js';
 
-const COLLECT_CAP = 200_000;
-
 const input = z.object({
   path: pathArg().default('.'),
-  recursive: z.boolean().default(false).describe('max_depth then defaults to 20.'),
-  max_depth: z.number().int().min(1).max(20).optional().describe('1 = this directory only.'),
-  max_entries: z.number().int().min(1).max(100_000).default(1000),
+  recursive: z.boolean().default(false).describe('Default max_depth 20.'),
+  max_depth: z.number().int().min(1).max(20).optional(),
+  // No cap on the count: a page also ends at PAGE_BYTES of JSON.
+  max_entries: z.number().int().min(1).default(1000),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
   sort: z.enum(['name', 'type', 'modified']).default('name').describe('modified: newest first.'),
-  offset: z.number().int().min(0).optional(),
+  times: z.boolean().default(false),
+  after: z.string().optional(),
 });
 
-const entryShape = z.object({
-  path: z.string(),
-  type: z.enum(['file', 'directory', 'symlink', 'other']),
-  size_bytes: z.number().optional(),
-  modified: z.string().optional(),
-  symlink_target: z.string().optional(),
-});
-
-/** total_entries only when not every entry is listed. */
+/** Names are relative to `path`; each map and list is in the listing's order. */
 const output = z.object({
-  entries: z.array(entryShape).optional(),
-  total_entries: z.number().optional(),
-  truncated: z.boolean().optional(),
+  dirs: z.array(z.string()).optional(),
+  files: z.record(z.string(), z.number()).optional(),
+  links: z.record(z.string(), z.string()).optional(),
+  other: z.array(z.string()).optional(),
+  modified: z.record(z.string(), z.string()).optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
-type Entry = z.infer<typeof entryShape>;
+type Args = z.infer<typeof input>;
+type Sort = Args['sort'];
 
-/** What is kept of each walked entry until the sort: no Stats objects. */
+/** What is kept of each walked entry: no Stats objects. */
 interface Found {
-  path: string;
+  /** Relative to the listed directory. */
+  name: string;
   type: EntryType;
   size: number;
-  mtimeMs: number | undefined;
+  /** ISO time, only when the sort or `times` needs it. */
+  modified?: string;
   target?: string;
 }
 
-const TYPE_ORDER: Record<string, number> = { directory: 0, file: 1, symlink: 2, other: 3 };
+const TYPE_ORDER: Record<EntryType, number> = { directory: 0, file: 1, symlink: 2, other: 3 };
+const TYPE_WORD: Record<EntryType, string> = {
+  directory: 'dir',
+  file: 'file',
+  symlink: 'link',
+  other: 'other',
+};
+const WORD_TYPE = new Map(Object.entries(TYPE_WORD).map(([t, w]) => [w, t as EntryType]));
 
-function order(sort: 'name' | 'type' | 'modified'): (a: Found, b: Found) => number {
+function order(sort: Sort): (a: Found, b: Found) => number {
   return (a, b) => {
-    if (sort === 'type' && a.type !== b.type)
-      return (TYPE_ORDER[a.type] as number) - (TYPE_ORDER[b.type] as number);
-    if (sort === 'modified' && a.mtimeMs !== b.mtimeMs) return (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0);
-    return comparePaths(a.path, b.path);
+    if (sort === 'type' && a.type !== b.type) return TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
+    if (sort === 'modified' && a.modified !== b.modified)
+      return (a.modified ?? '') < (b.modified ?? '') ? 1 : -1;
+    return comparePaths(a.name, b.name);
   };
 }
 
-function toEntry(f: Found): Entry {
-  return {
-    path: f.path,
-    type: f.type,
-    size_bytes: f.size,
-    modified: f.mtimeMs === undefined ? undefined : isoTime(f.mtimeMs),
-    symlink_target: f.target,
-  };
+/** The `after` of the next page: the name, after "<type> " or "<modified> " when sorting by those. */
+function cursorOf(f: Found, sort: Sort): string {
+  if (sort === 'type') return `${TYPE_WORD[f.type]} ${f.name}`;
+  if (sort === 'modified') return `${f.modified ?? ''} ${f.name}`;
+  return f.name;
 }
 
-type Args = z.infer<typeof input>;
+function parseCursor(after: string, sort: Sort): Found {
+  if (sort === 'name') return { name: after, type: 'file', size: 0 };
+  const m = /^(\S+) (.+)$/s.exec(after);
+  const type = sort === 'type' ? WORD_TYPE.get(m?.[1] ?? '') : 'file';
+  if (!m || !type)
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `after is not a list_dir cursor for sort "${sort}": send next_action back as it came`,
+      { argument: 'after' },
+      { suggestion: 'Leave after out to start from the first entry.' },
+    );
+  return { name: m[2] as string, type, size: 0, modified: sort === 'modified' ? m[1] : undefined };
+}
 
-/** Every entry of the tree (at most COLLECT_CAP), compact. */
-async function collect(
-  root: WorkspaceRoot,
-  dir: Existing,
-  args: Args,
-  slicer: TimeSlicer,
-): Promise<{ found: Found[]; capped: boolean }> {
-  const found: Found[] = [];
-  let capped = false;
+/** An entry without what needs its lstat (the size, the time). */
+function bare(root: WorkspaceRoot, e: WalkEntry): Found {
+  const f: Found = { name: e.relBase, type: e.type, size: 0 };
+  if (e.target)
+    f.target = e.target.inside ? e.target.real.slice(root.real.length + 1) || '.' : '(outside the workspace)';
+  return f;
+}
+
+/** Adds what needs the entry's lstat: a file's size, and the time when asked. */
+function withStat(f: Found, e: WalkEntry, times: boolean): Found {
+  if (e.type === 'file') f.size = e.stat?.size ?? 0;
+  if (times) {
+    const st = e.stat;
+    if (st) f.modified = isoTime(st.mtimeMs);
+  }
+  return f;
+}
+
+/**
+ * Bytes an entry adds to the result, for the page's byte ceiling: the larger of its JSON (name, value and
+ * separators in its map or list) and its text line.
+ */
+function entryBytes(f: Found): number {
+  const name = Buffer.byteLength(JSON.stringify(f.name));
+  let json = name + 2;
+  if (f.type === 'file') json += String(f.size).length + 1;
+  else if (f.type === 'symlink') json += Buffer.byteLength(JSON.stringify(f.target ?? '')) + 1;
+  if (f.modified !== undefined) json += name + f.modified.length + 4;
+  return Math.max(json, Buffer.byteLength(line(f)) + 1);
+}
+
+interface Page {
+  shown: Found[];
+  more: boolean;
+  /** Entries looked at when the sort needed the whole tree. */
+  walked?: number;
+}
+
+/** The most a page can hold: bounds the heap of the sorts that need the whole tree. */
+const MIN_ENTRY_BYTES = 6;
+
+async function listPage(root: WorkspaceRoot, dir: Existing, args: Args): Promise<Page> {
+  const sort = args.sort;
+  const times = args.times || sort === 'modified';
+  const cursor = args.after === undefined ? undefined : parseCursor(args.after, sort);
+  const cmp = order(sort);
   const walkOpts = {
     includeHidden: args.include_hidden,
     includeIgnored: args.include_ignored,
     maxDepth: args.max_depth ?? (args.recursive ? 20 : 1),
-    slicer,
+    slicer: new TimeSlicer(),
   };
+  const budget = new ByteBudget();
+  if (sort === 'name') {
+    // The walk's order is this sort's: stream from the cursor and stop when the page is full.
+    const shown: Found[] = [];
+    let more = false;
+    const from = cursor && (dir.rel === '.' ? cursor.name : `${dir.rel}/${cursor.name}`);
+    await walk(root, dir, { ...walkOpts, from }, (e) => {
+      if (cursor && comparePaths(e.relBase, cursor.name) <= 0) return;
+      const f = withStat(bare(root, e), e, times);
+      if (shown.length >= args.max_entries || !budget.take(entryBytes(f))) {
+        more = true;
+        return false;
+      }
+      shown.push(f);
+    });
+    return { shown, more };
+  }
+  // Another order needs every entry: a bounded heap keeps the page's worth that come first after the cursor.
+  const keep = Math.min(args.max_entries, Math.ceil(PAGE_BYTES / MIN_ENTRY_BYTES)) + 1;
+  const heap = new MaxHeap<Found>(cmp);
+  let walked = 0;
   await walk(root, dir, walkOpts, (e) => {
-    if (found.length >= COLLECT_CAP) {
-      capped = true;
-      return false;
-    }
-    const st = e.stat;
-    const f: Found = {
-      path: e.rel,
-      type: e.type,
-      size: st && !st.isDirectory() ? st.size : 0,
-      mtimeMs: st?.mtimeMs,
-    };
-    if (e.target)
-      f.target = e.target.inside
-        ? e.target.real.slice(root.real.length + 1) || '.'
-        : '(outside the workspace)';
-    found.push(f);
+    walked++;
+    // The time decides the order of sort=modified; otherwise an entry is stat'ed only if it may be shown.
+    const f = sort === 'modified' ? withStat(bare(root, e), e, true) : bare(root, e);
+    if (cursor && cmp(f, cursor) <= 0) return;
+    const worst = heap.size >= keep ? heap.peek() : undefined;
+    if (worst && cmp(f, worst) >= 0) return;
+    if (sort !== 'modified') withStat(f, e, times);
+    heap.push(f);
+    if (heap.size > keep) heap.pop();
   });
-  return { found, capped };
+  const sorted = heap.drainAscending();
+  const shown: Found[] = [];
+  for (const f of sorted) {
+    if (shown.length >= args.max_entries || !budget.take(entryBytes(f))) break;
+    shown.push(f);
+  }
+  return { shown, more: shown.length < sorted.length, walked };
 }
 
-function line(e: Entry): string {
-  if (e.type === 'directory') return `${e.path}/`;
-  if (e.type === 'symlink') return `${e.path} -> ${e.symlink_target}`;
-  return `${e.path} (${humanBytes(e.size_bytes ?? 0)})`;
+function line(f: Found): string {
+  const when = f.modified ? `  ${f.modified}` : '';
+  if (f.type === 'directory') return `${f.name}/${when}`;
+  if (f.type === 'symlink') return `${f.name} -> ${f.target}${when}`;
+  if (f.type === 'other') return `${f.name} (not a file or directory)${when}`;
+  return `${f.name} (${humanBytes(f.size)})${when}`;
+}
+
+/** The structured page: a map or list per kind, names relative to the listed directory, in page order. */
+function structuredOf(shown: Found[]): Record<string, unknown> {
+  const dirs: string[] = [];
+  const other: string[] = [];
+  // Null prototypes: a file named "__proto__" is a key like any other.
+  const files: Record<string, number> = Object.create(null) as Record<string, number>;
+  const links: Record<string, string> = Object.create(null) as Record<string, string>;
+  const modified: Record<string, string> = Object.create(null) as Record<string, string>;
+  let nFiles = 0;
+  let nLinks = 0;
+  let nTimes = 0;
+  for (const f of shown) {
+    if (f.type === 'directory') dirs.push(f.name);
+    else if (f.type === 'file') {
+      files[f.name] = f.size;
+      nFiles++;
+    } else if (f.type === 'symlink') {
+      links[f.name] = f.target ?? '';
+      nLinks++;
+    } else other.push(f.name);
+    if (f.modified !== undefined) {
+      modified[f.name] = f.modified;
+      nTimes++;
+    }
+  }
+  const out: Record<string, unknown> = {};
+  if (dirs.length) out.dirs = dirs;
+  if (nFiles) out.files = files;
+  if (nLinks) out.links = links;
+  if (other.length) out.other = other;
+  if (nTimes) out.modified = modified;
+  return out;
 }
 
 export const listDirTool = defineTool({
   name: 'list_dir',
   title: 'List directory',
-  description: 'List a directory or a tree of it. Hidden and git-ignored entries are skipped unless asked.',
+  description: 'List a directory or its tree (hidden and git-ignored entries only when asked).',
   input,
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
     const dir = resolveExisting(ctx, args.path);
     requireDirectory(dir, 'list_dir');
-    const slicer = new TimeSlicer();
-    const { found, capped } = await collect(ctx.runtime.root, dir, args, slicer);
-    const sorted = await sortSliced(found, order(args.sort), slicer);
-    const offset = args.offset ?? 0;
-    const shown: Entry[] = [];
-    const budget = new ByteBudget();
-    for (let i = offset; i < sorted.length && shown.length < args.max_entries; i++) {
-      const e = toEntry(sorted[i] as Found);
-      if (!budget.take(jsonBytes(lean(e)))) break;
-      shown.push(e);
-    }
-    const end = offset + shown.length;
-    const truncated = capped || end < sorted.length || offset > 0;
-    const lines = shown.map(line);
+    const page = await listPage(ctx.runtime.root, dir, args);
+    const { shown } = page;
+    const lines = dir.rel === '.' ? [] : [`(in ${dir.rel}/)`];
+    lines.push(...shown.map(line));
     if (shown.length === 0)
       lines.push(
-        offset > 0
-          ? `(no entries past offset ${offset})`
+        args.after !== undefined
+          ? '(no more entries)'
           : `(${dir.rel} has no entries to show${args.include_hidden ? '' : '; hidden entries need include_hidden'})`,
       );
-    const structured: Record<string, unknown> = {
-      entries: shown,
-      ...(truncated ? { total_entries: sorted.length, truncated } : {}),
-    };
-    if (end < sorted.length) {
-      const next = { ...explicitArgs(input, args), offset: end };
+    const structured = structuredOf(shown);
+    const last = shown[shown.length - 1];
+    if (page.more && last) {
+      const next = { ...explicitArgs(input, args), after: cursorOf(last, args.sort) };
       structured.next_action = { tool: 'list_dir', arguments: next };
-      lines.push(
-        `[entries ${offset + 1}-${end} of ${capped ? 'more than ' : ''}${sorted.length} shown; ` +
-          `continue with ${callText('list_dir', next)}, or list a subdirectory]`,
-      );
-    } else if (capped)
-      lines.push(`[only the first ${sorted.length} entries were collected; list a subdirectory]`);
-    return { structured: lean(structured), text: lines.join('\n') };
+      lines.push(`[${shown.length} entries shown; more follow: ${callText('list_dir', next)}]`);
+    }
+    if (page.walked !== undefined)
+      lines.push(`[sorting by ${args.sort} read all ${page.walked} entries; sort by name reads only a page]`);
+    return { structured, text: lines.join('\n') };
   },
 });

@@ -33,12 +33,17 @@ const input = z.object({
   exclude_patterns: globList(),
   include_hidden: includeHiddenArg,
   include_ignored: includeIgnoredArg,
-  max_results: z.number().int().min(1).max(100_000).default(5000),
+  // No cap on the count: a page also ends at PAGE_BYTES of JSON.
+  max_results: z.number().int().min(1).default(5000),
   sort: z.enum(['path', 'modified']).default('path').describe('modified: newest first.'),
+  times: z.boolean().default(false),
   after: z.string().optional(),
 });
 
-/** `type` only for a symlink (to a file inside the workspace); every other entry is a file. */
+/**
+ * `type` only for a symlink (to a file inside the workspace); every other entry is a file. `modified` only when
+ * sorting by it or asked (`times`): a model rarely needs it, and it doubled every entry.
+ */
 const fileShape = z.object({
   path: z.string(),
   type: z.literal('symlink').optional(),
@@ -65,15 +70,16 @@ interface Page {
   depthLimited?: string;
 }
 
-function fileEntry(e: WalkEntry): FileEntry | undefined {
+function fileEntry(e: WalkEntry, times: boolean): FileEntry | undefined {
   const isFile =
     e.type === 'file' || (e.type === 'symlink' && e.target?.inside === true && e.target.type === 'file');
   if (!isFile) return undefined;
+  const st = e.stat;
   return {
     path: e.rel,
     type: e.type === 'symlink' ? 'symlink' : undefined,
-    size_bytes: e.stat?.size ?? 0,
-    modified: e.stat ? isoTime(e.stat.mtimeMs) : undefined,
+    size_bytes: st?.size ?? 0,
+    modified: times && st ? isoTime(st.mtimeMs) : undefined,
   };
 }
 
@@ -145,16 +151,15 @@ interface Wanted {
   file: (e: WalkEntry) => FileEntry | undefined;
 }
 
-function wantedFiles(root: WorkspaceRoot, include: Matcher | undefined): Wanted {
-  return { root, file: (e) => (include && !include(e.relBase) ? undefined : fileEntry(e)) };
+function wantedFiles(root: WorkspaceRoot, include: Matcher | undefined, times: boolean): Wanted {
+  return { root, file: (e) => (include && !include(e.relBase) ? undefined : fileEntry(e, times)) };
 }
 
 export const listFilesTool = defineTool({
   name: 'list_files',
   title: 'List files',
   description:
-    'List the files below a directory, optionally matching globs. Hidden and git-ignored files are skipped ' +
-    'unless asked.',
+    'List files below a directory, optionally matching globs (hidden and git-ignored ones only when asked).',
   input,
   output,
   annotations: READ_ONLY,
@@ -167,7 +172,7 @@ export const listFilesTool = defineTool({
       includeIgnored: args.include_ignored,
       exclude: compileGlobs(args.exclude_patterns),
     };
-    const wanted = wantedFiles(ctx.runtime.root, include);
+    const wanted = wantedFiles(ctx.runtime.root, include, args.times || args.sort === 'modified');
     const page =
       args.sort === 'modified'
         ? await newestPage(dir, args, walkOpts, wanted)
