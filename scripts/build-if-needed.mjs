@@ -25,9 +25,14 @@ try {
 }
 const inputs = Math.max(
   newest(path.join(repo, 'src')),
-  ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs'].map(
-    (f) => statSync(path.join(repo, f)).mtimeMs,
-  ),
+  newest(path.join(repo, 'native')),
+  ...[
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'scripts/bundle.mjs',
+    'scripts/build-native.mjs',
+  ].map((f) => statSync(path.join(repo, f)).mtimeMs),
 );
 if (built >= inputs) process.exit(0);
 const tools = ['node_modules/typescript/bin/tsc', 'node_modules/esbuild/package.json'];

@@ -1,0 +1,270 @@
+/*
+ * wb-netbridge: the sandbox's end of the filtering proxy (docs/tools.md#network-in-safe-mode).
+ *
+ *   wb-netbridge <port> <unix-socket-path> -- <command> [args...]
+ *
+ * Listens on 127.0.0.1:<port> inside the sandbox's own network namespace (bubblewrap brings `lo` up), then
+ * execs the command. A listener process, started before the exec and detached from the command (double fork:
+ * the sandbox's init adopts it, so the command has no child it did not make), accepts TCP connections and
+ * relays each one, bytes both ways, to the unix socket the server's proxy listens on. The proxy decides what
+ * may pass; this program only copies bytes and holds no policy. It exits when the command exits (pidfd, else a
+ * once-a-second check) and dies with the sandbox's PID namespace in any case.
+ *
+ * Bounded: at most MAX_CONNS connections at once (further ones wait in the listen backlog), BUF_BYTES buffered
+ * per direction of each. No dependencies beyond libc; Linux only.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#define MAX_CONNS 256
+#define BUF_BYTES (64 * 1024)
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+struct half {
+  char *buf;
+  size_t off, len;
+  int eof;  /* the reading side saw end of stream */
+  int shut; /* the writing side was shut down after the data drained */
+};
+
+struct conn {
+  int tcp, unx;
+  struct half up;   /* tcp -> unix */
+  struct half down; /* unix -> tcp */
+};
+
+static struct conn *conns[MAX_CONNS];
+static int nconns;
+static const char *sock_path;
+
+static void die_usage(void) {
+  fprintf(stderr, "usage: wb-netbridge <port> <unix-socket-path> -- <command> [args...]\n");
+  exit(127);
+}
+
+static void set_nonblock(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static void close_conn(int i) {
+  struct conn *c = conns[i];
+  close(c->tcp);
+  close(c->unx);
+  free(c->up.buf);
+  free(c->down.buf);
+  free(c);
+  conns[i] = conns[--nconns];
+  conns[nconns] = NULL;
+}
+
+/* A new connection to the proxy's socket; blocking connect bounded by a send timeout, then non-blocking. */
+static int connect_proxy(void) {
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  if (strlen(sock_path) >= sizeof sa.sun_path) return -1;
+  strcpy(sa.sun_path, sock_path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  struct timeval tv = {2, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+    close(fd);
+    return -1;
+  }
+  set_nonblock(fd);
+  return fd;
+}
+
+static void accept_one(int lfd) {
+  int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0) return;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int u = connect_proxy();
+  struct conn *c = u < 0 ? NULL : calloc(1, sizeof *c);
+  if (c) {
+    c->up.buf = malloc(BUF_BYTES);
+    c->down.buf = malloc(BUF_BYTES);
+  }
+  if (!c || !c->up.buf || !c->down.buf) {
+    /* No proxy to talk to: the client sees the connection closed at once rather than a hang. */
+    if (c) {
+      free(c->up.buf);
+      free(c->down.buf);
+      free(c);
+    }
+    if (u >= 0) close(u);
+    close(fd);
+    return;
+  }
+  c->tcp = fd;
+  c->unx = u;
+  conns[nconns++] = c;
+}
+
+/* Move bytes from `from` into h, then from h to `to`. Returns -1 when the connection must be closed. */
+static int pump(int from, int to, struct half *h) {
+  if (h->len == 0 && !h->eof) {
+    ssize_t n = read(from, h->buf, BUF_BYTES);
+    if (n > 0) {
+      h->off = 0;
+      h->len = (size_t)n;
+    } else if (n == 0) {
+      h->eof = 1;
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      return -1;
+    }
+  }
+  while (h->len > 0) {
+    ssize_t n = send(to, h->buf + h->off, h->len, MSG_NOSIGNAL);
+    if (n > 0) {
+      h->off += (size_t)n;
+      h->len -= (size_t)n;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      break;
+    } else {
+      return -1;
+    }
+  }
+  if (h->eof && h->len == 0 && !h->shut) {
+    shutdown(to, SHUT_WR);
+    h->shut = 1;
+  }
+  return 0;
+}
+
+static short want(const struct half *in, const struct half *out) {
+  short ev = 0;
+  if (in->len == 0 && !in->eof) ev |= POLLIN;  /* room to read more for the other side */
+  if (out->len > 0) ev |= POLLOUT;             /* data waiting to be written here */
+  return ev;
+}
+
+static void serve(int lfd, pid_t command) {
+  /* The listener outlives nothing: it stops when the command's process ends. */
+  int pidfd = (int)syscall(SYS_pidfd_open, command, 0);
+  if (pidfd < 0 && errno == ESRCH) _exit(0);
+  static struct pollfd pfd[2 + 2 * MAX_CONNS];
+  for (;;) {
+    int n = 0;
+    pfd[n].fd = pidfd;
+    pfd[n++].events = POLLIN;
+    pfd[n].fd = nconns < MAX_CONNS ? lfd : -1;
+    pfd[n++].events = POLLIN;
+    for (int i = 0; i < nconns; i++) {
+      struct conn *c = conns[i];
+      pfd[n].fd = c->tcp;
+      pfd[n++].events = want(&c->up, &c->down);
+      pfd[n].fd = c->unx;
+      pfd[n++].events = want(&c->down, &c->up);
+    }
+    int r = poll(pfd, (nfds_t)n, pidfd < 0 ? 1000 : -1);
+    if (r < 0 && errno != EINTR) _exit(1);
+    if (pidfd >= 0 ? (pfd[0].revents != 0) : (kill(command, 0) < 0 && errno == ESRCH)) _exit(0);
+    if (r <= 0) continue;
+    /* Connections first (their pollfd slots follow the order of conns[] before any change). */
+    for (int i = nconns - 1; i >= 0; i--) {
+      struct conn *c = conns[i];
+      short a = pfd[2 + 2 * i].revents, b = pfd[3 + 2 * i].revents;
+      if (!a && !b) continue;
+      if (((a | b) & POLLNVAL) || pump(c->tcp, c->unx, &c->up) < 0 || pump(c->unx, c->tcp, &c->down) < 0) {
+        close_conn(i);
+        continue;
+      }
+      /* Both directions ended and drained, or one side failed outright. */
+      if ((c->up.shut && c->down.shut) || ((a & POLLERR) && !(a & POLLIN)) || ((b & POLLERR) && !(b & POLLIN)))
+        close_conn(i);
+    }
+    if (pfd[1].fd >= 0 && (pfd[1].revents & POLLIN)) {
+      for (int k = 0; k < 16 && nconns < MAX_CONNS; k++) {
+        int before = nconns;
+        accept_one(lfd);
+        if (nconns == before && errno == EAGAIN) break;
+      }
+    }
+  }
+}
+
+static void close_others(int keep) {
+  if (syscall(SYS_close_range, 3, keep - 1, 0) == 0 && syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) return;
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536) max = 65536;
+  for (int fd = 3; fd < max; fd++)
+    if (fd != keep) close(fd);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 5 || strcmp(argv[3], "--") != 0) die_usage();
+  char *end;
+  long port = strtol(argv[1], &end, 10);
+  if (*end || port < 1 || port > 65535) die_usage();
+  sock_path = argv[2];
+  char **cmd = argv + 4;
+
+  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  struct sockaddr_in sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons((unsigned short)port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int one = 1;
+  if (lfd >= 0) setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 128) < 0) {
+    /* The command still runs; without the bridge it simply has no network. */
+    fprintf(stderr, "wb-netbridge: cannot listen on 127.0.0.1:%ld (%s); HTTP(S) through the proxy is unavailable\n",
+            port, strerror(errno));
+    if (lfd >= 0) close(lfd);
+    lfd = -1;
+  }
+
+  if (lfd >= 0) {
+    pid_t command = getpid();
+    pid_t child = fork();
+    if (child == 0) {
+      if (fork() != 0) _exit(0); /* the grandchild is adopted by the sandbox's init */
+      setsid();                  /* out of the command's process group and terminal: ^C and job control miss it */
+      signal(SIGPIPE, SIG_IGN);
+      signal(SIGHUP, SIG_IGN);
+      prctl(PR_SET_NAME, "wb-netbridge", 0, 0, 0);
+      int devnull = open("/dev/null", O_RDWR);
+      if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        if (devnull > 2) close(devnull);
+      }
+      close_others(lfd);
+      serve(lfd, command);
+      _exit(0);
+    }
+    if (child > 0) waitpid(child, NULL, 0);
+    close(lfd);
+  }
+  execvp(cmd[0], cmd);
+  fprintf(stderr, "wb-netbridge: cannot run %s: %s\n", cmd[0], strerror(errno));
+  return 127;
+}
