@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PAUSE_POINTS } from '../core/pause.js';
+import { badEntry, isHostPattern, isPrivateEntry, testResolve } from './network.js';
 import { ENTRIES, PREFIX, describeKind, type Entry } from './schema.js';
 
 export type PermissionMode = 'safe' | 'trusted' | 'dangerous';
@@ -38,6 +39,10 @@ export interface Config {
   execStreamBufferBytes: number;
   execTotalBufferBytes: number;
   sandbox: SandboxMode;
+  /** `safe`: host patterns the filtering proxy allows besides the defaults, refuses, and lets resolve privately. */
+  networkAllow: readonly string[];
+  networkDeny: readonly string[];
+  networkAllowPrivate: readonly string[];
   runtimeRoot?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   auditLog?: string;
@@ -54,6 +59,9 @@ export interface Config {
   /** Test-only (docs/design-notes.md#nothing-is-downloaded): WB_TEST_CIMD_ALLOW_LOOPBACK=1 lets Client ID Metadata Documents be fetched from
    *  loopback addresses, so tests can serve them locally. Not a SERVICE_* setting, never documented for users. */
   testCimdAllowLoopback?: boolean;
+  /** Test-only (config/network.ts): WB_TEST_RESOLVE maps host names to addresses for the proxy. Never documented
+   *  for users, inert when unset. */
+  testResolve?: Readonly<Record<string, readonly string[]>>;
   oauthClientMetadataDocuments: boolean;
 }
 
@@ -272,6 +280,7 @@ export function load(
   out.env = Object.freeze(snapshot);
   out.testPause = testPause(env);
   if (env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1') out.testCimdAllowLoopback = true;
+  checkNetwork(out, sources, env);
   return { kind: 'serve', config: Object.freeze(out) as unknown as Config };
 }
 
@@ -303,6 +312,28 @@ function stateDirChoice(
       base: home,
     };
   return undefined;
+}
+
+/** The proxy's lists must be well-formed (a typo would silently allow or refuse the wrong hosts). */
+function checkNetwork(
+  out: Record<string, unknown>,
+  sources: Record<string, string>,
+  env: Record<string, string | undefined>,
+): void {
+  for (const [key, ok] of [
+    ['networkAllow', isHostPattern],
+    ['networkDeny', isHostPattern],
+    ['networkAllowPrivate', isPrivateEntry],
+  ] as const) {
+    const bad = badEntry(out[key] as string[], ok);
+    if (bad !== undefined)
+      throw new ConfigError(
+        `${sources[key]}: ${JSON.stringify(bad)} is not ${key === 'networkAllowPrivate' ? 'a host name, IP or CIDR' : 'a host pattern (example.com, *.example.com, *)'}`,
+      );
+  }
+  const resolve = testResolve(env.WB_TEST_RESOLVE);
+  if (typeof resolve === 'string') throw new ConfigError(resolve);
+  if (resolve) out.testResolve = resolve;
 }
 
 /** WB_TEST_PAUSE=<point>[,<point>...] (docs/design-notes.md#pause-points): undefined unless set; an unknown point is an error. */

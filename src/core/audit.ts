@@ -1,5 +1,6 @@
 // The audit log (SERVICE_AUDIT_LOG): one JSON line per tool call — who, which tool, which arguments, the
-// result code. Argument values under secret-looking keys are redacted; the file is opened for append only.
+// result code — and one per decision of the `safe` network proxy (`"event": "network"`). Argument values
+// under secret-looking keys are redacted; the file is opened for append only.
 import { appendFileSync } from 'node:fs';
 import type { Principal } from './principal.js';
 import type { Clock } from './clock.js';
@@ -12,6 +13,19 @@ export interface AuditEvent {
   ok: boolean;
   error?: string;
   elapsed_ms: number;
+  /** The caller's W3C trace context (params._meta.traceparent), when it sent a valid one. */
+  traceparent?: string;
+}
+
+/** A W3C Trace Context `traceparent` (version-traceid-parentid-flags, lowercase hex; ids not all zeros). */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** `v` when it is a valid traceparent (version ff is invalid), else undefined: nothing else reaches a log line. */
+export function validTraceparent(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const m = TRACEPARENT.exec(v);
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2] as string) || /^0+$/.test(m[3] as string)) return undefined;
+  return v;
 }
 
 export class AuditLog {
@@ -30,6 +44,7 @@ export class AuditLog {
         ok: e.ok,
         error: e.error,
         elapsed_ms: e.elapsed_ms,
+        traceparent: e.traceparent,
       });
     let line: string;
     try {
@@ -42,6 +57,15 @@ export class AuditLog {
       // Arguments nested too deeply to redact or serialise (a hostile client's): the call is still recorded.
       line = entry('[not recorded: nested too deeply]');
     }
+    this.append(line);
+  }
+
+  /** One decision of the `safe` filtering proxy (process/net-proxy.ts): host, port, allowed or why not, command. */
+  network(e: object): void {
+    this.append(JSON.stringify({ time: new Date(this.clock.now()).toISOString(), event: 'network', ...e }));
+  }
+
+  private append(line: string): void {
     try {
       appendFileSync(this.file, line + '\n', { mode: 0o600 });
     } catch {

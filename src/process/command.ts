@@ -3,6 +3,7 @@
 // and waits that end on a condition or a deadline. A command belongs to the runtime, never to the request or
 // connection that started it: nothing here looks at who asks.
 import type { Clock } from '../core/clock.js';
+import { outputNote, SCAN_MAX_BYTES, type BlockedNote, type NoteContext } from './blocked.js';
 import { StreamBuffer } from './output.js';
 import type { ProcessHandle } from './spawn.js';
 import { signalName } from './tree.js';
@@ -20,6 +21,8 @@ export interface CommandInit {
   maxOutputBytes: number;
   tailBytes: number;
   clock: Clock;
+  /** How to read a `blocked` note from its error output (blocked.ts); absent: none is looked for. */
+  notes?: NoteContext;
 }
 
 /** After a timeout's TERM, how long before KILL. */
@@ -55,6 +58,14 @@ export class Command {
   private timers: NodeJS.Timeout[] = [];
   private readonly clock: Clock;
   onFinish: ((c: Command) => void) | undefined;
+  /** What the proxy refused this command (exact), and what its error output says was blocked (blocked.ts). */
+  private proxyBlock: BlockedNote | undefined;
+  private outputBlock: BlockedNote | undefined;
+  private readonly notes: NoteContext | undefined;
+  private scanned = 0;
+  /** The note was handed back while running / with the final status. */
+  private noteShown = false;
+  private noteShownFinal = false;
 
   constructor(init: CommandInit) {
     this.id = init.id;
@@ -65,6 +76,7 @@ export class Command {
     this.maxOutputBytes = init.maxOutputBytes;
     this.timeoutMs = init.timeoutMs;
     this.clock = init.clock;
+    this.notes = init.notes;
     this.startedMono = init.clock.monotonic();
     this.streams = { stdout: new StreamBuffer(init.tailBytes), stderr: new StreamBuffer(init.tailBytes) };
   }
@@ -113,7 +125,40 @@ export class Command {
 
   output(stream: StreamName, chunk: Buffer): void {
     this.streams[stream].append(chunk);
+    if (
+      this.notes &&
+      !this.outputBlock &&
+      this.scanned < SCAN_MAX_BYTES &&
+      (stream === 'stderr' || this.tty)
+    ) {
+      this.scanned += chunk.length;
+      this.outputBlock = outputNote(chunk.toString('latin1'), this.notes);
+    }
     this.notify();
+  }
+
+  /** The proxy refused something this command asked for; the first refusal is the one reported. */
+  block(note: BlockedNote): void {
+    this.proxyBlock ??= note;
+  }
+
+  /** What was blocked, if anything: the proxy's refusal first, else what the output said. */
+  get blocked(): BlockedNote | undefined {
+    return this.proxyBlock ?? this.outputBlock;
+  }
+
+  /** The note for the result being shaped: once when it is new, and once more with the final status. */
+  takeBlocked(): BlockedNote | undefined {
+    const n = this.blocked;
+    if (!n) return undefined;
+    if (this.running) {
+      if (this.noteShown) return undefined;
+      this.noteShown = true;
+      return n;
+    }
+    if (this.noteShownFinal) return undefined;
+    this.noteShown = this.noteShownFinal = true;
+    return n;
   }
 
   /** The leader exited and its streams are drained. */

@@ -4,6 +4,9 @@
 // server's own SERVICE_* settings (its tokens and passwords) are withheld, and HOME/TMPDIR/XDG_CACHE_HOME
 // point into the per-instance runtime directory. Per-call `env` keys that look secret or change how programs
 // load code are refused outside `dangerous`, since a model would otherwise re-inject what the base removed.
+// In `safe` with the filtering proxy, the proxy variables every common client reads point at the sandbox's
+// bridge, with this command's own credential (net-access.ts); they open nothing but that proxy, so they are
+// not secrets.
 import type { PermissionMode } from '../config/load.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 
@@ -77,6 +80,28 @@ export interface ChildEnvOptions {
   dirs: RuntimeDirs;
   tty: boolean;
   extra: Readonly<Record<string, string>>;
+  /** `safe` with the filtering proxy: its URL for this command (`http://wb:<token>@127.0.0.1:3128`). */
+  proxy?: string;
+}
+
+/**
+ * What HTTP clients read to find a proxy: curl, wget, git, Python (pip, requests, uv), Go, Ruby, Deno and bun
+ * read HTTP(S)_PROXY / http(s)_proxy; npm, pnpm and yarn their own settings; cargo CARGO_HTTP_PROXY; Node's
+ * fetch only with NODE_USE_ENV_PROXY (Node ≥ 24). GOPROXY is left alone (Go reaches it through HTTPS_PROXY).
+ */
+export function proxyEnv(url: string): Record<string, string> {
+  const env: Record<string, string> = {
+    NO_PROXY: 'localhost,127.0.0.1,::1',
+    no_proxy: 'localhost,127.0.0.1,::1',
+  };
+  for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'])
+    env[k] = url;
+  for (const k of ['npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY'])
+    env[k] = url;
+  env.PIP_PROXY = url;
+  env.CARGO_HTTP_PROXY = url;
+  env.NODE_USE_ENV_PROXY = '1';
+  return env;
 }
 
 export function childEnv(o: ChildEnvOptions): Record<string, string> {
@@ -102,6 +127,7 @@ export function childEnv(o: ChildEnvOptions): Record<string, string> {
     // No terminal to answer a credential prompt: fail instead of hanging until the timeout.
     env.GIT_TERMINAL_PROMPT = '0';
   }
+  if (o.proxy) Object.assign(env, proxyEnv(o.proxy));
   Object.assign(env, o.extra);
   return env;
 }
@@ -116,6 +142,7 @@ const SET_BY_SERVER = new Set([
   'TERM',
   'NO_COLOR',
   'GIT_TERMINAL_PROMPT',
+  ...Object.keys(proxyEnv('')),
 ]);
 
 /** What a command without a tty gets: inherited names (values withheld) and the values the server sets. */

@@ -16,6 +16,7 @@ import { Command } from './command.js';
 import { childEnv, envPreview } from './env.js';
 import { HEAD_BYTES } from './output.js';
 import { killLeftovers } from './leftovers.js';
+import { NetAccess, type NetHost } from './net-access.js';
 import {
   bwrapArgs,
   planSandbox,
@@ -39,8 +40,10 @@ export interface StartSpec {
   maxOutputBytes: number;
   stdin: string;
   env: Record<string, string>;
-  /** The user granted this one command the host network (docs/design-notes.md#permission-grants): no network namespace for it. */
-  hostNetwork?: boolean;
+  /** Identifies the call (tool and arguments), so the proxy's refusals can be asked about when it comes again. */
+  callKey?: string;
+  /** Host names the user granted this one command through the proxy (net-access.ts); gone when it ends. */
+  netGrant?: readonly string[];
 }
 
 /** What the registry needs of the server; the composition root hands it over. */
@@ -51,6 +54,7 @@ export interface RegistryHost {
   readonly root: { readonly real: string };
   readonly clock: Clock;
   readonly log: Logger;
+  readonly audit?: NetHost['audit'];
 }
 
 /** After shutdown's TERM, how long commands get before KILL. */
@@ -67,11 +71,14 @@ export class CommandRegistry {
   private closing = false;
   private readonly spawner: Spawner;
   private sweeper: NodeJS.Timeout | undefined;
+  /** `safe`: the filtering proxy and each command's credential for it. */
+  private readonly net: NetAccess;
 
   /** No side effects: startUp() does the start-up work, shutdown() ends it. */
   constructor(private readonly host: RegistryHost) {
     this.shell = findShell(host.config.env.PATH);
     this.spawner = new Spawner(host.log);
+    this.net = new NetAccess(host);
   }
 
   /**
@@ -95,7 +102,10 @@ export class CommandRegistry {
   }
 
   private sandbox(): SandboxPlan {
-    this.plan ??= planSandbox(this.sandboxContext());
+    if (!this.plan) {
+      this.plan = planSandbox(this.sandboxContext());
+      if (this.plan.status.network !== 'proxy') void this.net.close();
+    }
     return this.plan;
   }
 
@@ -109,6 +119,7 @@ export class CommandRegistry {
       dirs: this.host.dirs,
       privateFiles: [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f)),
       seccompFile: writeSeccompFilter(this.host.dirs.root),
+      net: c.permissionMode === 'safe' && c.sandbox !== 'off' ? this.net.mounts() : undefined,
     };
   }
 
@@ -166,7 +177,16 @@ export class CommandRegistry {
       snapshot: this.host.config.env,
       mode: this.host.config.permissionMode,
       dirs: this.host.dirs,
+      proxy:
+        this.sandbox().status.network === 'proxy'
+          ? 'http://wb:<this command’s token>@127.0.0.1:3128'
+          : undefined,
     });
+  }
+
+  /** Host names the proxy refused to a recent run of the same call (net-access.ts). */
+  refusedHosts(callKey: string): string[] {
+    return this.net.refusedFor(callKey);
   }
 
   list(): Command[] {
@@ -215,16 +235,7 @@ export class CommandRegistry {
       sandboxed && spec.tty
         ? [this.shell.path, '-c', 'set -m; eval "$1"; exit $?', this.shell.name, spec.cmd]
         : [this.shell.path, '-c', spec.cmd];
-    const argv = sandboxed
-      ? [plan.bwrap as string, ...bwrapArgs(plan, spec.cwd, { hostNetwork: spec.hostNetwork }), ...shellArgv]
-      : shellArgv;
-    const env = childEnv({
-      snapshot: this.host.config.env,
-      mode: this.host.config.permissionMode,
-      dirs: this.host.dirs,
-      tty: spec.tty,
-      extra: spec.env,
-    });
+    const mode = this.host.config.permissionMode;
     const cmd = new Command({
       id: newId(),
       cmd: spec.cmd,
@@ -235,6 +246,23 @@ export class CommandRegistry {
       maxOutputBytes: spec.maxOutputBytes,
       tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
       clock: this.host.clock,
+      notes: { mode, sandboxed, network: plan.status.network },
+    });
+    // `safe` with the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
+    const net =
+      sandboxed && plan.status.network === 'proxy'
+        ? this.net.attach(cmd, spec.callKey, spec.netGrant ?? [])
+        : undefined;
+    const argv = sandboxed
+      ? [plan.bwrap as string, ...bwrapArgs(plan, spec.cwd), ...(net?.prefix ?? []), ...shellArgv]
+      : shellArgv;
+    const env = childEnv({
+      snapshot: this.host.config.env,
+      mode,
+      dirs: this.host.dirs,
+      tty: spec.tty,
+      extra: spec.env,
+      proxy: net?.proxyUrl,
     });
     let handle;
     try {
@@ -248,6 +276,7 @@ export class CommandRegistry {
       const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup, seccomp };
       handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
     } catch (e) {
+      this.net.detach(cmd);
       if (e instanceof SpawnError && e.kind === 'tty') {
         throw new ToolError(
           'TTY_UNSUPPORTED',
@@ -265,7 +294,10 @@ export class CommandRegistry {
       cmd.exited(null, null, e.message);
       return cmd;
     }
-    cmd.onFinish = () => this.sweep();
+    cmd.onFinish = () => {
+      this.net.detach(cmd);
+      this.sweep();
+    };
     cmd.attach(handle);
     this.commands.set(cmd.id, cmd);
     if (spec.stdin) handle.write(spec.stdin);
@@ -376,6 +408,7 @@ export class CommandRegistry {
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
     this.stopWatching();
     await this.spawner.close();
+    await this.net.close();
     this.limiter?.close();
   }
 }

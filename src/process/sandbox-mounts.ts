@@ -25,6 +25,15 @@ export interface SandboxContext {
   privateFiles: readonly string[];
   /** The seccomp filter (seccomp.ts) bwrap loads from fd 3, or undefined where none can be built. */
   seccompFile: string | undefined;
+  /** `safe`: the filtering proxy's socket and the bridge program (net-access.ts), or why there are none. */
+  net?: NetMounts | { unavailable: string };
+}
+
+/** Bound read-only at paths inside the runtime directory, which commands cannot write. */
+export interface NetMounts {
+  socket: string;
+  bridge: string;
+  bridgeAt: string;
 }
 
 /** Emptied and made read-only: where users and other programs keep their own files. */
@@ -112,6 +121,9 @@ export function mountArgs(ctx: SandboxContext): string[] {
     a.push('--tmpfs', base);
   }
   for (const w of writable) a.push('--bind', w, w);
+  // The proxy's socket and the bridge, under the (hidden) runtime directory: the only way out of `safe`.
+  if (ctx.net && 'socket' in ctx.net)
+    a.push('--ro-bind', ctx.net.socket, ctx.net.socket, '--ro-bind', ctx.net.bridge, ctx.net.bridgeAt);
   for (const e of emptied) a.push('--remount-ro', e);
   a.push('--remount-ro', '/dev');
   return a;

@@ -4,9 +4,10 @@
 // (dropped, no-new-privileges, a user namespace of its own in which no further namespace can be made), its
 // own PID namespace and /proc, a read-only system with secret files and control sockets masked
 // (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
-// /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with only lo.
-// `dangerous` runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap
-// with the real options.
+// /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with only lo,
+// where the bridge (native/wb-netbridge.c) relays 127.0.0.1:3128 to the server's filtering proxy. `dangerous`
+// runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap with the
+// real options.
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import type { SandboxMode } from '../config/load.js';
@@ -19,8 +20,8 @@ export interface SandboxStatus {
   requested: SandboxMode;
   in_use: 'bwrap' | null;
   reason: string;
-  /** Network as commands see it. */
-  network: 'none' | 'host';
+  /** Network as commands see it: `proxy` is HTTP(S) through the filtering proxy only (net-proxy.ts). */
+  network: 'none' | 'host' | 'proxy';
 }
 
 export interface SandboxPlan {
@@ -63,11 +64,8 @@ function isolationArgs(ctx: SandboxContext, userns: boolean): string[] {
  * process group that one kill(-pgid) ends (bwrap's parent-death signal alone misses an init killed during
  * its set-up) and would break job control in a PTY.
  */
-export function bwrapArgs(plan: SandboxPlan, cwd: string, opts: { hostNetwork?: boolean } = {}): string[] {
-  const a = plan.args?.() ?? [];
-  // A one-off network grant (docs/design-notes.md#permission-grants) keeps every other layer.
-  const base = opts.hostNetwork ? a.filter((x) => x !== '--unshare-net') : a;
-  return [...base, '--chdir', cwd, '--'];
+export function bwrapArgs(plan: SandboxPlan, cwd: string): string[] {
+  return [...(plan.args?.() ?? []), '--chdir', cwd, '--'];
 }
 
 function netIsolated(ctx: SandboxContext): boolean {
@@ -82,7 +80,8 @@ const ARGS_TTL_MS = 30_000;
  * Decide whether commands run in bubblewrap. `bwrap` required but unusable throws SandboxUnavailableError
  * (the server must not start); `auto` falls back to running unsandboxed and says why.
  */
-export function planSandbox(ctx: SandboxContext): SandboxPlan {
+export function planSandbox(context: SandboxContext): SandboxPlan {
+  let ctx = context;
   const requested = ctx.requested;
   const none = (reason: string): SandboxPlan => ({
     status: { requested, in_use: null, reason, network: 'host' },
@@ -100,9 +99,22 @@ export function planSandbox(ctx: SandboxContext): SandboxPlan {
   };
   if (!bwrap) return fail('bwrap (bubblewrap) is not installed on PATH');
   // Hosts that forbid a nested user namespace still get every other layer (and say so).
-  const error = probe(bwrap, ctx, true);
+  const bare = { ...ctx, net: undefined };
+  const error = probe(bwrap, bare, true);
   const userns = !error;
-  if (error && probe(bwrap, ctx, false)) return fail(`bwrap cannot create its sandbox here (${error})`);
+  if (error && probe(bwrap, bare, false)) return fail(`bwrap cannot create its sandbox here (${error})`);
+  // The proxy's bridge must run here too (a binary built for another machine would not): else no network.
+  const net = ctx.net && 'socket' in ctx.net ? ctx.net : undefined;
+  if (net) {
+    const argv = [...mountArgs(ctx), ...isolationArgs(ctx, userns), '--chdir', ctx.workspaceReal, '--'];
+    const why = probeRun(
+      bwrap,
+      [...argv, net.bridgeAt, '3128', net.socket, '--', 'true'],
+      ctx.pathVar,
+      ctx.seccompFile,
+    );
+    if (why) ctx = { ...ctx, net: { unavailable: `the network bridge cannot run here (${why})` } };
+  }
   let cached: { at: number; args: string[] } | undefined;
   const args = () => {
     const now = Date.now();
@@ -143,17 +155,23 @@ export function probeRun(
 
 function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 'requested'> {
   const net = netIsolated(ctx);
+  const proxy = net && ctx.net !== undefined && 'socket' in ctx.net;
+  const netText = proxy
+    ? "network: HTTP(S) only, through the server's filtering proxy (allow-list by host name; own network namespace)"
+    : net
+      ? `no network (own network namespace${ctx.net && 'unavailable' in ctx.net ? `; no proxy: ${ctx.net.unavailable}` : ''})`
+      : 'host network';
   const reason =
     'bubblewrap: no capabilities whoever runs the server (all dropped, no-new-privileges' +
     (userns
       ? ', own user namespace in which no namespace can be created, so no mount, umount, unshare or setns)'
       : '; nested user namespaces stay possible: this bwrap cannot combine --unshare-user with the rest here)') +
-    `, ${net ? 'no network (own network namespace)' : 'host network'}, read-only system with secret files ` +
+    `, ${netText}, read-only system with secret files ` +
     '(/etc/shadow, SSH host keys, …) and control sockets masked, /home /root /run/user /var/tmp empty and ' +
     'read-only, a private /tmp of this server kept across its commands, writable workspace and runtime directory, ' +
     "own PID namespace and /proc for each command (the server's and other commands' processes are out of sight; the whole tree ends with the command)" +
     (ctx.seccompFile
       ? ', a seccomp filter refusing setuid/setgid files, ptrace, pidfd_getfd, process_vm_* and io_uring'
       : ', no seccomp filter (unknown architecture)');
-  return { in_use: 'bwrap', reason, network: net ? 'none' : 'host' };
+  return { in_use: 'bwrap', reason, network: proxy ? 'proxy' : net ? 'none' : 'host' };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # The attacker of test/confinement2-isolation-suite.ts: run as a command, it tries to reach every process it
 # is not made of. Targets: every pid it can see in /proc and pids 1-200 blindly, minus its own tree (itself,
-# its descendants, and its ancestors except a node process — the helper that starts commands is a target).
+# its descendants, its ancestors except a node process — the helper that starts commands is a target — and its
+# own sandbox's proxy bridge).
 # For each target: kill(pid, 0), kill(pid, SIGSTOP) (SIGCONT right after a success, so a hit is reported
 # instead of hanging the victim), ptrace(PTRACE_ATTACH) (detached after a success), pidfd_open and then
 # pidfd_getfd of fds 0-9, process_vm_readv of 8 bytes. Each attempt prints "OK" or the errno's name; one JSON
@@ -127,6 +128,9 @@ def main():
             break
         mine |= more
     own |= mine
+    # In `safe`, the proxy's bridge of this command's own sandbox (a child of its init; docs/tools.md#network-in-safe-mode)
+    # is part of the command: stopping it only cuts the command's own network.
+    own |= {q for q, info in table.items() if info and info["comm"] == "wb-netbridge" and info["ppid"] in own}
     print(json.dumps({"me": me, "visible": {str(q): (table[q] or {}).get("comm") for q in visible}}), flush=True)
     targets = sorted((set(visible) | set(range(1, 201))) - own)
     for t in targets:

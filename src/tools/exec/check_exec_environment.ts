@@ -101,9 +101,11 @@ export const checkExecEnvironmentTool = defineTool({
         network:
           mode !== 'safe'
             ? 'allowed'
-            : sandbox.network === 'none'
-              ? 'denied by the kernel (own network namespace)'
-              : 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)',
+            : sandbox.network === 'proxy'
+              ? 'HTTP(S) only, through the filtering proxy ($HTTPS_PROXY): the package registries and SERVICE_NETWORK_ALLOW; nothing else leaves the sandbox (docs/tools.md#network-in-safe-mode)'
+              : sandbox.network === 'none'
+                ? 'denied by the kernel (own network namespace; sandbox.reason says why there is no proxy)'
+                : 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)',
         writes_outside_workspace:
           mode === 'dangerous'
             ? 'allowed'

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { checkCallEnv } from '../../process/env.js';
 import { classifyCommand, type Refusal } from '../../policy/classify.js';
-import type { Redeemed } from '../../policy/grants.js';
+import { fingerprint, type Redeemed } from '../../policy/grants.js';
 import { requireDirectory, resolveExisting } from '../common.js';
 import { defineTool, InputRequired, type ToolContext } from '../define.js';
 import { COMMAND_RESULT, commandOutcome } from './shape.js';
@@ -34,7 +34,7 @@ const input = z.object({
     .min(256)
     .max(MAX_OUTPUT_BYTES_LIMIT)
     .default(65_536)
-    .describe('Per stream and result; head and tail are kept.'),
+    .describe('Per stream and result.'),
   tty: z.boolean().default(false),
   stdin: z.string().default('').describe('Written at start, then closed (kept open with tty).'),
   env: z.record(z.string(), z.string()).default({}),
@@ -46,8 +46,8 @@ export const execCommandTool = defineTool({
   description:
     'Run a shell command (bash -c) in the workspace, waiting up to yield_time_ms. Still running: status "running" and ' +
     'next_action (write_stdin, empty chars) to wait more. A non-zero exit is a normal result. Commands outlive the request: ' +
-    'any client can poll, read or kill one by command_id. Output over max_output_bytes keeps head and tail and names the ' +
-    'read_output call for the rest. tty: true gives a terminal (REPLs) and returns once the first output pauses 0.25 s. ' +
+    'any client can poll, read or kill one by command_id. Output over max_output_bytes keeps head and tail; read_output ' +
+    'pages the rest. tty: true gives a terminal (REPLs) and returns once the first output pauses 0.25 s. ' +
     'Example: {"cmd": "npm test"} → {"status": "exited", "exit_code": 1, "stdout": "…"}.',
   input,
   output: COMMAND_RESULT,
@@ -63,7 +63,9 @@ export const execCommandTool = defineTool({
     const dir = resolveExisting(ctx, args.workdir, 'workdir');
     requireDirectory(dir, 'exec_command');
     checkEnv(args.env, ctx);
-    const granted = checkPolicy(args, dir.real, ctx);
+    checkPolicy(args, dir.real, ctx);
+    const callKey = fingerprint('exec_command', args);
+    const netGrant = proxyGrant(args, callKey, ctx);
     const registry = ctx.runtime.commands;
     const c = registry.start({
       cmd: args.cmd,
@@ -74,7 +76,8 @@ export const execCommandTool = defineTool({
       maxOutputBytes: args.max_output_bytes,
       stdin: args.stdin,
       env: args.env,
-      hostNetwork: granted === 'network',
+      callKey,
+      netGrant,
     });
     // A terminal program returns once its first output has settled (a REPL's prompt); pipes run to the exit
     // or yield_time_ms.
@@ -137,10 +140,10 @@ function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind']
     // is read-only there.
     writableRoots: [root.lexical, root.real, dirs.root, ...(sandboxed ? ['/tmp'] : [])],
     home: dirs.home,
-    // In a sandbox without network the kernel refuses it anyway; a client that can ask its user is asked
-    // first instead, so the user may grant that one command the network
-    // (docs/design-notes.md#permission-grants).
-    networkIsolated: sandbox.network === 'none' && !ctx.consent?.canAsk,
+    // In a sandbox the kernel and the filtering proxy decide (docs/tools.md#network-in-safe-mode): `npm
+    // install` from a registry on the allow-list needs nobody's approval, and what the proxy refuses is asked
+    // about by host name when the call comes again (proxyGrant).
+    networkIsolated: sandbox.network !== 'host',
   });
   if (v.ok) return undefined;
   const liftable = v.kind === 'destructive' || (v.kind === 'network' && mode === 'safe');
@@ -175,6 +178,40 @@ function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind']
         : 'no kernel sandbox is in use here, so a script that does the same would not be stopped.'),
     { permission_mode: mode, rule: v.kind, needs: v.needs },
     { suggestion },
+  );
+}
+
+/**
+ * A call the filtering proxy refused hosts to before (the same tool and arguments, recently): a client that
+ * can ask its user is asked whether this one run may reach those names (docs/design-notes.md#permission-grants);
+ * the accepted retry runs with them allowed for its own proxy credential only, until it ends. Any other client
+ * runs the call as it is — and meets the same refusal, with the same `blocked` note.
+ */
+function proxyGrant(args: Args, callKey: string, ctx: ToolContext): string[] {
+  const { config, commands, grants } = ctx.runtime;
+  if (config.permissionMode !== 'safe' || commands.sandboxStatus().network !== 'proxy') return [];
+  const hosts = commands.refusedHosts(callKey);
+  const consent = ctx.consent;
+  if (hosts.length === 0 || !consent) return [];
+  const v: Refusal = {
+    ok: false,
+    kind: 'network',
+    needs: 'trusted',
+    reason: `the network allow-list refused ${hosts.join(', ')} to this command`,
+  };
+  if (consent.requestState !== undefined) {
+    const r = grants.redeem('exec_command', args, consent.requestState, consent.inputResponses);
+    if (r.ok) return hosts;
+    throw grantRefused(r.reason, config.permissionMode, v);
+  }
+  if (!consent.canAsk) return [];
+  throw new InputRequired(
+    grants.ask(
+      'exec_command',
+      args,
+      `Allow this command to reach ${hosts.join(', ')} once? ${hosts.length > 1 ? 'They are' : 'It is'} not on the ` +
+        `server's network allow-list (safe mode).\n\n${args.cmd}`,
+    ),
   );
 }
 

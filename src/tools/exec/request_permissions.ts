@@ -56,7 +56,11 @@ export const requestPermissionsTool = defineTool({
     throw new ToolError(
       'ELICITATION_UNSUPPORTED',
       `nothing was granted: ${why}. The server runs in ${mode} mode; only its operator can allow ` +
-        `${args.permission} by restarting it with --permission-mode ${need.mode} (SERVICE_PERMISSION_MODE=${need.mode})`,
+        `${args.permission} by restarting it with --permission-mode ${need.mode} (SERVICE_PERMISSION_MODE=${need.mode})` +
+        // With the filtering proxy, one host is a smaller change (docs/tools.md#network-in-safe-mode).
+        (args.permission === 'network' && ctx.runtime.sandboxStatus().network === 'proxy'
+          ? ', or by adding the host to SERVICE_NETWORK_ALLOW (also a restart)'
+          : ''),
       { permission: args.permission, permission_mode: mode, needs: need.mode },
       {
         suggestion:

@@ -30,6 +30,8 @@ export const COMMAND_RESULT = z.object({
   stderr_omitted_bytes: z.number().optional(),
   output_refs: z.object({ stdout: z.string().optional(), stderr: z.string().optional() }).optional(),
   next_action: NEXT_ACTION.optional(),
+  /** What the sandbox or the proxy stopped, only when something was (process/blocked.ts, ≤ 200 bytes). */
+  blocked: z.object({ what: z.string(), why: z.string(), next: z.string() }).optional(),
 });
 
 export const COMMAND_ID = z.string().min(1).max(200);
@@ -96,6 +98,11 @@ export function commandOutcome(
     lines.push(`--- ${label(s)} ---`, v.text.endsWith('\n') ? v.text.slice(0, -1) : v.text);
   }
   if (!views.stdout.text && !views.stderr.text) lines.push(c.running ? '(no new output yet)' : '(no output)');
+  const blocked = c.takeBlocked();
+  if (blocked) {
+    structured.blocked = blocked;
+    lines.push(`Blocked: ${blocked.what} (${blocked.why}). Next: ${blocked.next}`);
+  }
   if (c.running) {
     const next = pollAction(c.id);
     structured.next_action = next;

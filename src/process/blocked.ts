@@ -1,0 +1,120 @@
+// The `blocked` note of a command result (docs/tools.md#network-in-safe-mode): when the
+// sandbox, the proxy or a server limit stopped something a command tried, its result says what, why, and the
+// exact next call or the setting an operator would change — at most NOTE_MAX_BYTES of JSON, and only when
+// something was blocked. Notes come from two places: the proxy's refusals (exact, per command credential) and a
+// cheap look at the command's error output for what the kernel said (a name looked up with no network, a write
+// to the read-only system, the process limit, a masked secret or control socket).
+
+export interface BlockedNote {
+  what: string;
+  why: string;
+  next: string;
+}
+
+/** The budget of one note as JSON (`{"what":…,"why":…,"next":…}`). */
+export const NOTE_MAX_BYTES = 200;
+/** Error output looked at per command, at most (a long build's stderr is not scanned to its end). */
+export const SCAN_MAX_BYTES = 4 * 1024 * 1024;
+
+export interface NoteContext {
+  mode: 'safe' | 'trusted' | 'dangerous';
+  sandboxed: boolean;
+  /** How a `safe` sandbox reaches the network: through the proxy, or not at all (no bridge). */
+  network: 'proxy' | 'none' | 'host';
+}
+
+/** Cuts `what` first, then `why`, so the note fits its budget; `next` is kept whole when it can be. */
+export function fit(n: BlockedNote): BlockedNote {
+  const size = (x: BlockedNote) => Buffer.byteLength(JSON.stringify(x));
+  const out = { ...n };
+  for (const k of ['what', 'why', 'next'] as const) {
+    const over = size(out) - NOTE_MAX_BYTES;
+    if (over <= 0) break;
+    // The ellipsis is 3 bytes; characters of these strings are 1 byte or more.
+    const keep = out[k].length - over - 3;
+    out[k] = keep > 0 ? `${out[k].slice(0, keep)}…` : '…';
+  }
+  return out;
+}
+
+/** A host name as a note quotes it (the whole name is in the audit log and the proxy's 403). */
+const short = (host: string) => (host.length > 40 ? `${host.slice(0, 39)}…` : host);
+
+/** The note of a proxy refusal (net-proxy.ts Refusal). */
+export function proxyNote(d: {
+  host: string;
+  port: number;
+  reason?: string;
+  address?: string;
+  kind?: string;
+}): BlockedNote | undefined {
+  const what = `${short(d.host)}:${d.port}`;
+  switch (d.reason) {
+    case 'not_allowed':
+      return fit({
+        what,
+        why: 'not on the network allow-list',
+        next: `request_permissions {"tool_name":"exec_command","permission":"network","reason":"reach ${short(d.host)}"}`,
+      });
+    case 'denied':
+      return fit({
+        what,
+        why: 'on SERVICE_NETWORK_DENY',
+        next: 'operator: remove it from SERVICE_NETWORK_DENY',
+      });
+    case 'private_address':
+      return fit({
+        what,
+        why: `resolves to ${d.kind ?? 'private'} address ${d.address ?? ''}`.trim(),
+        next: `operator: SERVICE_NETWORK_ALLOW_PRIVATE=${short(d.host)}`,
+      });
+    default:
+      return undefined; // unresolved, unreachable, busy: the network's answer, not the sandbox's
+  }
+}
+
+const NAME_LOOKUP =
+  /Could not resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bEAI_AGAIN\b|Temporary failure in name resolution|Name or service not known|No address associated with hostname/;
+const READ_ONLY = /Read-only file system/;
+const PROCESS_LIMIT =
+  /workbench-mcp: this command (?:reached its limit of|'s process tree grew past) (\d+) processes/;
+const MASKED =
+  /(\/etc\/g?shadow-?|\/etc\/ssh\/ssh_host_\w+_key|\/etc\/(?:ssl|pki\/tls|ipsec\.d)\/private|\/etc\/letsencrypt|\/etc\/wireguard|(?:\/var)?\/run\/(?:docker|containerd|crio|podman|buildkit|snapd|dbus|systemd)[\w./-]*|docker\.sock)\S*?:? (?:Permission denied|Connection refused|No such file or directory)|Cannot connect to the Docker daemon/;
+
+/** A note from a chunk of a command's error output, or undefined (cheap: a few regex tests on the chunk). */
+export function outputNote(chunk: string, ctx: NoteContext): BlockedNote | undefined {
+  const limit = PROCESS_LIMIT.exec(chunk);
+  if (limit)
+    return fit({
+      what: 'process limit',
+      why: `the command tree reached ${limit[1]} processes`,
+      next: 'fewer parallel jobs; operator: raise SERVICE_EXEC_MAX_PROCESSES',
+    });
+  if (!ctx.sandboxed || ctx.mode === 'dangerous') return undefined;
+  if (ctx.mode === 'safe' && NAME_LOOKUP.test(chunk))
+    return fit({
+      what: 'name lookup',
+      why:
+        ctx.network === 'proxy'
+          ? 'safe mode has no direct network; only HTTP(S) through $HTTPS_PROXY'
+          : 'safe mode has no network here (the proxy bridge is not built)',
+      next:
+        ctx.network === 'proxy'
+          ? 'use an HTTP(S) client that honours HTTPS_PROXY; operator: --permission-mode trusted'
+          : 'operator: build with a C compiler, or --permission-mode trusted',
+    });
+  const masked = MASKED.exec(chunk);
+  if (masked)
+    return fit({
+      what: masked[1] ?? 'docker.sock',
+      why: 'hidden by the sandbox (secret file or control socket)',
+      next: 'none: it stays hidden in safe and trusted',
+    });
+  if (READ_ONLY.test(chunk))
+    return fit({
+      what: 'write outside the workspace',
+      why: 'the system is read-only in the sandbox',
+      next: 'write in the workspace or $TMPDIR',
+    });
+  return undefined;
+}

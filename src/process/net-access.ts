@@ -1,0 +1,192 @@
+// The network of `safe` commands (docs/tools.md#network-in-safe-mode), for the registry: starts the filtering
+// proxy (net-proxy.ts) on a unix socket in the runtime directory when the bridge program was built
+// (scripts/build-native.mjs), names what each sandbox binds, gives each command its own proxy credential and
+// environment, and turns the proxy's decisions into audit lines and `blocked` notes on the command that asked.
+// A grant from the user (docs/design-notes.md "Permission grants") is a rule for one command's credential —
+// the host names its earlier run of the same call was refused — revoked when the command ends; no host socket
+// ever enters a sandbox. Refused hosts are remembered per call (bounded, BLOCK_TTL_MS) so that the same call,
+// sent again by a client that can ask its user, asks for exactly those names.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config/load.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import { proxyNote } from './blocked.js';
+import type { Command } from './command.js';
+import { DEFAULT_ALLOW } from './net-allow.js';
+import { BRIDGE_PORT, NetProxy, type NetDecision } from './net-proxy.js';
+import type { RuntimeDirs } from './runtime-dir.js';
+import type { NetMounts } from './sandbox-mounts.js';
+
+/** Calls whose refused hosts are remembered, and for how long. */
+const MAX_BLOCKED_CALLS = 64;
+export const BLOCK_TTL_MS = 15 * 60_000;
+/** Unix socket paths longer than this do not fit sockaddr_un (108 bytes with the NUL). */
+const MAX_SOCKET_PATH = 107;
+
+export interface NetAuditEvent {
+  host: string;
+  port: number;
+  method: string;
+  allowed: boolean;
+  reason?: string;
+  address?: string;
+  command_id?: string;
+  granted?: boolean;
+}
+
+export interface NetHost {
+  readonly config: Config;
+  readonly dirs: RuntimeDirs;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** The audit log, when one is configured: every proxy decision is a line. */
+  readonly audit?: { network(e: NetAuditEvent): void } | undefined;
+}
+
+/** The built bridge next to this module (dist), or in dist/ when this module runs from source (tests). */
+export function bridgePath(): string | undefined {
+  const candidates = [
+    new URL('../native/wb-netbridge', import.meta.url),
+    new URL('../../dist/native/wb-netbridge', import.meta.url),
+  ];
+  for (const u of candidates) {
+    const p = fileURLToPath(u);
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+interface Attached {
+  cmd: Command;
+  token: string;
+  callKey: string | undefined;
+}
+
+export class NetAccess {
+  private proxy: NetProxy | undefined;
+  private mountsValue: NetMounts | { unavailable: string } | undefined;
+  private readonly byId = new Map<string, Attached>();
+  private readonly refused = new Map<string, { hosts: Set<string>; at: number }>();
+
+  constructor(private readonly host: NetHost) {}
+
+  /** `safe` only: starts the proxy once and names what each sandbox binds, or why there is no network. */
+  mounts(): NetMounts | { unavailable: string } {
+    this.mountsValue ??= this.open();
+    return this.mountsValue;
+  }
+
+  private open(): NetMounts | { unavailable: string } {
+    const bridge = bridgePath();
+    if (!bridge)
+      return {
+        unavailable:
+          'the bridge program dist/native/wb-netbridge was not built (no C compiler when `npm run build` ran)',
+      };
+    const socket = path.join(this.host.dirs.root, 'proxy.sock');
+    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
+      return { unavailable: `the runtime directory's path is too long for a unix socket (${socket})` };
+    const c = this.host.config;
+    const proxy = new NetProxy({
+      socketPath: socket,
+      rules: {
+        allow: [...DEFAULT_ALLOW, ...c.networkAllow],
+        deny: c.networkDeny,
+        allowPrivate: c.networkAllowPrivate,
+      },
+      testResolve: c.testResolve,
+      onDecision: (d) => this.decided(d),
+    });
+    try {
+      proxy.listen();
+    } catch (e) {
+      void proxy.close();
+      return { unavailable: `the proxy could not listen on ${socket} (${(e as Error).message})` };
+    }
+    this.proxy = proxy;
+    return { socket, bridge, bridgeAt: path.join(this.host.dirs.root, 'wb-netbridge') };
+  }
+
+  /**
+   * A command's own proxy credential: the environment that points it at the proxy and the argv prefix that
+   * starts the bridge inside its sandbox. `grant`: host names the user allowed for this one command.
+   */
+  attach(
+    cmd: Command,
+    callKey: string | undefined,
+    grant: readonly string[],
+  ): { proxyUrl: string; prefix: string[] } {
+    const m = this.mountsValue;
+    const proxy = this.proxy;
+    if (!proxy || !m || !('socket' in m)) throw new Error('the proxy is not running');
+    const token = randomBytes(18).toString('base64url');
+    proxy.register(token, cmd.id);
+    if (grant.length) proxy.grant(token, grant);
+    this.byId.set(cmd.id, { cmd, token, callKey });
+    return {
+      proxyUrl: `http://wb:${token}@127.0.0.1:${BRIDGE_PORT}`,
+      prefix: [m.bridgeAt, String(BRIDGE_PORT), m.socket, '--'],
+    };
+  }
+
+  /** The command ended: its credential and any grant go with it. */
+  detach(cmd: Command): void {
+    const a = this.byId.get(cmd.id);
+    if (!a) return;
+    this.byId.delete(cmd.id);
+    this.proxy?.revoke(a.token);
+  }
+
+  /** Host names the allow-list refused to an earlier run of the same call (recently), for a grant. */
+  refusedFor(callKey: string): string[] {
+    this.sweep();
+    return [...(this.refused.get(callKey)?.hosts ?? [])];
+  }
+
+  close(): Promise<void> {
+    this.byId.clear();
+    return this.proxy?.close() ?? Promise.resolve();
+  }
+
+  private decided(d: NetDecision): void {
+    this.host.audit?.network({
+      host: d.host,
+      port: d.port,
+      method: d.method,
+      allowed: d.allowed,
+      reason: d.reason,
+      address: d.address,
+      command_id: d.commandId,
+      granted: d.granted,
+    });
+    this.host.log.debug('proxy decision', { ...d });
+    if (d.allowed || !d.commandId) return;
+    const a = this.byId.get(d.commandId);
+    if (!a) return;
+    const note = proxyNote(d);
+    if (note) a.cmd.block(note);
+    if (d.reason === 'not_allowed' && a.callKey) this.remember(a.callKey, d.host);
+  }
+
+  private remember(callKey: string, host: string): void {
+    this.sweep();
+    const now = this.host.clock.now();
+    const e = this.refused.get(callKey);
+    if (e) {
+      if (e.hosts.size < 16) e.hosts.add(host);
+      e.at = now;
+      return;
+    }
+    if (this.refused.size >= MAX_BLOCKED_CALLS)
+      this.refused.delete(this.refused.keys().next().value as string);
+    this.refused.set(callKey, { hosts: new Set([host]), at: now });
+  }
+
+  private sweep(): void {
+    const now = this.host.clock.now();
+    for (const [k, e] of this.refused) if (now - e.at > BLOCK_TTL_MS) this.refused.delete(k);
+  }
+}

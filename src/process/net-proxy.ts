@@ -1,0 +1,371 @@
+// The filtering proxy of `safe` mode (docs/tools.md#network-in-safe-mode): an HTTP proxy in the server process,
+// listening on a unix socket in the runtime directory (mode 0600) that each `safe` sandbox sees read-only, where
+// native/wb-netbridge.c relays the sandbox's 127.0.0.1:3128 to it. No host socket enters a sandbox: this is the
+// only way out, and it speaks two things — `CONNECT host:port` (bytes tunnelled, TLS never intercepted) and
+// absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
+// for that one command adds names), then the name is resolved here and every address it has must be public
+// unless SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
+// checked, so a second DNS answer cannot rebind it. A refusal is a 403 with a short plain-text body, sent at
+// once. Which command asked is known from the per-command credential in its proxy URL (Proxy-Authorization:
+// Basic wb:<token>); every decision is reported (audit log, the command's `blocked` note). Bounded: at most
+// MAX_UPSTREAM connections out at once, idle ones closed after IDLE_MS.
+import { lookup } from 'node:dns';
+import { chmodSync, rmSync } from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net, { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
+
+/** The port the bridge listens on inside each sandbox (its own network namespace: nothing else is there). */
+export const BRIDGE_PORT = 3128;
+/** Connections out at once, over every command. */
+export const MAX_UPSTREAM = 256;
+/** A tunnel or request with no bytes either way for this long is closed. */
+export const IDLE_MS = 120_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+const LOOKUP_TIMEOUT_MS = 10_000;
+
+export type Refusal =
+  'not_allowed' | 'denied' | 'private_address' | 'unresolved' | 'unreachable' | 'busy' | 'bad_request';
+
+export interface NetDecision {
+  host: string;
+  port: number;
+  /** `CONNECT` or the HTTP method of an absolute-URI request. */
+  method: string;
+  allowed: boolean;
+  reason?: Refusal;
+  /** The address connected to (allowed), or the one refused (private_address). */
+  address?: string;
+  /** What the address is, for a private_address refusal (loopback, private, metadata, …). */
+  kind?: string;
+  /** The command whose credential came with the request; undefined without one. */
+  commandId?: string;
+  /** Allowed only because the user granted it to this command. */
+  granted?: boolean;
+}
+
+export interface ProxyOptions {
+  socketPath: string;
+  rules: NetRules;
+  /** Test-only resolver override (WB_TEST_RESOLVE): host name → addresses, consulted before DNS. */
+  testResolve?: Readonly<Record<string, readonly string[]>>;
+  onDecision: (d: NetDecision) => void;
+}
+
+interface Client {
+  commandId: string;
+  /** Host names the user granted this command ('*': any). */
+  granted: Set<string>;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+export class NetProxy {
+  private readonly server: http.Server;
+  private readonly clients = new Map<string, Client>();
+  private upstream = 0;
+  private closed = false;
+
+  constructor(private readonly opts: ProxyOptions) {
+    this.server = http.createServer({ requestTimeout: 0, headersTimeout: 10_000 });
+    this.server.keepAliveTimeout = 5_000;
+    this.server.maxConnections = 4 * MAX_UPSTREAM;
+    this.server.on('request', (req, res) => void this.onRequest(req, res));
+    this.server.on(
+      'connect',
+      (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onConnect(req, socket, head),
+    );
+    this.server.on('upgrade', (_req: IncomingMessage, socket: Duplex) =>
+      socket.end('HTTP/1.1 501 Not Implemented\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'),
+    );
+    this.server.on('clientError', (_e, socket: Duplex) => {
+      if (socket.writable)
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      else socket.destroy();
+    });
+  }
+
+  /** Binds the socket (synchronously: it exists when this returns) and makes it 0600. */
+  listen(): void {
+    rmSync(this.opts.socketPath, { force: true });
+    this.server.listen(this.opts.socketPath);
+    chmodSync(this.opts.socketPath, 0o600);
+  }
+
+  get socketPath(): string {
+    return this.opts.socketPath;
+  }
+
+  /** A new credential for one command; its grants live and die with it. */
+  register(token: string, commandId: string): void {
+    this.clients.set(token, { commandId, granted: new Set() });
+  }
+
+  /** The user's grant for one command: these host names ('*': any) pass the allow-list for it. */
+  grant(token: string, hosts: Iterable<string>): void {
+    const c = this.clients.get(token);
+    if (c) for (const h of hosts) c.granted.add(h);
+  }
+
+  /** The command ended: its credential and grants are gone. */
+  revoke(token: string): void {
+    this.clients.delete(token);
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.clients.clear();
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private client(req: IncomingMessage): Client | undefined {
+    const h = req.headers['proxy-authorization'];
+    const m = typeof h === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h) : null;
+    if (!m) return undefined;
+    const [user, token] = Buffer.from(m[1] as string, 'base64')
+      .toString('latin1')
+      .split(':');
+    return user === 'wb' && token ? this.clients.get(token) : undefined;
+  }
+
+  private async onConnect(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', () => {});
+    const client = this.client(req);
+    const target = parseAuthority(req.url ?? '');
+    const base = { method: 'CONNECT', commandId: client?.commandId };
+    if (!target) {
+      this.decide({
+        ...base,
+        host: String(req.url).slice(0, 100),
+        port: 0,
+        allowed: false,
+        reason: 'bad_request',
+      });
+      return void socket.end(reply(400, 'Bad Request', 'workbench-mcp proxy: CONNECT needs host:port.\n'));
+    }
+    const r = await this.check(target.host, target.port, 'CONNECT', client);
+    if (!r.ok) return void socket.end(reply(r.status, r.statusText, r.body));
+    if (socket.destroyed) return this.release();
+    const up = net.connect({ host: r.address, port: target.port, family: isIP(r.address) });
+    let open = false;
+    const fail = () => {
+      if (!open && socket.writable)
+        socket.end(
+          reply(
+            502,
+            'Bad Gateway',
+            `workbench-mcp proxy: ${target.host}:${target.port} (${r.address}) could not be reached.\n`,
+          ),
+        );
+      else socket.destroy();
+      up.destroy();
+    };
+    up.setTimeout(CONNECT_TIMEOUT_MS, fail);
+    up.once('error', fail);
+    up.once('close', () => {
+      socket.destroy();
+      this.release();
+    });
+    socket.once('close', () => up.destroy());
+    up.once('connect', () => {
+      open = true;
+      up.setTimeout(IDLE_MS, () => up.destroy());
+      up.setNoDelay(true);
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) up.write(head);
+      socket.pipe(up);
+      up.pipe(socket);
+    });
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const client = this.client(req);
+    let url: URL | undefined;
+    try {
+      url = /^http:\/\//i.test(req.url ?? '') ? new URL(req.url as string) : undefined;
+    } catch {
+      url = undefined;
+    }
+    const host = url ? normalizeHost(url.hostname) : undefined;
+    if (!url || !host) {
+      this.decide({
+        method: req.method ?? '?',
+        host: String(req.url).slice(0, 100),
+        port: 0,
+        allowed: false,
+        reason: 'bad_request',
+        commandId: client?.commandId,
+      });
+      return void send(
+        res,
+        400,
+        'workbench-mcp proxy: send absolute http:// URLs, or CONNECT host:port for https.\n',
+      );
+    }
+    const port = url.port ? Number(url.port) : 80;
+    const r = await this.check(host, port, req.method ?? 'GET', client);
+    if (!r.ok) return void send(res, r.status, r.body);
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    headers.host = url.host;
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.release();
+      }
+    };
+    const up = http.request({
+      host: r.address,
+      family: isIP(r.address),
+      port,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      setHost: false,
+      agent: false,
+      timeout: CONNECT_TIMEOUT_MS,
+    });
+    up.on('socket', (s) => s.once('connect', () => s.setTimeout(IDLE_MS)));
+    up.on('timeout', () => up.destroy(new Error('timeout')));
+    up.on('error', () => {
+      release();
+      if (!res.headersSent)
+        send(res, 502, `workbench-mcp proxy: ${host}:${port} (${r.address}) could not be reached.\n`);
+      else res.destroy();
+    });
+    up.on('response', (u) => {
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(u.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+      res.writeHead(u.statusCode ?? 502, u.statusMessage, out);
+      u.pipe(res);
+      u.on('close', release);
+    });
+    res.on('close', () => {
+      up.destroy();
+      release();
+    });
+    req.pipe(up);
+  }
+
+  /** The whole decision for one request: host rules, resolution, address rules, capacity. */
+  private async check(
+    host: string,
+    port: number,
+    method: string,
+    client: Client | undefined,
+  ): Promise<
+    { ok: true; address: string } | { ok: false; status: number; statusText: string; body: string }
+  > {
+    const base = { host, port, method, commandId: client?.commandId };
+    const refuse = (reason: Refusal, extra: Partial<NetDecision> = {}) => {
+      const d: NetDecision = { ...base, allowed: false, reason, ...extra };
+      this.decide(d);
+      const status =
+        reason === 'busy' ? 503 : reason === 'unresolved' || reason === 'unreachable' ? 502 : 403;
+      const text = status === 503 ? 'Service Unavailable' : status === 502 ? 'Bad Gateway' : 'Forbidden';
+      return { ok: false as const, status, statusText: text, body: refusalBody(d) };
+    };
+    if (this.closed) return refuse('busy');
+    const v = checkHost(this.opts.rules, host, client?.granted);
+    if (!v.ok) return refuse(v.reason);
+    const granted = !checkHost(this.opts.rules, host).ok;
+    const addresses = await this.resolve(host);
+    if (addresses.length === 0) return refuse('unresolved');
+    for (const a of addresses) {
+      const kind = addressKind(a);
+      if (kind !== 'public' && !privateAllowed(this.opts.rules.allowPrivate, host, a))
+        return refuse('private_address', { address: a, kind });
+    }
+    if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
+    this.upstream++;
+    const address = addresses[0] as string;
+    this.decide({ ...base, allowed: true, address, ...(granted ? { granted } : {}) });
+    return { ok: true, address };
+  }
+
+  private release(): void {
+    if (this.upstream > 0) this.upstream--;
+  }
+
+  private resolve(host: string): Promise<string[]> {
+    if (isIP(host)) return Promise.resolve([host]);
+    const fixed = this.opts.testResolve?.[host];
+    if (fixed) return Promise.resolve([...fixed]);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS);
+      lookup(host, { all: true, verbatim: true }, (err, list) => {
+        clearTimeout(t);
+        resolve(err ? [] : list.map((a) => a.address));
+      });
+    });
+  }
+
+  private decide(d: NetDecision): void {
+    try {
+      this.opts.onDecision(d);
+    } catch {
+      /* reporting must never break the proxy */
+    }
+  }
+}
+
+/** `host:port` of a CONNECT (IPv6 in brackets), normalized; undefined when malformed. */
+export function parseAuthority(s: string): { host: string; port: number } | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/\s]+):(\d{1,5})$/.exec(s);
+  if (!m) return undefined;
+  const host = normalizeHost(m[1] as string);
+  const port = Number(m[2]);
+  return host && port >= 1 && port <= 65535 ? { host, port } : undefined;
+}
+
+/** What a refused request reads: which host, why, and what would allow it. */
+export function refusalBody(d: NetDecision): string {
+  const hp = `${d.host}:${d.port}`;
+  const lines: Record<Refusal, string> = {
+    not_allowed:
+      `${d.host} is not on this server's network allow-list (safe mode: package registries only).\n` +
+      `One command: request_permissions {"tool_name":"exec_command","permission":"network","reason":"reach ${d.host}"}; ` +
+      `always: the operator adds it to SERVICE_NETWORK_ALLOW.`,
+    denied: `${d.host} is on this server's SERVICE_NETWORK_DENY list; only the operator can change that.`,
+    private_address:
+      `${d.host} resolves to ${d.address} (${d.kind}); loopback, private and metadata addresses are refused. ` +
+      `The operator can allow it with SERVICE_NETWORK_ALLOW_PRIVATE=${d.host}.`,
+    unresolved: `${d.host} does not resolve.`,
+    unreachable: `${hp} could not be reached.`,
+    busy: `too many connections through the proxy at once; try again shortly.`,
+    bad_request: `malformed proxy request.`,
+  };
+  return `workbench-mcp proxy refused ${hp}: ${lines[d.reason ?? 'bad_request']}\n`;
+}
+
+function reply(status: number, text: string, body: string): string {
+  return (
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
+}
