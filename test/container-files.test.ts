@@ -46,12 +46,12 @@ describe('decisions.md 32: the Dockerfile, checked statically (hadolint-style)',
     expect(of('ADD', all)).toEqual([]);
   });
 
-  it('has a HEALTHCHECK on the server card (no token needed), exec form', () => {
+  it('has a HEALTHCHECK on /healthz (no token needed), exec form', () => {
     const hc = of('HEALTHCHECK');
     expect(hc).toHaveLength(1);
     const cmd = /CMD\s+(\[.*\])\s*$/.exec((hc[0] as Instruction).args)?.[1];
     expect(cmd).toBeDefined();
-    expect((JSON.parse(cmd as string) as string[]).join(' ')).toContain('/.well-known/mcp.json');
+    expect((JSON.parse(cmd as string) as string[]).join(' ')).toContain('/healthz');
   });
 
   it('keeps the workspace in a VOLUME and serves it', () => {
@@ -142,13 +142,18 @@ describe('decisions.md 32: the Kubernetes example, checked statically', () => {
     expect(container.image).toMatch(/:(?!latest$)[\w.-]+$/);
   });
 
-  it('is `safe` unless the operator opts in; probes use the server card', () => {
+  it('is `safe` unless the operator opts in; probes on /healthz and /readyz; metrics scraped from /metrics', () => {
     expect(env.get('SERVICE_PERMISSION_MODE').value).toBe('safe');
     expect(env.get('SERVICE_AUTH_MODE').value).not.toBe('noauth');
-    for (const probe of [container.readinessProbe, container.livenessProbe]) {
-      expect(probe.httpGet.path).toBe('/.well-known/mcp.json');
+    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(container.startupProbe.httpGet.path).toBe('/healthz');
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe])
       expect(container.ports.map((p: any) => p.name)).toContain(probe.httpGet.port);
-    }
+    const scrape = deploy.spec.template.metadata.annotations;
+    expect(scrape['prometheus.io/scrape']).toBe('true');
+    expect(scrape['prometheus.io/path']).toBe('/metrics');
+    expect(scrape['prometheus.io/port']).toBe(env.get('SERVICE_PORT').value);
   });
 
   it('the YAML reader refuses what it does not understand (anchors, block scalars, tabs)', () => {

@@ -11,10 +11,13 @@ import type { ProtocolHost } from '../protocol/host.js';
 import { baseUrl } from './base-url.js';
 import { isAllowedOrigin } from '../core/hosts.js';
 import { lingeringClose, readBody } from './body.js';
+import type { ServerMetrics } from './metrics.js';
 import { corsHeaders, rpcError, sendJson } from './respond.js';
 import { noteRequest } from './request-log.js';
 
 export interface McpRouteDeps {
+  /** Where answered requests are counted (/metrics); absent in servers built without it. */
+  metrics?: ServerMetrics;
   runtime: ProtocolHost;
   dispatcher: Dispatcher;
   authenticator: Authenticator;
@@ -88,6 +91,15 @@ export async function handleMcpPost(
   const cls = classify(msg, headerView(req));
   if (!cls.ok) return reject(cls.error.status, errorBody(msg.kind === 'request' ? msg.id : null, cls.error));
   // 7. The method.
+  const started = performance.now();
   const reply = await deps.dispatcher.handle(msg, cls, auth.principal, deps.runtime.signal);
+  if (msg.kind === 'request')
+    deps.metrics?.request(
+      cls.era,
+      msg.method,
+      msg.method === 'tools/call' ? toolName(msg.params) : undefined,
+      reply.outcome ?? 'ok',
+      (performance.now() - started) / 1000,
+    );
   sendJson(res, reply.status, reply.body, cors);
 }

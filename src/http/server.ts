@@ -12,6 +12,8 @@ import type { ProtocolHost } from '../protocol/host.js';
 import { baseUrl } from './base-url.js';
 import { ConnectionTable } from './connections.js';
 import { handleMcpPost } from './mcp-route.js';
+import { ServerMetrics } from './metrics.js';
+import { OPERATOR_PATHS, OperatorRoutes } from './operator.js';
 import { CORS_ALLOW_HEADERS, corsHeaders, rpcError, sendJson } from './respond.js';
 import { CARD_PATHS, serverCard } from './server-card.js';
 import { answerProof } from './proof.js';
@@ -62,12 +64,16 @@ function reportingAuthenticator(
   inner: Authenticator,
   accepted: (req: IncomingMessage) => void,
   refusals: RefusalLog,
+  metrics: ServerMetrics,
 ): Authenticator {
   const note = (r: AuthResult, req: IncomingMessage) => {
     if (r.ok) {
       accepted(req);
       noteRequest(req, { client: r.principal.id });
-    } else if (r.error === 'invalid_token') refusals.note(requestSource(req), r.description);
+    } else {
+      metrics.authFailure(r.error);
+      if (r.error === 'invalid_token') refusals.note(requestSource(req), r.description);
+    }
     return r;
   };
   return {
@@ -90,11 +96,29 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     firstRequestTimeoutMs: deps.limits?.firstRequestTimeoutMs ?? FIRST_REQUEST_TIMEOUT_MS,
   });
   const refusals = new RefusalLog(runtime.log, runtime.clock);
+  const metrics = new ServerMetrics({
+    tools: runtime.catalog.names,
+    commands: () => {
+      const all = runtime.commands.list();
+      const running = all.filter((c) => c.running).length;
+      return { running, retained: all.length - running, retainedBytes: runtime.commands.retainedBytes() };
+    },
+  });
   const authenticator = reportingAuthenticator(
     deps.authenticator,
     (req) => table.authenticated(req),
     refusals,
+    metrics,
   );
+  // GET /healthz, /readyz (no credentials, a status word) and /metrics (credentials as for /mcp).
+  const operator = new OperatorRoutes({
+    config: runtime.config,
+    authenticator,
+    metrics,
+    workspace: runtime.root.real,
+    commandsReady: () => runtime.commands.ready,
+    stopping: () => runtime.signal.aborted,
+  });
   const traced = runtime.config.logLevel === 'debug';
 
   const headersTimeout = deps.limits?.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
@@ -135,7 +159,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     const path = q === -1 ? raw : raw.slice(0, q);
     const method = req.method ?? 'GET';
     if (path === '/mcp') {
-      if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator });
+      if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator, metrics });
       if (method === 'OPTIONS') return preflight(req, res);
       // No SSE stream (docs/http.md#other-routes): GET and DELETE are 405, DELETE with Allow: POST
       // (docs/http.md#other-routes).
@@ -152,6 +176,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
         },
       );
     }
+    if (OPERATOR_PATHS.includes(path)) return operator.handle(req, res, path);
     const url = new URL(raw, 'http://localhost');
     for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
     if (answerProof(req, res, url, deps.proofSecrets?.() ?? [])) return;
@@ -191,6 +216,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     });
   }
 
+  server.on('close', () => operator.close());
   tables.set(server, table);
   return server;
 }

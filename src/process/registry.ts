@@ -143,6 +143,11 @@ export class CommandRegistry {
     return this.spawner.whenUp();
   }
 
+  /** The sandbox probe is done and the helper is up, or none will come (GET /readyz; never starts either). */
+  get ready(): boolean {
+    return this.plan !== undefined && this.spawner.settled;
+  }
+
   /** The pid of the helper that starts pipe commands, when one runs. */
   get helperPid(): number | undefined {
     return this.spawner.helperPid;

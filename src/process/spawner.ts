@@ -166,6 +166,11 @@ export class Spawner {
     return new Promise((resolve) => this.upWaiters.push(() => resolve(this.everReady)));
   }
 
+  /** A helper has come up, or none can: commands no longer wait for one. */
+  get settled(): boolean {
+    return this.everReady || !this.available;
+  }
+
   /** The helper's pid (for the liveness tests and the operator's own checks), when one runs. */
   get helperPid(): number | undefined {
     return this.child?.pid;

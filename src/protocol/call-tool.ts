@@ -1,6 +1,7 @@
 // tools/call: look the tool up (unknown name = JSON-RPC -32602, docs/design-notes.md#statuses), validate
 // arguments (invalid = INVALID_ARGUMENT tool error the model can read), run the handler, shape the result,
 // write the audit line.
+import { validTraceparent } from '../core/audit.js';
 import type { Principal } from '../core/principal.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ProtocolHost } from './host.js';
@@ -46,7 +47,7 @@ export async function callTool(
     result = successResult(await entry.def.handler(args, { runtime, principal, signal, consent }));
   } catch (e) {
     if (e instanceof InputRequired) {
-      audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED');
+      audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED', params);
       return { inputRequired: e.payload };
     }
     if (e instanceof ToolError) result = errorResult(e);
@@ -56,7 +57,7 @@ export async function callTool(
     }
   }
   const code = result.isError ? (result.structuredContent.error as { code: string }).code : undefined;
-  audit(runtime, principal, name, rawArgs, started, code);
+  audit(runtime, principal, name, rawArgs, started, code, params);
   return result;
 }
 
@@ -67,13 +68,22 @@ function audit(
   args: unknown,
   started: number,
   error: string | undefined,
+  params: Record<string, unknown> | undefined,
 ): void {
-  runtime.audit?.record({
+  const audit = runtime.audit;
+  if (!audit) return;
+  const meta = params?._meta;
+  audit.record({
     principal,
     tool,
     arguments: args,
     ok: error === undefined,
     error,
     elapsed_ms: Math.round((runtime.clock.monotonic() - started) * 100) / 100,
+    // A caller's W3C trace context ties this line to its trace (docs/operations.md#tracing); checked first.
+    traceparent:
+      typeof meta === 'object' && meta !== null
+        ? validTraceparent((meta as Record<string, unknown>).traceparent)
+        : undefined,
   });
 }

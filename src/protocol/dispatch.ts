@@ -23,6 +23,8 @@ export interface Reply {
   status: number;
   /** JSON text (or its bytes), or null for 202 Accepted with an empty body. */
   body: string | Buffer | null;
+  /** For the metrics: a JSON-RPC error (`rpc_error`), a tool's error code, `input_required`; absent: ok. */
+  outcome?: string;
 }
 
 const ACCEPTED: Reply = { status: 202, body: null };
@@ -69,7 +71,9 @@ export class Dispatcher {
           const canAsk = era === 'modern' && isObject(cls.clientCapabilities?.elicitation);
           const result = await callTool(this.runtime, msg.params, principal, signal, canAsk);
           if ('inputRequired' in result) return this.inputRequired(msg, result.inputRequired);
-          return this.ok(msg, era, result as unknown as Record<string, unknown>);
+          const reply = this.ok(msg, era, result as unknown as Record<string, unknown>);
+          if (result.isError) reply.outcome = (result.structuredContent.error as { code: string }).code;
+          return reply;
         }
       }
     } catch (e) {
@@ -135,11 +139,15 @@ export class Dispatcher {
   /** docs/design-notes.md#permission-grants: a refusal the user may lift, asked through the client (2026-07-28 only). */
   private inputRequired(msg: Request, payload: Record<string, unknown> | object): Reply {
     const r = { ...payload, resultType: 'input_required', _meta: { [META_SERVER_INFO]: SERVER_INFO } };
-    return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
+    return {
+      status: 200,
+      body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }),
+      outcome: 'input_required',
+    };
   }
 
   private error(msg: Request, e: ProtocolError): Reply {
-    return { status: e.status, body: errorBody(msg.id, e) };
+    return { status: e.status, body: errorBody(msg.id, e), outcome: 'rpc_error' };
   }
 }
 
