@@ -10,7 +10,9 @@
  * may pass; this program only copies bytes and holds no policy. It exits when the command exits (pidfd, else a
  * once-a-second check) and dies with the sandbox's PID namespace in any case.
  *
- * Bounded: at most MAX_CONNS connections at once (further ones wait in the listen backlog), BUF_BYTES buffered
+ * Bytes move through a pipe per direction with splice(2), so they are never copied into this process (a large
+ * download costs the bridge a few system calls per megabyte); where splice is refused, through a buffer.
+ * Bounded: at most MAX_CONNS connections at once (further ones wait in the listen backlog), PIPE_BYTES buffered
  * per direction of each. No dependencies beyond libc; Linux only.
  */
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #define MAX_CONNS 256
+#define PIPE_BYTES (1024 * 1024)
 #define BUF_BYTES (64 * 1024)
 
 #ifndef SYS_pidfd_open
@@ -43,7 +47,9 @@
 #endif
 
 struct half {
-  char *buf;
+  int pipe[2];  /* splice: bytes in flight live in this pipe ... */
+  char *buf;    /* ... or, where splice is refused, in this buffer */
+  size_t cap;   /* how much may be in flight */
   size_t off, len;
   int eof;  /* the reading side saw end of stream */
   int shut; /* the writing side was shut down after the data drained */
@@ -69,12 +75,33 @@ static void set_nonblock(int fd) {
   if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+static void half_free(struct half *h) {
+  if (h->pipe[0] >= 0) close(h->pipe[0]);
+  if (h->pipe[1] >= 0) close(h->pipe[1]);
+  free(h->buf);
+}
+
+/* A pipe of PIPE_BYTES (or the system's default size) for splice; else a buffer. 0, or -1 when out of memory. */
+static int half_init(struct half *h) {
+  h->pipe[0] = h->pipe[1] = -1;
+  if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) == 0) {
+    int size = fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
+    if (size < 0) size = fcntl(h->pipe[1], F_GETPIPE_SZ);
+    h->cap = size > 0 ? (size_t)size : 4096;
+    return 0;
+  }
+  h->pipe[0] = h->pipe[1] = -1;
+  h->buf = malloc(BUF_BYTES);
+  h->cap = BUF_BYTES;
+  return h->buf ? 0 : -1;
+}
+
 static void close_conn(int i) {
   struct conn *c = conns[i];
   close(c->tcp);
   close(c->unx);
-  free(c->up.buf);
-  free(c->down.buf);
+  half_free(&c->up);
+  half_free(&c->down);
   free(c);
   conns[i] = conns[--nconns];
   conns[nconns] = NULL;
@@ -106,15 +133,16 @@ static void accept_one(int lfd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   int u = connect_proxy();
   struct conn *c = u < 0 ? NULL : calloc(1, sizeof *c);
+  int ok = c != NULL;
   if (c) {
-    c->up.buf = malloc(BUF_BYTES);
-    c->down.buf = malloc(BUF_BYTES);
+    ok = half_init(&c->up) == 0;
+    ok = half_init(&c->down) == 0 && ok;
   }
-  if (!c || !c->up.buf || !c->down.buf) {
+  if (!ok) {
     /* No proxy to talk to: the client sees the connection closed at once rather than a hang. */
     if (c) {
-      free(c->up.buf);
-      free(c->down.buf);
+      half_free(&c->up);
+      half_free(&c->down);
       free(c);
     }
     if (u >= 0) close(u);
@@ -126,25 +154,53 @@ static void accept_one(int lfd) {
   conns[nconns++] = c;
 }
 
+static int again(void) {
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
+/* splice(2) refused for this pair (EINVAL): the half goes on with a buffer. 0, or -1 when out of memory. */
+static int to_buffer(struct half *h) {
+  if (h->len > 0) return -1; /* bytes already in the pipe: cannot happen, splice failed on the first move */
+  half_free(h);
+  h->pipe[0] = h->pipe[1] = -1;
+  h->buf = malloc(BUF_BYTES);
+  h->cap = BUF_BYTES;
+  return h->buf ? 0 : -1;
+}
+
 /* Move bytes from `from` into h, then from h to `to`. Returns -1 when the connection must be closed. */
 static int pump(int from, int to, struct half *h) {
-  if (h->len == 0 && !h->eof) {
+  if (h->pipe[0] >= 0) {
+    if (h->len < h->cap && !h->eof) {
+      ssize_t n = splice(from, NULL, h->pipe[1], NULL, h->cap - h->len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) h->len += (size_t)n;
+      else if (n == 0) h->eof = 1;
+      else if (errno == EINVAL) return to_buffer(h) < 0 ? -1 : pump(from, to, h);
+      else if (!again()) return -1;
+    }
+    while (h->len > 0) {
+      ssize_t n = splice(h->pipe[0], NULL, to, NULL, h->len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) h->len -= (size_t)n;
+      else if (n < 0 && again()) break;
+      else return -1;
+    }
+  } else if (h->len == 0 && !h->eof) {
     ssize_t n = read(from, h->buf, BUF_BYTES);
     if (n > 0) {
       h->off = 0;
       h->len = (size_t)n;
     } else if (n == 0) {
       h->eof = 1;
-    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    } else if (!again()) {
       return -1;
     }
   }
-  while (h->len > 0) {
+  while (h->buf && h->len > 0) {
     ssize_t n = send(to, h->buf + h->off, h->len, MSG_NOSIGNAL);
     if (n > 0) {
       h->off += (size_t)n;
       h->len -= (size_t)n;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+    } else if (n < 0 && again()) {
       break;
     } else {
       return -1;
@@ -159,7 +215,7 @@ static int pump(int from, int to, struct half *h) {
 
 static short want(const struct half *in, const struct half *out) {
   short ev = 0;
-  if (in->len == 0 && !in->eof) ev |= POLLIN;  /* room to read more for the other side */
+  if (in->len < (in->buf ? 1 : in->cap) && !in->eof) ev |= POLLIN; /* room to read more for the other side */
   if (out->len > 0) ev |= POLLOUT;             /* data waiting to be written here */
   return ev;
 }
@@ -250,6 +306,12 @@ int main(int argc, char **argv) {
       signal(SIGPIPE, SIG_IGN);
       signal(SIGHUP, SIG_IGN);
       prctl(PR_SET_NAME, "wb-netbridge", 0, 0, 0);
+      /* Six descriptors per connection (two sockets, two pipes): lift the soft limit as far as allowed. */
+      struct rlimit rl;
+      if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+      }
       int devnull = open("/dev/null", O_RDWR);
       if (devnull >= 0) {
         dup2(devnull, 0);

@@ -4,6 +4,7 @@
 // loopback: CONNECT and absolute-URI requests allowed by name, refusals answered at once with a readable 403,
 // a private answer refused unless SERVICE_NETWORK_ALLOW_PRIVATE names it, a per-command grant and its revocation,
 // and every decision reported with the command that asked.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -331,6 +332,53 @@ describe('the proxy over its unix socket', () => {
       'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
     );
     expect(ok).toContain('hello GET a /');
+  });
+
+  it('a tunnel carries a large body both ways intact, with a reader slower than the writer (backpressure)', async () => {
+    const body = Buffer.alloc(8 * 1024 * 1024);
+    for (let i = 0; i < body.length; i += 4) body.writeUInt32LE((i * 2654435761) >>> 0, i);
+    const sent = createHash('sha256').update(body).digest('hex');
+    let upload = '';
+    const src = net.createServer((c) => {
+      const h = createHash('sha256');
+      c.on('data', (d) => h.update(d));
+      c.on('end', () => {
+        upload = h.digest('hex');
+        c.end(body);
+      });
+    });
+    await new Promise<void>((r) => src.listen(0, '127.0.0.1', () => r()));
+    const srcPort = (src.address() as AddressInfo).port;
+    try {
+      const got = await new Promise<string>((resolve, reject) => {
+        const s = net.connect(sock);
+        const h = createHash('sha256');
+        let head = Buffer.alloc(0);
+        let open = false;
+        s.on('data', (d: Buffer) => {
+          if (!open) {
+            head = Buffer.concat([head, d]);
+            const end = head.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            expect(head.subarray(0, 12).toString()).toBe('HTTP/1.1 200');
+            open = true;
+            h.update(head.subarray(end + 4));
+            s.end(body); // upload, then half-close: the far end answers with the body
+            return;
+          }
+          h.update(d);
+          s.pause(); // a slow reader: the proxy must hold upstream back, not buffer without bound
+          setImmediate(() => s.resume());
+        });
+        s.on('end', () => resolve(h.digest('hex')));
+        s.on('error', reject);
+        s.write(`CONNECT allowed.test:${srcPort} HTTP/1.1\r\n\r\n`);
+      });
+      expect(upload).toBe(sent);
+      expect(got).toBe(sent);
+    } finally {
+      src.close();
+    }
   });
 
   it('malformed requests get 400; origin-form requests are not proxied', async () => {
