@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fit, NOTE_MAX_BYTES, outputNote, proxyNote } from '../src/process/blocked.js';
+import { Command } from '../src/process/command.js';
+import { ManualClock } from '../src/core/clock.js';
 import {
   addressKind,
   checkHost,
@@ -150,9 +152,9 @@ describe('the blocked note', () => {
     }
     const short = proxyNote({ host: 'example.com', port: 443, reason: 'not_allowed' });
     expect(short).toEqual({
-      what: 'example.com:443',
-      why: 'not on the network allow-list',
-      next: 'request_permissions {"tool_name":"exec_command","permission":"network","reason":"reach example.com"}',
+      what: 'example.com',
+      why: 'not on the allow-list',
+      next: 'request_permissions {"tool_name":"exec_command","permission":"network","reason":"example.com"}',
     });
     expect(fit({ what: 'x'.repeat(500), why: 'y', next: 'z' }).what.length).toBeLessThan(200);
     expect(proxyNote({ host: 'x', port: 1, reason: 'unresolved' })).toBeUndefined();
@@ -184,6 +186,46 @@ describe('the blocked note', () => {
       const n = outputNote(text, safe);
       expect(Buffer.byteLength(JSON.stringify(n))).toBeLessThanOrEqual(NOTE_MAX_BYTES);
     }
+  });
+});
+
+describe('notes on a command', () => {
+  const make = (tty = false) =>
+    new Command({
+      id: 'c1',
+      cmd: 'x',
+      workdir: '.',
+      tty,
+      sandboxed: true,
+      timeoutMs: 60_000,
+      maxOutputBytes: 65_536,
+      tailBytes: 1 << 20,
+      clock: new ManualClock(),
+      notes: { mode: 'safe', sandboxed: true, network: 'proxy' },
+    });
+
+  it('a message written in pieces is recognised; stdout is not read unless it is a terminal', () => {
+    const c = make();
+    c.output('stdout', Buffer.from('Could not resolve host: a\n'));
+    expect(c.blocked).toBeUndefined();
+    c.output('stderr', Buffer.from('curl: (6) Could not res'));
+    c.output('stderr', Buffer.from('olve host: example.com\n'));
+    expect(c.blocked?.what).toBe('name lookup');
+    const t = make(true);
+    t.output('stdout', Buffer.from("touch: cannot touch '/usr/x': Read-only file system\r\n"));
+    expect(t.blocked?.why).toMatch(/read-only/);
+  });
+
+  it("the proxy's refusal wins over the output's; shown once while running and once with the final status", () => {
+    const c = make();
+    c.output('stderr', Buffer.from('Read-only file system\n'));
+    c.block({ what: 'example.com', why: 'not on the allow-list', next: 'n' });
+    c.block({ what: 'other.org', why: 'not on the allow-list', next: 'n' });
+    expect(c.takeBlocked()?.what).toBe('example.com');
+    expect(c.takeBlocked()).toBeUndefined();
+    c.exited(1, null);
+    expect(c.takeBlocked()?.what).toBe('example.com');
+    expect(c.takeBlocked()).toBeUndefined();
   });
 });
 

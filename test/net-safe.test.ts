@@ -163,14 +163,12 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(r.sc.stdout).toContain('curl=56'); // CONNECT answered 403
     expect(r.sc.stderr).toMatch(/CONNECT tunnel failed, response 403/);
     expect(r.sc.blocked).toEqual({
-      what: 'example.com:443',
-      why: 'not on the network allow-list',
-      next: 'request_permissions {"tool_name":"exec_command","permission":"network","reason":"reach example.com"}',
+      what: 'example.com',
+      why: 'not on the allow-list',
+      next: 'request_permissions {"tool_name":"exec_command","permission":"network","reason":"example.com"}',
     });
     expect(Buffer.byteLength(JSON.stringify(r.sc.blocked))).toBeLessThanOrEqual(NOTE_MAX_BYTES);
-    expect(r.text).toContain(
-      'Blocked: example.com:443 (not on the network allow-list). Next: request_permissions',
-    );
+    expect(r.text).toContain('Blocked: example.com (not on the allow-list). Next: request_permissions');
     // Refused before any lookup or connection: the decision names no address.
     const refused = decisions()
       .slice(before)
@@ -215,7 +213,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(udpSeen).toBe(0);
     const lookup = await run(server, 'curl -sS --noproxy "*" https://example.com/');
     expect(lookup.sc.stderr).toMatch(/Could not resolve host/);
-    expect(lookup.sc.blocked).toMatchObject({ what: 'name lookup' });
+    expect(lookup.sc.blocked, JSON.stringify(lookup.sc)).toMatchObject({ what: 'name lookup' });
   });
 
   it('an allowed name that resolves to 127.0.0.1 is refused without SERVICE_NETWORK_ALLOW_PRIVATE', async () => {
@@ -269,7 +267,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(decisions().filter((e) => e.host === 'granted.test' && e.granted === true)).toHaveLength(1);
     // The next run (a client that cannot ask): refused again by the allow-list.
     const again = await exec({}, META);
-    expect(again.structuredContent.blocked?.why).toBe('not on the network allow-list');
+    expect(again.structuredContent.blocked?.why).toBe('not on the allow-list');
   });
 
   it('where the bridge was not built, or cannot run here, safe has no network and the sandbox says why', async () => {

@@ -15,6 +15,8 @@ export interface BlockedNote {
 export const NOTE_MAX_BYTES = 200;
 /** Error output looked at per command, at most (a long build's stderr is not scanned to its end). */
 export const SCAN_MAX_BYTES = 4 * 1024 * 1024;
+/** Bytes of the previous chunk looked at again with the next (programs print one message in several writes). */
+export const SCAN_OVERLAP = 256;
 
 export interface NoteContext {
   mode: 'safe' | 'trusted' | 'dangerous';
@@ -48,13 +50,14 @@ export function proxyNote(d: {
   address?: string;
   kind?: string;
 }): BlockedNote | undefined {
-  const what = `${short(d.host)}:${d.port}`;
+  // The usual ports go unsaid: every byte of the note counts against its budget.
+  const what = d.port === 443 || d.port === 80 ? short(d.host) : `${short(d.host)}:${d.port}`;
   switch (d.reason) {
     case 'not_allowed':
       return fit({
         what,
-        why: 'not on the network allow-list',
-        next: `request_permissions {"tool_name":"exec_command","permission":"network","reason":"reach ${short(d.host)}"}`,
+        why: 'not on the allow-list',
+        next: `request_permissions {"tool_name":"exec_command","permission":"network","reason":"${short(d.host)}"}`,
       });
     case 'denied':
       return fit({

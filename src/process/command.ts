@@ -3,7 +3,7 @@
 // and waits that end on a condition or a deadline. A command belongs to the runtime, never to the request or
 // connection that started it: nothing here looks at who asks.
 import type { Clock } from '../core/clock.js';
-import { outputNote, SCAN_MAX_BYTES, type BlockedNote, type NoteContext } from './blocked.js';
+import { outputNote, SCAN_MAX_BYTES, SCAN_OVERLAP, type BlockedNote, type NoteContext } from './blocked.js';
 import { StreamBuffer } from './output.js';
 import type { ProcessHandle } from './spawn.js';
 import { signalName } from './tree.js';
@@ -63,6 +63,8 @@ export class Command {
   private outputBlock: BlockedNote | undefined;
   private readonly notes: NoteContext | undefined;
   private scanned = 0;
+  /** The end of the error output already looked at: a message written in pieces is still recognised. */
+  private scanTail = '';
   /** The note was handed back while running / with the final status. */
   private noteShown = false;
   private noteShownFinal = false;
@@ -132,7 +134,9 @@ export class Command {
       (stream === 'stderr' || this.tty)
     ) {
       this.scanned += chunk.length;
-      this.outputBlock = outputNote(chunk.toString('latin1'), this.notes);
+      const text = this.scanTail + chunk.toString('latin1');
+      this.outputBlock = outputNote(text, this.notes);
+      this.scanTail = text.slice(-SCAN_OVERLAP);
     }
     this.notify();
   }

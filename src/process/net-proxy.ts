@@ -361,7 +361,7 @@ export function refusalBody(d: NetDecision): string {
   const lines: Record<Refusal, string> = {
     not_allowed:
       `${d.host} is not on this server's network allow-list (safe mode: package registries only).\n` +
-      `One command: request_permissions {"tool_name":"exec_command","permission":"network","reason":"reach ${d.host}"}; ` +
+      `One command: request_permissions {"tool_name":"exec_command","permission":"network","reason":"${d.host}"}; ` +
       `always: the operator adds it to SERVICE_NETWORK_ALLOW.`,
     denied: `${d.host} is on this server's SERVICE_NETWORK_DENY list; only the operator can change that.`,
     private_address:
