@@ -36,7 +36,9 @@
 #include <unistd.h>
 
 #define MAX_CONNS 256
-#define PIPE_BYTES (1024 * 1024)
+/* Downloads (proxy → command) get a pipe this large; uploads keep the system's default (64 KiB). Pipe pages
+ * count against the user's pipe-user-pages-soft, which other sandboxes of the same user share, hence not more. */
+#define PIPE_BYTES (256 * 1024)
 #define BUF_BYTES (64 * 1024)
 
 #ifndef SYS_pidfd_open
@@ -81,11 +83,11 @@ static void half_free(struct half *h) {
   free(h->buf);
 }
 
-/* A pipe of PIPE_BYTES (or the system's default size) for splice; else a buffer. 0, or -1 when out of memory. */
-static int half_init(struct half *h) {
+/* A pipe (of `bytes`, or the system's default size) for splice; else a buffer. 0, or -1 when out of memory. */
+static int half_init(struct half *h, int bytes) {
   h->pipe[0] = h->pipe[1] = -1;
   if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) == 0) {
-    int size = fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
+    int size = bytes ? fcntl(h->pipe[1], F_SETPIPE_SZ, bytes) : -1;
     if (size < 0) size = fcntl(h->pipe[1], F_GETPIPE_SZ);
     h->cap = size > 0 ? (size_t)size : 4096;
     return 0;
@@ -135,8 +137,8 @@ static void accept_one(int lfd) {
   struct conn *c = u < 0 ? NULL : calloc(1, sizeof *c);
   int ok = c != NULL;
   if (c) {
-    ok = half_init(&c->up) == 0;
-    ok = half_init(&c->down) == 0 && ok;
+    ok = half_init(&c->up, 0) == 0;
+    ok = half_init(&c->down, PIPE_BYTES) == 0 && ok;
   }
   if (!ok) {
     /* No proxy to talk to: the client sees the connection closed at once rather than a hang. */
