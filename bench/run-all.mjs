@@ -28,6 +28,7 @@ const STEPS = [
   ['git', 'bench/git-bench.mjs', []],
   ['exec', 'bench/exec-bench.mjs', ['--duration', '20', '--commands', '500', '--warmup', '1000']],
   ['sandbox', 'bench/sandbox-bench.mjs', []],
+  ['proxy', 'bench/proxy-bench.mjs', []],
   ['dogfood', 'bench/dogfood/dogfood-bench.mjs', []],
   ['pressure', 'bench/pressure-bench.mjs', []],
   ['soak', 'bench/soak.mjs', ['--seconds', values['soak-seconds']]],

@@ -12,8 +12,8 @@
  *
  * Bytes move through a pipe per direction with splice(2), so they are never copied into this process (a large
  * download costs the bridge a few system calls per megabyte); where splice is refused, through a buffer.
- * Bounded: at most MAX_CONNS connections at once (further ones wait in the listen backlog), PIPE_BYTES buffered
- * per direction of each. No dependencies beyond libc; Linux only.
+ * Bounded: at most MAX_CONNS connections at once (further ones wait in the listen backlog), each with at most
+ * PIPE_BYTES in flight towards the command and 64 KiB towards the proxy. No dependencies beyond libc; Linux only.
  */
 #define _GNU_SOURCE
 #include <errno.h>

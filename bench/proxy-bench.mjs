@@ -1,0 +1,152 @@
+// The cost of `safe` mode's filtering proxy (docs/tools.md#network-in-safe-mode): the same downloads from a local
+// HTTPS server, once from a `safe` command (bridge in the sandbox → unix socket → the server's proxy → upstream)
+// and once direct (a command in the same kind of sandbox on the host's network), in alternating rounds of one run.
+// Targets: a 20 MB download through the proxy ≤ 1.2× direct; 8 parallel package fetches (256 KiB each, a new
+// TLS connection each) ≤ 1.3× direct. Timed inside the command (curl's own clock), so the sandbox's start-up,
+// which `safe` pays either way, is not counted; whole-command times are reported beside them.
+// Usage: npm run build && node bench/proxy-bench.mjs [--rounds 15]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureBuilt, httpToolCaller, round, startServer, writeResults } from './lib.mjs';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' } } });
+const ROUNDS = Number(values.rounds);
+const BIG = 20 * 1024 * 1024;
+const PKG = 256 * 1024;
+const NAME = 'registry.npmjs.org';
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+ensureBuilt();
+const ws = mkdtempSync(path.join(tmpdir(), 'wb-proxy-bench-'));
+const certDir = mkdtempSync(path.join(tmpdir(), 'wb-proxy-cert-'));
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${NAME}`,
+    '-addext',
+    `subjectAltName=DNS:${NAME}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-keyout',
+    path.join(certDir, 'key.pem'),
+    '-out',
+    path.join(certDir, 'cert.pem'),
+  ],
+  { stdio: 'ignore' },
+);
+// The certificate where a sandboxed command can read it (the workspace).
+writeFileSync(path.join(ws, 'ca.pem'), readFileSync(path.join(certDir, 'cert.pem')));
+const big = Buffer.alloc(BIG, 'x');
+const pkg = Buffer.alloc(PKG, 'p');
+const site = https.createServer(
+  { key: readFileSync(path.join(certDir, 'key.pem')), cert: readFileSync(path.join(certDir, 'cert.pem')) },
+  (req, res) => {
+    const body = req.url === '/big' ? big : pkg;
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
+    res.end(body);
+  },
+);
+await new Promise((r) => site.listen(0, '127.0.0.1', r));
+const port = site.address().port;
+
+const proxied = await startServer(ws, {
+  SERVICE_SANDBOX: 'bwrap',
+  WB_TEST_RESOLVE: `${NAME}=127.0.0.1`,
+  SERVICE_NETWORK_ALLOW_PRIVATE: '127.0.0.1',
+});
+// Direct: the same sandbox (bubblewrap, seccomp) with the host's network, as `dangerous` has it under
+// SERVICE_SANDBOX=bwrap, so only the network path differs.
+const direct = await startServer(ws, { SERVICE_PERMISSION_MODE: 'dangerous', SERVICE_SANDBOX: 'bwrap' });
+const callP = httpToolCaller(proxied.url, proxied.token);
+const callD = httpToolCaller(direct.url, direct.token);
+
+const info = await callP('check_exec_environment', {});
+if (info.structuredContent.sandbox.network !== 'proxy') {
+  console.error(`the safe server has no proxy: ${info.structuredContent.sandbox.reason}`);
+  process.exit(1);
+}
+
+const base = `https://${NAME}:${port}`;
+// Direct: curl resolves the name itself (to the same 127.0.0.1 the proxy was told), with no proxy at all.
+const curl = (isDirect) =>
+  `curl -sS --fail --cacert ca.pem ${isDirect ? `--noproxy '*' --resolve ${NAME}:${port}:127.0.0.1` : ''}`;
+const bigCmd = (d) => `${curl(d)} -o /dev/null -w '%{time_total}' ${base}/big`;
+const pkgCmd = (d) =>
+  `s=$(date +%s%N); ${curl(d)} -Z --parallel-max 8 ${Array.from({ length: 8 }, (_, i) => `-o /dev/null ${base}/pkg/${i}`).join(' ')}` +
+  ` && e=$(date +%s%N) && echo $(( (e - s) / 1000 ))`;
+
+async function time(call, cmd, unit) {
+  const t0 = performance.now();
+  const r = await call('exec_command', { cmd, yield_time_ms: 30_000 });
+  const whole = performance.now() - t0;
+  const sc = r.structuredContent;
+  if (sc.status !== 'exited' || sc.exit_code !== 0) throw new Error(`${cmd}: ${JSON.stringify(sc)}`);
+  const inner = Number(String(sc.stdout).trim()) * unit; // ms
+  return { inner, whole };
+}
+
+const samples = { bigP: [], bigD: [], pkgP: [], pkgD: [], bigPw: [], bigDw: [], pkgPw: [], pkgDw: [] };
+// A warm-up of each, then alternating rounds so machine load falls on both alike.
+await time(callP, bigCmd(false), 1000);
+await time(callD, bigCmd(true), 1000);
+for (let i = 0; i < ROUNDS; i++) {
+  const order = i % 2 ? ['D', 'P'] : ['P', 'D'];
+  for (const w of order) {
+    const d = w === 'D';
+    const c = d ? callD : callP;
+    const b = await time(c, bigCmd(d), 1000);
+    const p = await time(c, pkgCmd(d), 0.001);
+    samples[`big${w}`].push(b.inner);
+    samples[`big${w}w`].push(b.whole);
+    samples[`pkg${w}`].push(p.inner);
+    samples[`pkg${w}w`].push(p.whole);
+  }
+}
+
+const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+const bigRatio = m.bigP / m.bigD;
+const pkgRatio = m.pkgP / m.pkgD;
+const rows = [
+  {
+    target: '20 MB download through the proxy vs direct (curl time_total, median)',
+    measured: round(bigRatio, 2),
+    limit: 1.2,
+    unit: '×',
+    pass: bigRatio <= 1.2,
+    note: `proxy ${round(m.bigP, 1)} ms, direct ${round(m.bigD, 1)} ms; whole command ${round(m.bigPw, 1)} vs ${round(m.bigDw, 1)} ms (the sandbox's start-up included)`,
+  },
+  {
+    target: '8 parallel 256 KiB package fetches through the proxy vs direct (median)',
+    measured: round(pkgRatio, 2),
+    limit: 1.3,
+    unit: '×',
+    pass: pkgRatio <= 1.3,
+    note: `proxy ${round(m.pkgP, 1)} ms, direct ${round(m.pkgD, 1)} ms; whole command ${round(m.pkgPw, 1)} vs ${round(m.pkgDw, 1)} ms`,
+  },
+];
+writeResults('proxy', 'Filtering proxy of safe mode: downloads through it vs direct', rows, {
+  rounds: ROUNDS,
+  samples_ms: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])),
+});
+
+await Promise.all([proxied.stop(), direct.stop()]);
+site.close();
+rmSync(ws, { recursive: true, force: true });
+rmSync(certDir, { recursive: true, force: true });
