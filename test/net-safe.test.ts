@@ -169,6 +169,9 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     });
     expect(Buffer.byteLength(JSON.stringify(r.sc.blocked))).toBeLessThanOrEqual(NOTE_MAX_BYTES);
     expect(r.text).toContain('Blocked: example.com (not on the allow-list). Next: request_permissions');
+    // The same note in the text, on one line of at most 200 bytes too.
+    const line = (r.text as string).split('\n').find((l) => l.startsWith('Blocked: ')) as string;
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(NOTE_MAX_BYTES);
     // Refused before any lookup or connection: the decision names no address.
     const refused = decisions()
       .slice(before)
