@@ -20,6 +20,9 @@ beforeAll(async () => {
       'src/crlf.txt': 'first\r\nisValid here\r\nlast\r\n',
       'src/deep/more.ts': Array.from({ length: 30 }, (_, i) => `line ${i} isValid`).join('\n') + '\n',
       'src/long.txt': 'prefix ' + 'z'.repeat(2000) + ' isValid\n',
+      // Past rg's --max-columns preview, with two-byte characters before the match: the column is finished from
+      // the file (src/workspace/search/verify.ts), so both engines still agree.
+      'src/long-utf8.txt': 'é'.repeat(700) + ' isValid ' + 'ü'.repeat(40) + '\n',
       'bin.dat': Buffer.concat([Buffer.from('isValid'), Buffer.from([0, 1, 2])]),
       '.hidden/h.ts': 'isValid hidden\n',
       'ignored.log': 'isValid ignored\n',
@@ -148,6 +151,12 @@ describe('search_text behaviour', () => {
   it('an after that is not "path:line" is INVALID_ARGUMENT', async () => {
     const r = await search({ query: 'isValid', after: 'src/app.ts' });
     expect(r.structuredContent.error.code).toBe('INVALID_ARGUMENT');
+  });
+  it('a match far into a long line has its character column, and the preview is the line start', async () => {
+    const r = await callTool(srv.url, 'search_text', { query: 'isValid', path: 'src/long-utf8.txt' });
+    expect(r.structuredContent.matches).toHaveLength(1);
+    expect(r.structuredContent.matches[0]).toMatchObject({ line: 1, column: 702 });
+    expect(r.structuredContent.matches[0].preview.startsWith('é'.repeat(100))).toBe(true);
   });
   it('previews are cut at max_preview_bytes', async () => {
     const r = await search({ query: 'isValid', path: 'src/long.txt', max_preview_bytes: 64 });

@@ -312,6 +312,7 @@ class Session {
       this.say(`SERVICE_SERVER_URL is ${this.config.serverUrl}, but the tunnel is ${pin}; keeping yours`);
     const args = [
       '--max-semi-space-size=1',
+      '--optimize-for-size',
       MAIN_JS,
       ...this.serverArgs,
       '--host',

@@ -17,6 +17,17 @@ function readNumber(b: Buffer, i: number): [number, number] {
   return [n, i];
 }
 
+/** rg's marker after the preview of a line longer than --max-columns (ripgrep.ts). */
+const CUT_MARKER = / \[\.\.\. (?:\d+ more matche?s?|omitted end of long line)\]$/;
+
+/** How many bytes of `text` are the line's own: all, or those before rg's long-line marker (and its \r). */
+function ownBytes(text: Buffer): number {
+  const end = text.length > 0 && text[text.length - 1] === 13 ? text.length - 1 : text.length;
+  if (end < 24 || text[end - 1] !== 93 /* ] */) return text.length;
+  const m = CUT_MARKER.exec(text.toString('latin1', Math.max(0, end - 48), end));
+  return m ? end - m[0].length : text.length;
+}
+
 /** Text of a line for a preview: only the bytes a preview can show are decoded. */
 function previewOf(text: Buffer, maxBytes: number): string {
   let end = text.length;
@@ -104,9 +115,18 @@ export class RgOutput {
       const [byteCol, j] = readNumber(b, i + 1);
       const [offset, k] = readNumber(b, j + 1);
       const text = b.subarray(k + 1);
-      const column = codePointLength(text.toString('utf8', 0, Math.max(0, byteCol - 1))) + 1;
+      const before = Math.max(0, byteCol - 1);
+      const own = ownBytes(text);
       const head = Buffer.from(text.subarray(0, max + 4));
-      ok = fm.line(line, previewOf(text, max), column, { rel, offset, head });
+      if (before <= own) {
+        const column = codePointLength(text.toString('utf8', 0, before)) + 1;
+        ok = fm.line(line, previewOf(text, max), column, { rel, offset, head });
+      } else {
+        // The match lies past the printed part of a long line: its column is finished from the file.
+        const base = codePointLength(text.toString('utf8', 0, own));
+        const column = { from: offset + own, to: offset + before, base };
+        ok = fm.line(line, previewOf(text, max), base + (before - own) + 1, { rel, offset, head, column });
+      }
     } else {
       // context: LINE-OFFSET-text
       const [offset, k] = readNumber(b, i + 1);

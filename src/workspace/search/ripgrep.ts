@@ -12,7 +12,7 @@ import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
 import { MAX_WALK_DEPTH } from '../walk.js';
 import { MatchPage, type PageResult } from './match-page.js';
 import { RgOutput } from './rg-output.js';
-import { invalidRegex, smartCaseSensitive, type SearchRequest } from './types.js';
+import { invalidRegex, RG_LINE_SLACK, smartCaseSensitive, type SearchRequest } from './types.js';
 
 const RG_TIMEOUT_MS = 60_000;
 
@@ -39,6 +39,11 @@ export function rgArgs(req: SearchRequest & { sorted?: boolean }): string[] {
     // The walk's depth limit (workspace/walk.ts), so both engines search the same files.
     '--max-depth',
     String(MAX_WALK_DEPTH),
+    // A longer line comes as its first characters and a "[... omitted end of long line]" marker: the preview
+    // shows no more, and a page of matches on minified files stays kilobytes instead of megabytes of pipe data.
+    '--max-columns',
+    String(req.maxPreviewBytes + RG_LINE_SLACK),
+    '--max-columns-preview',
   ];
   if (req.sorted) a.push('--sort', 'path');
   a.push(

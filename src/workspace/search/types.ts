@@ -83,4 +83,15 @@ export interface LineProof {
   rel: string;
   offset: number;
   head: Buffer;
+  /**
+   * A match past the part of a long line rg printed (its --max-columns preview): the column is `base` code
+   * points plus those of the file's bytes [from, to), counted when the line is re-read (verify.ts).
+   */
+  column?: { from: number; to: number; base: number };
 }
+
+/**
+ * Bytes (at least) of a line rg prints beyond the preview a page can show: longer lines come as a preview
+ * (ripgrep.ts --max-columns), so a minified file's megabyte lines never cross the pipe.
+ */
+export const RG_LINE_SLACK = 64;

@@ -26,6 +26,27 @@ function linesHold(fd: number, lines: readonly LineProof[]): boolean {
   return true;
 }
 
+const COUNT_CHUNK = 64 * 1024;
+
+/** Code points in the file's bytes [from, to): every byte that is not a UTF-8 continuation byte. */
+function codePointsIn(fd: number, from: number, to: number): number {
+  const buf = Buffer.allocUnsafe(Math.min(COUNT_CHUNK, Math.max(0, to - from)));
+  let n = 0;
+  for (let at = from; at < to;) {
+    const got = readSync(fd, buf, 0, Math.min(buf.length, to - at), at);
+    if (got <= 0) break;
+    for (let i = 0; i < got; i++) if (((buf[i] as number) & 0xc0) !== 0x80) n++;
+    at += got;
+  }
+  return n;
+}
+
+/** A match past the printed part of a long line gets its exact column from the file (types.ts LineProof). */
+function finishColumn(fd: number, c: Candidate): void {
+  const col = c.proofs?.[0]?.column;
+  if (col) c.match.column = col.base + codePointsIn(fd, col.from, col.to) + 1;
+}
+
 /** The page's candidates whose every reported line is, at its offset, in a file verified inside the workspace. */
 export function verifiedPage(root: WorkspaceRoot, page: readonly Candidate[]): Candidate[] {
   const byFile = new Map<string, Candidate[]>();
@@ -44,7 +65,10 @@ export function verifiedPage(root: WorkspaceRoot, page: readonly Candidate[]): C
       continue;
     }
     try {
-      for (const c of list) if (!linesHold(fd, c.proofs ?? [])) bad.add(c);
+      for (const c of list) {
+        if (!linesHold(fd, c.proofs ?? [])) bad.add(c);
+        else finishColumn(fd, c);
+      }
     } finally {
       closeSync(fd);
     }

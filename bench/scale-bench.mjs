@@ -1,0 +1,414 @@
+// `npm run bench:scale` (docs/operations.md#big-repositories): the server on a tree the size of the Linux kernel
+// (bench/scale-tree.mjs: 80,000 files in 4,000 directories, ~870 MB, made once under os.tmpdir() and reused),
+// in one run beside the tools a person would use directly, each measured direct and in the same bubblewrap jail
+// the server runs rg and git in (dist/process/jail.js):
+// - list_files: the first page (max_results 100) against `rg --files` (target ≤ 0.3×), and a full listing
+//   (every page, following next_action; every file exactly once) against `rg --files` (≤ 1.5×);
+// - list_files {max_results: 100000} and list_dir {recursive, max_depth: 3}: latency and result bytes;
+// - search_text for a word on 81 lines against `rg -n` (≤ 1.1×); git_status on the clean tree against
+//   `git status --porcelain` (≤ 1.2×);
+// - no list or search result over its byte ceiling (PAGE_BYTES of JSON, plus its few other fields);
+// - the server's peak RSS (VmHWM from /proc) over these calls (≤ 150 MB);
+// - with --mixed (default): 16 mixed clients for --mixed-seconds on the 8,000-file benchmark workspace through
+//   bench/mcp-bench.mjs, peak RSS (≤ 100 MB);
+// - with --ref-fs-server <path to @modelcontextprotocol/server-filesystem's dist/index.js>: list_dir's bytes
+//   against that server's list_directory on the same 40-entry directory (≤ 1.2×).
+// Results: bench/results/scale.{json,md}.
+// Usage: npm run bench:scale [-- --samples 5] [--no-mixed] [--mixed-seconds 30] [--ref-fs-server PATH]
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import {
+  BENCH_DIR,
+  benchWorkspace,
+  ensureBuilt,
+  httpToolClient,
+  REPO,
+  round,
+  startServer,
+  writeResults,
+} from './lib.mjs';
+import { makeScaleTree, NEEDLE, NEEDLE_LINES, FILES, scaleTreeDir } from './scale-tree.mjs';
+
+const { values } = parseArgs({
+  options: {
+    samples: { type: 'string', default: '5' },
+    mixed: { type: 'boolean', default: true },
+    'no-mixed': { type: 'boolean', default: false },
+    'mixed-seconds': { type: 'string', default: '30' },
+    'ref-fs-server': { type: 'string' },
+  },
+});
+const SAMPLES = Number(values.samples);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => `${round(x, 1)} ms`;
+const mb = (kb) => round(kb / 1024, 1);
+
+function statusKb(pid, key) {
+  const m = new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** spawnSync of a jailed argv (the seccomp filter on descriptor 3, as the server does). */
+function runJailed(j, cwd) {
+  const fd = j.seccomp ? openSync(j.seccomp, constants.O_RDONLY) : undefined;
+  try {
+    const stdio = fd === undefined ? 'pipe' : ['ignore', 'pipe', 'pipe', fd];
+    return spawnSync(j.file, j.args, { cwd, stdio, maxBuffer: 256 * 1024 * 1024 });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function timeSync(out, fn) {
+  const t0 = performance.now();
+  const r = fn();
+  out.push(performance.now() - t0);
+  if (r.status !== 0) throw new Error(`floor failed (${r.status}): ${String(r.stderr).slice(0, 300)}`);
+  return r;
+}
+
+/** Biggest JSON of a list or search result seen, against the ceiling. */
+const PAGE_BYTES = 64 * 1024;
+const CEILING = PAGE_BYTES + 2048;
+let biggest = { bytes: 0, call: '' };
+function noteBytes(name, args, r) {
+  const bytes = Buffer.byteLength(JSON.stringify(r.structuredContent ?? {}));
+  if (bytes > biggest.bytes) biggest = { bytes, call: `${name} ${JSON.stringify(args)}` };
+  return bytes;
+}
+
+async function timedCall(call, out, name, args, check = () => true) {
+  const t0 = performance.now();
+  const r = await call(name, args);
+  out?.push(performance.now() - t0);
+  if (r.isError || !check(r.structuredContent))
+    throw new Error(`${name} failed: ${JSON.stringify(r.structuredContent).slice(0, 400)}`);
+  if (['list_files', 'list_dir', 'search_text'].includes(name)) noteBytes(name, args, r);
+  return r;
+}
+
+/** Every page of list_files, following next_action; returns the time, pages and files (each must come once). */
+async function fullListing(call) {
+  const t0 = performance.now();
+  const seen = new Set();
+  let pages = 0;
+  let dup = 0;
+  for (let args = { max_results: 100_000 }; args; pages++) {
+    const r = await timedCall(call, null, 'list_files', args);
+    for (const f of r.structuredContent.files ?? []) {
+      if (seen.has(f.path)) dup++;
+      else seen.add(f.path);
+    }
+    args = r.structuredContent.next_action?.arguments;
+  }
+  return { ms: performance.now() - t0, pages, files: seen.size, dup };
+}
+
+/** A directory of 40 entries (30 files, 10 directories, names of 6–18 characters) for the byte comparison. */
+function fortyEntries() {
+  const dir = path.join(tmpdir(), 'workbench-scale-listing-v1');
+  mkdirSync(dir, { recursive: true });
+  const words = [
+    'config',
+    'handler',
+    'routes',
+    'schema',
+    'session',
+    'worker',
+    'parser',
+    'client',
+    'server',
+    'utils',
+  ];
+  for (let i = 0; i < 30; i++)
+    writeFileSync(
+      path.join(dir, `${words[i % 10]}${i > 9 ? `_${i}` : ''}.${['ts', 'js', 'json'][i % 3]}`),
+      'x'.repeat(100 + i * 97),
+    );
+  for (let i = 0; i < 10; i++) mkdirSync(path.join(dir, `${words[i]}-dir`), { recursive: true });
+  return dir;
+}
+
+/** Bytes of the reference filesystem server's list_directory answer over stdio (newline-delimited JSON-RPC). */
+async function referenceBytes(serverJs, dir) {
+  const child = spawn(process.execPath, [serverJs, dir], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let buf = '';
+  const waits = new Map();
+  child.stdout.on('data', (c) => {
+    buf += c;
+    for (let i; (i = buf.indexOf('\n')) >= 0;) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      waits.get(JSON.parse(line).id)?.(line);
+    }
+  });
+  const req = (id, method, params) =>
+    new Promise((r) => {
+      waits.set(id, r);
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  await req(1, 'initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'bench', version: '1' },
+  });
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  const line = await req(2, 'tools/call', { name: 'list_directory', arguments: { path: dir } });
+  child.kill();
+  return Buffer.byteLength(line);
+}
+
+/** Bytes of our list_dir answer for `dir` (as one JSON-RPC response over HTTP). */
+async function ourListBytes(dir) {
+  const srv = await startServer(path.dirname(dir), { SERVICE_STATE_DIR: 'off' });
+  try {
+    const r = await fetch(srv.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${srv.token}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'list_dir', arguments: { path: path.basename(dir) } },
+      }),
+    });
+    return Buffer.byteLength(await r.text());
+  } finally {
+    await srv.stop();
+  }
+}
+
+/** 16 mixed clients through bench/mcp-bench.mjs on the benchmark workspace; the server's VmHWM after. */
+async function mixedRun(seconds) {
+  const ws = benchWorkspace();
+  const srv = await startServer(ws, { SERVICE_PERMISSION_MODE: 'safe', SERVICE_STATE_DIR: 'off' });
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-scale-mixed-')), 'mixed.json');
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(BENCH_DIR, 'mcp-bench.mjs'),
+        ...['--base-url', srv.base, '--token', srv.token, '--workspace', ws, '--pid', String(srv.pid)],
+        ...[
+          '--scenarios',
+          'mixed_clients',
+          '--mixed-clients',
+          '16',
+          '--duration',
+          String(seconds),
+          '--quiet',
+        ],
+        ...['--out', out],
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (r.status !== 0) throw new Error('mcp-bench failed');
+    const res = JSON.parse(readFileSync(out, 'utf8'));
+    const row = (res.results ?? res.runs ?? []).find?.((x) => x.label === 'mixed_clients') ?? res;
+    return { hwmKb: statusKb(srv.pid, 'VmHWM'), errors: row.errors ?? null, ops: row.ops ?? null };
+  } finally {
+    await srv.stop();
+    rmSync(path.dirname(out), { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  ensureBuilt();
+  const t0 = Date.now();
+  const tree = scaleTreeDir();
+  const summary = makeScaleTree(tree);
+  process.stderr.write(
+    `tree ${tree}: ${summary.files} files, ${round(summary.bytes / 1e6, 0)} MB (${Math.round((Date.now() - t0) / 1000)} s)\n`,
+  );
+  const { ToolJail } = await import(path.join(REPO, 'dist/process/jail.js'));
+  const { findRipgrep } = await import(path.join(REPO, 'dist/workspace/search/engines.js'));
+  const rt = mkdtempSync(path.join(tmpdir(), 'wb-scale-rt-'));
+  const jail = new ToolJail({
+    requested: 'auto',
+    pathVar: process.env.PATH,
+    workspaceReal: tree,
+    runtimeDir: rt,
+  });
+  const jailed = jail.status().in_use !== null;
+  const rg = findRipgrep(process.env).path;
+  const rgFiles = ['--files', '--no-config'];
+  const rgSearch = ['-n', '--no-config', '--fixed-strings', NEEDLE, '.'];
+  const gitStatus = ['--no-optional-locks', 'status', '--porcelain'];
+  const floors = { rgFiles: [], rgFilesJ: [], rgN: [], rgNJ: [], gitD: [], gitJ: [] };
+  const m = { first: [], big: [], dir: [], search: [], git: [], full: [] };
+  const srv = await startServer(tree, { SERVICE_PERMISSION_MODE: 'safe', SERVICE_STATE_DIR: 'off' });
+  const { callTool: call, close } = httpToolClient(srv.url, srv.token);
+  const baseKb = statusKb(srv.pid, 'VmRSS');
+  let full;
+  let hwmKb = NaN;
+  let bigBytes = 0;
+  let dirBytes = 0;
+  try {
+    // Warm: the page cache (the tree is read once whole) and the server's code paths.
+    spawnSync(rg, rgSearch, { cwd: tree, maxBuffer: 64 * 1024 * 1024 });
+    spawnSync('git', gitStatus, { cwd: tree });
+    await timedCall(call, null, 'list_files', { max_results: 100 });
+    await timedCall(call, null, 'search_text', { query: NEEDLE });
+    await timedCall(call, null, 'git_status', {});
+    for (let i = 0; i < SAMPLES; i++) {
+      timeSync(floors.rgFiles, () => spawnSync(rg, rgFiles, { cwd: tree, maxBuffer: 64 * 1024 * 1024 }));
+      if (jailed) timeSync(floors.rgFilesJ, () => runJailed(jail.wrap(rg, rgFiles, tree), tree));
+      await timedCall(call, m.first, 'list_files', { max_results: 100 }, (s) => s.files.length === 100);
+      const b = await timedCall(call, m.big, 'list_files', { max_results: 100_000 });
+      bigBytes = Buffer.byteLength(JSON.stringify(b));
+      const d = await timedCall(call, m.dir, 'list_dir', { recursive: true, max_depth: 3 });
+      dirBytes = Buffer.byteLength(JSON.stringify(d));
+      timeSync(floors.rgN, () => spawnSync(rg, rgSearch, { cwd: tree, maxBuffer: 64 * 1024 * 1024 }));
+      if (jailed) timeSync(floors.rgNJ, () => runJailed(jail.wrap(rg, rgSearch, tree), tree));
+      await timedCall(
+        call,
+        m.search,
+        'search_text',
+        { query: NEEDLE },
+        (s) => s.matches.length === NEEDLE_LINES,
+      );
+      timeSync(floors.gitD, () => spawnSync('git', gitStatus, { cwd: tree }));
+      if (jailed) timeSync(floors.gitJ, () => runJailed(jail.wrap('git', gitStatus, tree), tree));
+      await timedCall(call, m.git, 'git_status', {}, (s) => !s.entries);
+      if (i < Math.min(3, SAMPLES)) {
+        full = await fullListing(call);
+        m.full.push(full.ms);
+      }
+    }
+  } finally {
+    close();
+    hwmKb = statusKb(srv.pid, 'VmHWM');
+    await srv.stop();
+    rmSync(rt, { recursive: true, force: true });
+  }
+  const md = Object.fromEntries(
+    Object.entries({ ...m, ...floors }).map(([k, v]) => [k, v.length ? median(v) : NaN]),
+  );
+  const both = (ours, direct, jail) =>
+    jailed
+      ? `direct ${ms(direct)} (${round(ours / direct, 2)}×), in the jail ${ms(jail)} (${round(ours / jail, 2)}×)`
+      : `direct ${ms(direct)}`;
+  const ratioRow = (target, ours, direct, jail, limit, extra = '') => {
+    const rd = ours / direct;
+    const rj = jailed ? ours / jail : NaN;
+    const which =
+      rd <= limit
+        ? rj <= limit
+          ? 'both floors'
+          : 'direct floor'
+        : rj <= limit
+          ? 'jailed floor only'
+          : 'neither';
+    return {
+      target,
+      measured: round(rd, 2),
+      limit,
+      unit: '× (direct)',
+      pass: rd <= limit || rj <= limit,
+      note: `${ms(ours)}; ${both(ours, direct, jail)}; met against: ${which}${extra}`,
+    };
+  };
+  const rows = [
+    ratioRow('list_files first page (max_results 100) vs rg --files', md.first, md.rgFiles, md.rgFilesJ, 0.3),
+    ratioRow(
+      `list_files full listing (${full.pages} pages, ${full.files} files) vs rg --files`,
+      md.full,
+      md.rgFiles,
+      md.rgFilesJ,
+      1.5,
+      `; every file once: ${full.files === FILES && full.dup === 0 ? 'yes' : `NO (${full.files} files, ${full.dup} repeats)`}`,
+    ),
+    ratioRow(`search_text (${NEEDLE_LINES} matches) vs rg -n`, md.search, md.rgN, md.rgNJ, 1.1),
+    ratioRow('git_status (clean) vs git status --porcelain', md.git, md.gitD, md.gitJ, 1.2),
+    {
+      target: 'list_files {max_results: 100000}: one page',
+      measured: round(md.big, 1),
+      limit: '-',
+      unit: 'ms',
+      op: '',
+      pass: true,
+      note: `${round(bigBytes / 1024, 1)} KiB response (the issue measured 2,020 ms and 7 MB)`,
+    },
+    {
+      target: 'list_dir {recursive, max_depth: 3}',
+      measured: round(md.dir, 1),
+      limit: '-',
+      unit: 'ms',
+      op: '',
+      pass: true,
+      note: `${round(dirBytes / 1024, 1)} KiB response (the issue measured 1,738 ms)`,
+    },
+    {
+      target: 'largest list/search result (structuredContent JSON)',
+      measured: biggest.bytes,
+      limit: CEILING,
+      unit: 'B',
+      pass: biggest.bytes <= CEILING,
+      note: biggest.call.slice(0, 80),
+    },
+    {
+      target: 'server peak RSS (VmHWM) over these calls',
+      measured: mb(hwmKb),
+      limit: 150,
+      unit: 'MB',
+      pass: mb(hwmKb) <= 150,
+      note: `RSS at start ${mb(baseKb)} MB`,
+    },
+  ];
+  const listing = fortyEntries();
+  const ours = await ourListBytes(listing);
+  if (values['ref-fs-server']) {
+    const ref = await referenceBytes(values['ref-fs-server'], listing);
+    rows.push({
+      target: 'list_dir of a 40-entry directory vs the filesystem reference server',
+      measured: round(ours / ref, 2),
+      limit: 1.2,
+      unit: '×',
+      pass: ours / ref <= 1.2,
+      note: `${ours} vs ${ref} bytes`,
+    });
+  } else
+    rows.push({
+      target: 'list_dir of a 40-entry directory (bytes of the response)',
+      measured: ours,
+      limit: '-',
+      op: '',
+      unit: 'B',
+      pass: true,
+      note: 'pass --ref-fs-server to compare with the filesystem reference server',
+    });
+  if (values.mixed && !values['no-mixed']) {
+    const mixed = await mixedRun(Number(values['mixed-seconds']));
+    rows.push({
+      target: `16 mixed clients for ${values['mixed-seconds']} s (8,000-file workspace): server peak RSS`,
+      measured: mb(mixed.hwmKb),
+      limit: 100,
+      unit: 'MB',
+      pass: mb(mixed.hwmKb) <= 100,
+      note: `${mixed.ops ?? '?'} ops, ${mixed.errors ?? '?'} errors (bench/mcp-bench.mjs mixed_clients)`,
+    });
+  }
+  writeResults('scale', 'Big repositories: the 80,000-file tree beside rg and git, and peak memory', rows, {
+    tree: { ...summary, dir: path.basename(tree) },
+    jailed_floors: jailed,
+    samples: SAMPLES,
+    medians_ms: Object.fromEntries(Object.entries(md).map(([k, v]) => [k, round(v, 2)])),
+    full_listing: full,
+  });
+}
+
+await main();
