@@ -28,3 +28,12 @@ it('reports delay, peak RSS and descriptors of the server process, since the pre
   const again = await srv.sample();
   expect(again.maxRssBytes).toBeGreaterThan(0);
 });
+
+it('counts a stall spent working (300 ms of CPU on the loop), however busy the machine is', async () => {
+  await srv.sample();
+  process.kill(srv.pid, 'SIGUSR1');
+  // The stall is over once the server answers again.
+  expect((await callTool(srv.url, 'server_info', {})).isError).toBe(false);
+  const s = await srv.sample();
+  expect(s.maxDelayMs).toBeGreaterThanOrEqual(250);
+});

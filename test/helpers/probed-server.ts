@@ -20,7 +20,10 @@ export const PROBE_PATH = path.join(REPO_ROOT, 'test/helpers/loop-probe.mjs');
 export const PROBE_LIMITS = { maxDelayMs: 250, maxRssBytes: 300 * 1024 * 1024 } as const;
 
 export interface ProbeSample {
-  /** Longest event-loop delay seen (10 ms resolution), in milliseconds. */
+  /**
+   * Longest time the event loop was held by work, in milliseconds: a 10 ms tick's lateness, counted as far as the
+   * server used CPU meanwhile (test/helpers/loop-probe.mjs), so a load on the machine does not count.
+   */
   maxDelayMs: number;
   /** Peak resident set size of the server process, in bytes. */
   maxRssBytes: number;
