@@ -17,6 +17,8 @@ import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
 const run = promisify(execFile);
 const MAKE_TREE = path.join(REPO_ROOT, 'test/helpers/make-tree.mjs');
+/** Only ends a hung fixture: making or removing 200,000 files on a loaded machine takes minutes. */
+const FIXTURE_CEILING_MS = 900_000;
 const makeTree = (...args: string[]) => run(process.execPath, [MAKE_TREE, ...args]);
 
 /** Descriptors the server may hold during one call (it has ~30 open at rest). */
@@ -51,12 +53,12 @@ describe('8,000 nested directories', () => {
     ws = makeWorkspace({ 'top.txt': 'needle\n' });
     await makeTree('nested', ws.dir, '8000', 'd');
     srv = await startProbedServer({ workspace: ws.dir });
-  });
+  }, FIXTURE_CEILING_MS);
   afterAll(async () => {
     await srv?.stop();
     await makeTree('remove-nested', ws.dir, 'd');
     ws.cleanup();
-  });
+  }, FIXTURE_CEILING_MS);
 
   it('list_files stays bounded and says that the depth limit stopped it', async () => {
     const { r, s } = await probed(srv, 'list_files', {});
@@ -92,11 +94,11 @@ describe('200,000 files', () => {
     ws = makeWorkspace();
     await makeTree('files', ws.dir, '200000', '1000');
     srv = await startProbedServer({ workspace: ws.dir });
-  });
+  }, FIXTURE_CEILING_MS);
   afterAll(async () => {
     await srv?.stop();
     await run('rm', ['-rf', ws.dir]);
-  });
+  }, FIXTURE_CEILING_MS);
 
   it('list_files answers one page with next_action, bounded', async () => {
     const { r, s } = await probed(srv, 'list_files', { max_results: 100_000 });
@@ -150,11 +152,11 @@ describe('paging through 20,000 files', () => {
         `d${String(Math.floor(i / 700)).padStart(4, '0')}/f${String(i % 700).padStart(5, '0')}.txt`,
       );
     srv = await startInProcess({ workspace: ws.dir });
-  });
+  }, FIXTURE_CEILING_MS);
   afterAll(async () => {
     await srv?.close();
     ws.cleanup();
-  });
+  }, FIXTURE_CEILING_MS);
 
   /** Follows next_action from `args` to the end; returns what every page listed, in order. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
