@@ -100,44 +100,60 @@ describe('200,000 files', () => {
     await run('rm', ['-rf', ws.dir]);
   }, FIXTURE_CEILING_MS);
 
-  it('list_files answers one page with next_action, bounded', async () => {
-    const { r, s } = await probed(srv, 'list_files', { max_results: 100_000 });
-    expectOnePage(r);
-    expectBounded(s);
-    const files = r.structuredContent.files as Array<{ path: string }>;
-    expect(files[0]?.path).toBe('d0000/f00000.txt');
-    expect(r.structuredContent.next_action).toEqual({
-      tool: 'list_files',
-      arguments: { max_results: 100_000, after: files[files.length - 1]?.path },
-    });
-  });
+  it(
+    'list_files answers one page with next_action, bounded',
+    async () => {
+      const { r, s } = await probed(srv, 'list_files', { max_results: 100_000 });
+      expectOnePage(r);
+      expectBounded(s);
+      const files = r.structuredContent.files as Array<{ path: string }>;
+      expect(files[0]?.path).toBe('d0000/f00000.txt');
+      expect(r.structuredContent.next_action).toEqual({
+        tool: 'list_files',
+        arguments: { max_results: 100_000, after: files[files.length - 1]?.path },
+      });
+    },
+    FIXTURE_CEILING_MS,
+  );
 
-  it('list_files newest first walks them all, bounded, and answers one page', async () => {
-    const { r, s } = await probed(srv, 'list_files', { sort: 'modified' });
-    expectOnePage(r);
-    expectBounded(s);
-    expect(r.structuredContent.next_action.arguments.after).toMatch(
-      /^\d{4}-\d\d-\d\dT\S+ d\d{4}\/f\d{5}\.txt$/,
-    );
-  });
+  it(
+    'list_files newest first walks them all, bounded, and answers one page',
+    async () => {
+      const { r, s } = await probed(srv, 'list_files', { sort: 'modified' });
+      expectOnePage(r);
+      expectBounded(s);
+      expect(r.structuredContent.next_action.arguments.after).toMatch(
+        /^\d{4}-\d\d-\d\dT\S+ d\d{4}\/f\d{5}\.txt$/,
+      );
+    },
+    FIXTURE_CEILING_MS,
+  );
 
-  it('list_dir over the whole tree answers one page, bounded', async () => {
-    const { r, s } = await probed(srv, 'list_dir', { recursive: true, max_entries: 100_000 });
-    expectOnePage(r);
-    expectBounded(s);
-    expect(r.structuredContent.next_action.arguments.after).toMatch(/^d\d{4}\/f\d{5}\.txt$/);
-  });
+  it(
+    'list_dir over the whole tree answers one page, bounded',
+    async () => {
+      const { r, s } = await probed(srv, 'list_dir', { recursive: true, max_entries: 100_000 });
+      expectOnePage(r);
+      expectBounded(s);
+      expect(r.structuredContent.next_action.arguments.after).toMatch(/^d\d{4}\/f\d{5}\.txt$/);
+    },
+    FIXTURE_CEILING_MS,
+  );
 
-  it('search_text with 200,000 matching lines answers one page with next_action, bounded', async () => {
-    const { r, s } = await probed(srv, 'search_text', { query: 'needle', max_results: 10_000 });
-    expectOnePage(r);
-    expectBounded(s);
-    expect(r.structuredContent).toMatchObject({ truncated: true, total_is_lower_bound: true });
-    const m = r.structuredContent.matches as Array<{ path: string; line: number }>;
-    expect(m[0]).toMatchObject({ path: 'd0000/f00000.txt', line: 1 });
-    const last = m[m.length - 1] as { path: string; line: number };
-    expect(r.structuredContent.next_action.arguments.after).toBe(`${last.path}:${last.line}`);
-  });
+  it(
+    'search_text with 200,000 matching lines answers one page with next_action, bounded',
+    async () => {
+      const { r, s } = await probed(srv, 'search_text', { query: 'needle', max_results: 10_000 });
+      expectOnePage(r);
+      expectBounded(s);
+      expect(r.structuredContent).toMatchObject({ truncated: true, total_is_lower_bound: true });
+      const m = r.structuredContent.matches as Array<{ path: string; line: number }>;
+      expect(m[0]).toMatchObject({ path: 'd0000/f00000.txt', line: 1 });
+      const last = m[m.length - 1] as { path: string; line: number };
+      expect(r.structuredContent.next_action.arguments.after).toBe(`${last.path}:${last.line}`);
+    },
+    FIXTURE_CEILING_MS,
+  );
 });
 
 describe('paging through 20,000 files', () => {
