@@ -103,6 +103,12 @@ describe.skipIf(!GEMINI)('Gemini CLI: dynamic registration and the full OAuth fl
   let model: Awaited<ReturnType<typeof startModelStub>>;
   let env: Record<string, string>;
   const browserLog = () => readFileSync(path.join(home, 'browser.log'), 'utf8');
+  /** The browser script logs the callback's answer after the client has it: wait for that line (bounded). */
+  const settledLog = async () => {
+    for (let i = 0; i < 600 && !/^callback /m.test(browserLog()); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    return browserLog();
+  };
 
   beforeAll(async () => {
     ws = makeWorkspace({ 'README.md': '# demo\n' });
@@ -157,7 +163,7 @@ describe.skipIf(!GEMINI)('Gemini CLI: dynamic registration and the full OAuth fl
       });
     });
     child.stdin.destroy();
-    const steps = browserLog();
+    const steps = await settledLog();
     expect(steps, out).toMatch(/^open http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?/m);
     expect(steps).toContain('page 200 Gemini CLI MCP Client');
     expect(steps).toMatch(

@@ -90,6 +90,15 @@ describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server
   let home: string;
   const tls = cert as TestCert;
   const browserLog = () => readFileSync(path.join(home, 'browser.log'), 'utf8');
+  /**
+   * The browser script logs the callback's answer after the Inspector has it, and the Inspector may finish and
+   * exit first: wait for that line (bounded) before reading the log.
+   */
+  const settledLog = async () => {
+    for (let i = 0; i < 600 && !/^callback /m.test(browserLog()); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    return browserLog();
+  };
 
   beforeAll(async () => {
     ws = makeWorkspace({ 'README.md': '# demo\n' });
@@ -146,7 +155,7 @@ describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server
       'json',
     ];
     const first = await inspector(args, env);
-    const steps = browserLog();
+    const steps = await settledLog();
     expect(steps, first.err).toContain('page 200 MCP Inspector');
     expect(steps).toMatch(
       /submit 302 http:\/\/127\.0\.0\.1:\d+\/oauth\/callback\?code=[^&\s]+&state=[^&\s]+&iss=/,
@@ -193,7 +202,7 @@ describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server
       ],
       env,
     );
-    const steps = browserLog();
+    const steps = await settledLog();
     expect(steps, r.err).toContain('page 200 Inspector via CIMD');
     expect(steps).toContain('callback 200');
     expect(r.code, r.err).toBe(0);
