@@ -13,6 +13,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import { Command } from './command.js';
+import { toEvict } from './retention.js';
 import { childEnv, envPreview } from './env.js';
 import { HEAD_BYTES } from './output.js';
 import { killLeftovers } from './leftovers.js';
@@ -369,36 +370,16 @@ export class CommandRegistry {
     }
   }
 
-  /**
-   * Apply the retention time, the finished-count limit and the total-bytes limit, oldest first. A command
-   * whose final status was never returned is exempt (docs/design-notes.md#bash-and-retention) until the count
-   * or bytes reach twice their limit, so memory stays bounded even when nobody polls.
-   */
+  /** Forget the finished commands the retention limits name (retention.ts). */
   sweep(): void {
     const cfg = this.host.config;
-    const now = this.host.clock.now();
-    const keep = this.list()
-      .filter((c) => !c.running)
-      .sort((a, b) => (a.finishedAt as number) - (b.finishedAt as number));
-    const evict = (c: Command) => {
-      this.commands.delete(c.id);
-      keep.splice(keep.indexOf(c), 1);
+    const limits = {
+      retentionMs: cfg.execRetentionS * 1000,
+      maxKept: cfg.execMaxRetained,
+      maxBytes: cfg.execTotalBufferBytes,
     };
-    for (const c of [...keep])
-      if (c.finalReturned && now - (c.finishedAt as number) > cfg.execRetentionS * 1000) evict(c);
-    const oldest = (hard: boolean) => keep.find((c) => c.finalReturned) ?? (hard ? keep[0] : undefined);
-    while (keep.length > cfg.execMaxRetained) {
-      const victim = oldest(keep.length > 2 * cfg.execMaxRetained);
-      if (!victim) break;
-      evict(victim);
-    }
-    let total = this.retainedBytes();
-    while (total > cfg.execTotalBufferBytes) {
-      const victim = oldest(total > 2 * cfg.execTotalBufferBytes);
-      if (!victim) break;
-      total -= victim.retainedBytes;
-      evict(victim);
-    }
+    for (const c of toEvict(this.commands.values(), limits, this.host.clock.now()))
+      this.commands.delete(c.id);
   }
 
   /** Shutdown: TERM every tree, wait briefly, KILL what is left. */
