@@ -29,146 +29,146 @@ export interface Parsed {
 const MAX_INPUT = 256 * 1024;
 
 export function lex(input: string): Parsed {
-  const s = input.length > MAX_INPUT ? input.slice(0, MAX_INPUT) : input;
-  const commands: SimpleCommand[] = [];
-  const nested: string[] = [];
-  let cmd: SimpleCommand = { words: [], redirects: [] };
-  let text = '';
-  let dynamic = false;
-  let inWord = false;
-  let pendingOp: string | null = null;
-  const heredocs: Array<{ delim: string; strip: boolean }> = [];
-  let i = 0;
+  const lexer = new Lexer(input.length > MAX_INPUT ? input.slice(0, MAX_INPUT) : input);
+  return lexer.run();
+}
 
-  const endWord = () => {
-    if (!inWord) return;
-    const w = { text, dynamic };
-    if (pendingOp !== null) {
-      if (pendingOp === '<<' || pendingOp === '<<-')
-        heredocs.push({ delim: text, strip: pendingOp === '<<-' });
-      else cmd.redirects.push({ op: pendingOp, target: w });
-      pendingOp = null;
-    } else cmd.words.push(w);
-    text = '';
-    dynamic = false;
-    inWord = false;
-  };
-  const endCommand = () => {
-    endWord();
-    if (cmd.words.length || cmd.redirects.length) commands.push(cmd);
-    cmd = { words: [], redirects: [] };
-    pendingOp = null;
-  };
-  const skipHeredocs = () => {
-    // i is just past a newline: skip each pending here-document body.
-    while (heredocs.length) {
-      const h = heredocs.shift() as { delim: string; strip: boolean };
+type Heredoc = { delim: string; strip: boolean };
+
+// The lexer's state in one object: the input and position, the command and word being built, and the
+// here-documents whose bodies start after the next newline. `step` reads one token at `i` and moves `i` on.
+class Lexer {
+  private readonly commands: SimpleCommand[] = [];
+  private readonly nested: string[] = [];
+  private readonly heredocs: Heredoc[] = [];
+  private cmd: SimpleCommand = { words: [], redirects: [] };
+  private text = '';
+  private dynamic = false;
+  private inWord = false;
+  private pendingOp: string | null = null;
+  private i = 0;
+
+  constructor(private readonly s: string) {}
+
+  run(): Parsed {
+    while (this.i < this.s.length) this.step(this.s[this.i] as string);
+    this.endCommand();
+    return { commands: this.commands, nested: this.nested };
+  }
+
+  private step(c: string): void {
+    const { s, i } = this;
+    const next = s[i + 1];
+    if (c === ' ' || c === '\t') {
+      this.endWord();
+      this.i++;
+    } else if (c === '\n') {
+      this.endCommand();
+      this.i++;
+      this.skipHeredocs();
+    } else if (c === '#' && !this.inWord) {
+      const nl = s.indexOf('\n', i);
+      this.i = nl < 0 ? s.length : nl;
+    } else if (c === '\\') this.backslash();
+    else if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      this.append(s.slice(i + 1, end < 0 ? s.length : end), false);
+      this.i = end < 0 ? s.length : end + 1;
+    } else if (c === '"') {
+      this.i = readDouble(s, i + 1, (t, d) => this.append(t, d), this.nested);
+      this.inWord = true;
+    } else if (c === '$' && next === "'") {
+      const end = findAnsiEnd(s, i + 2);
+      this.append(unescapeAnsi(s.slice(i + 2, end)), false);
+      this.i = end + 1;
+    } else if (c === '$' && next === '(') this.substitution(i + 2, matchParen(s, i + 1));
+    else if (c === '`') this.substitution(i + 1, findBacktick(s, i + 1));
+    else if (c === '$') this.literal(c, true);
+    else if ((c === '<' || c === '>') && next === '(' && !this.inWord)
+      this.substitution(i + 2, matchParen(s, i + 1));
+    else if (c === '<' || c === '>' || (c === '&' && next === '>')) this.redirect(c);
+    else if (c === ';' || c === '&' || c === '|' || c === '(' || c === ')') {
+      this.endCommand();
+      this.i++;
+    } else this.literal(c, false);
+  }
+
+  /** Adds text to the current word (starting one if needed). */
+  private append(t: string, dynamic: boolean): void {
+    this.text += t;
+    this.dynamic ||= dynamic;
+    this.inWord = true;
+  }
+
+  private literal(c: string, dynamic: boolean): void {
+    this.append(c, dynamic);
+    this.i++;
+  }
+
+  private backslash(): void {
+    const next = this.s[this.i + 1];
+    if (next !== '\n') this.append(next ?? '', false);
+    this.i += 2;
+  }
+
+  /** A command or process substitution whose body runs from `bodyStart` to `end` (its closing character). */
+  private substitution(bodyStart: number, end: number): void {
+    this.nested.push(this.s.slice(bodyStart, end));
+    this.append(this.s.slice(this.i, end + 1), true);
+    this.i = end + 1;
+  }
+
+  private redirect(c: string): void {
+    // An all-digit word right before the operator is a file descriptor number, not an argument.
+    if (this.inWord && /^\d+$/.test(this.text) && !this.dynamic) {
+      this.text = '';
+      this.inWord = false;
+    } else this.endWord();
+    const op = /^(?:&>>|&>|<<<|<<-|<<|<>|<&|>&|>>|>\||<|>)/.exec(this.s.slice(this.i))?.[0] ?? c;
+    this.i += op.length;
+    if (op !== '>&' && op !== '<&') {
+      this.pendingOp = op;
+      return;
+    }
+    // `2>&1`, `>&-`: a descriptor duplication; `>& file` (csh style) writes a file.
+    const m = /^\s*(\d+|-)(?=[\s;&|)]|$)/.exec(this.s.slice(this.i));
+    if (m) this.i += m[0].length;
+    else this.pendingOp = '>';
+  }
+
+  private endWord(): void {
+    if (!this.inWord) return;
+    const w = { text: this.text, dynamic: this.dynamic };
+    const op = this.pendingOp;
+    if (op === '<<' || op === '<<-') this.heredocs.push({ delim: this.text, strip: op === '<<-' });
+    else if (op !== null) this.cmd.redirects.push({ op, target: w });
+    else this.cmd.words.push(w);
+    this.pendingOp = null;
+    this.text = '';
+    this.dynamic = false;
+    this.inWord = false;
+  }
+
+  private endCommand(): void {
+    this.endWord();
+    if (this.cmd.words.length || this.cmd.redirects.length) this.commands.push(this.cmd);
+    this.cmd = { words: [], redirects: [] };
+    this.pendingOp = null;
+  }
+
+  /** `i` is just past a newline: skips each pending here-document body. */
+  private skipHeredocs(): void {
+    const s = this.s;
+    for (let h = this.heredocs.shift(); h; h = this.heredocs.shift()) {
       for (;;) {
-        if (i >= s.length) return;
-        const nl = s.indexOf('\n', i);
-        const line = s.slice(i, nl < 0 ? s.length : nl);
-        i = nl < 0 ? s.length : nl + 1;
+        if (this.i >= s.length) return;
+        const nl = s.indexOf('\n', this.i);
+        const line = s.slice(this.i, nl < 0 ? s.length : nl);
+        this.i = nl < 0 ? s.length : nl + 1;
         if ((h.strip ? line.replace(/^\t+/, '') : line) === h.delim) break;
       }
     }
-  };
-
-  while (i < s.length) {
-    const c = s[i] as string;
-    if (c === ' ' || c === '\t') {
-      endWord();
-      i++;
-    } else if (c === '\n') {
-      endCommand();
-      i++;
-      skipHeredocs();
-    } else if (c === '#' && !inWord) {
-      const nl = s.indexOf('\n', i);
-      i = nl < 0 ? s.length : nl;
-    } else if (c === '\\') {
-      if (s[i + 1] === '\n') i += 2;
-      else {
-        text += s[i + 1] ?? '';
-        inWord = true;
-        i += 2;
-      }
-    } else if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      text += s.slice(i + 1, end < 0 ? s.length : end);
-      inWord = true;
-      i = end < 0 ? s.length : end + 1;
-    } else if (c === '"') {
-      i = readDouble(
-        s,
-        i + 1,
-        (t, d) => {
-          text += t;
-          dynamic ||= d;
-        },
-        nested,
-      );
-      inWord = true;
-    } else if (c === '$' && s[i + 1] === "'") {
-      const end = findAnsiEnd(s, i + 2);
-      text += unescapeAnsi(s.slice(i + 2, end));
-      inWord = true;
-      i = end + 1;
-    } else if (c === '$' && s[i + 1] === '(') {
-      const end = matchParen(s, i + 1);
-      nested.push(s.slice(i + 2, end));
-      text += s.slice(i, end + 1);
-      dynamic = true;
-      inWord = true;
-      i = end + 1;
-    } else if (c === '`') {
-      const end = findBacktick(s, i + 1);
-      nested.push(s.slice(i + 1, end));
-      text += s.slice(i, end + 1);
-      dynamic = true;
-      inWord = true;
-      i = end + 1;
-    } else if (c === '$') {
-      text += c;
-      dynamic = true;
-      inWord = true;
-      i++;
-    } else if ((c === '<' || c === '>') && s[i + 1] === '(' && !inWord) {
-      const end = matchParen(s, i + 1);
-      nested.push(s.slice(i + 2, end));
-      text += s.slice(i, end + 1);
-      dynamic = true;
-      inWord = true;
-      i = end + 1;
-    } else if (c === '<' || c === '>' || (c === '&' && s[i + 1] === '>')) {
-      // An all-digit word right before the operator is a file descriptor number, not an argument.
-      if (inWord && /^\d+$/.test(text) && !dynamic) {
-        text = '';
-        inWord = false;
-      } else endWord();
-      const op = /^(?:&>>|&>|<<<|<<-|<<|<>|<&|>&|>>|>\||<|>)/.exec(s.slice(i))?.[0] ?? c;
-      i += op.length;
-      if (op === '>&' || op === '<&') {
-        // `2>&1`, `>&-`: a descriptor duplication; `>& file` (csh style) writes a file.
-        const m = /^\s*(\d+|-)(?=[\s;&|)]|$)/.exec(s.slice(i));
-        if (m) {
-          i += m[0].length;
-          continue;
-        }
-        pendingOp = '>';
-        continue;
-      }
-      pendingOp = op;
-    } else if (c === ';' || c === '&' || c === '|' || c === '(' || c === ')') {
-      endCommand();
-      i++;
-    } else {
-      text += c;
-      inWord = true;
-      i++;
-    }
   }
-  endCommand();
-  return { commands, nested };
 }
 
 function readDouble(
