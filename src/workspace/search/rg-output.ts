@@ -2,6 +2,7 @@
 // preview shows is decoded) into a MatchPage: `path\0LINE:COL:OFFSET:text` for a match,
 // `path\0LINE-OFFSET-text` for a context line. rg is a sandboxed peer (docs/security-model.md): a malformed
 // line is skipped, never trusted, and nothing it prints grows memory beyond one page and one pending line.
+import { LineFramer } from '../../core/line-framer.js';
 import { excludedByAncestor } from '../glob.js';
 import { comparePaths } from '../path-order.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
@@ -37,7 +38,7 @@ function previewOf(text: Buffer, maxBytes: number): string {
 
 export class RgOutput {
   private file: { rel: string; matches?: FileMatches } | undefined;
-  private pending: Buffer[] = [];
+  private readonly lines = new LineFramer({ onLine: (b) => this.onLine(b) });
   private stopped = false;
 
   /**
@@ -53,39 +54,19 @@ export class RgOutput {
 
   /** One chunk of stdout; false when rg may stop (the page is settled or the count passed its cap). */
   feed(chunk: Buffer): boolean {
-    // A partial line waits as a list of chunks and is joined once, when its newline arrives (long minified lines
-    // span many chunks; joining on every chunk would be quadratic).
-    let start = 0;
-    let nl = chunk.indexOf(10);
-    if (nl === -1) {
-      this.pending.push(chunk);
-      return !this.stopped;
-    }
-    if (this.pending.length) {
-      this.pending.push(chunk.subarray(0, nl));
-      this.onLine(Buffer.concat(this.pending));
-      this.pending = [];
-      start = nl + 1;
-      nl = chunk.indexOf(10, start);
-    }
-    while (nl !== -1 && !this.stopped) {
-      this.onLine(chunk.subarray(start, nl));
-      start = nl + 1;
-      nl = chunk.indexOf(10, start);
-    }
-    if (start < chunk.length && !this.stopped) this.pending.push(chunk.subarray(start));
+    this.lines.push(chunk);
     return !this.stopped;
   }
 
   /** rg exited: the last line (if it had no newline) and the last file are complete. */
   end(): void {
-    if (this.pending.length && !this.stopped) this.onLine(Buffer.concat(this.pending));
-    this.pending = [];
+    this.lines.end();
     if (!this.stopped) this.file?.matches?.end();
   }
 
   private stop(): void {
     this.stopped = true;
+    this.lines.stop();
   }
 
   private fileFor(local: string): FileMatches | undefined {
