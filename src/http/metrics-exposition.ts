@@ -53,6 +53,100 @@ function histogram(m: ServerMetrics, name: string): Value[] {
   return out;
 }
 
+type Def = [name: string, help: string, type: Collected['type'], read: Read];
+
+/** What ServerMetrics counted, and the commands' gauges, in the order they are exposed. */
+function serverDefs(m: ServerMetrics): Def[] {
+  const commands = () => m.sources.commands();
+  return [
+    [
+      'workbench_requests_total',
+      'JSON-RPC requests answered, by protocol era, method, tool (tools/call) and outcome (ok, rpc_error, input_required or the tool error code)',
+      'counter',
+      () => series(m.requests),
+    ],
+    [
+      'workbench_request_duration_seconds',
+      'Time to answer a JSON-RPC request, by method and tool',
+      'histogram',
+      () => histogram(m, 'workbench_request_duration_seconds'),
+    ],
+    [
+      'workbench_sandbox_blocks_total',
+      'Tool calls refused by workspace confinement or the permission policy, by error code',
+      'counter',
+      () => series(m.blocks),
+    ],
+    [
+      'workbench_auth_failures_total',
+      'Requests refused for their credentials (on /mcp and /metrics), by challenge error',
+      'counter',
+      () => series(m.authFailures),
+    ],
+    ['workbench_commands_running', 'Commands running', 'gauge', () => [{ value: commands().running }]],
+    [
+      'workbench_commands_retained',
+      'Finished commands whose output is kept',
+      'gauge',
+      () => [{ value: commands().retained }],
+    ],
+    [
+      'workbench_command_output_retained_bytes',
+      'Command output bytes kept in memory',
+      'gauge',
+      () => [{ value: commands().retainedBytes }],
+    ],
+  ];
+}
+
+/** The process's gauges: memory, the event loop's delay since the last scrape, the start time. */
+function processDefs(loop: IntervalHistogram): Def[] {
+  const loopSeconds = (q: number | 'max') => () => {
+    if (loop.count === 0) return [{ value: 0 }]; // no sample yet: nothing was delayed
+    const ns = q === 'max' ? loop.max : loop.percentile(q);
+    return [{ value: Number.isFinite(ns) ? ns / 1e9 : 0 }];
+  };
+  const started = Math.round(Date.now() / 1000 - process.uptime());
+  return [
+    [
+      'process_resident_memory_bytes',
+      'Resident memory size in bytes',
+      'gauge',
+      () => [{ value: process.memoryUsage.rss() }],
+    ],
+    [
+      'nodejs_heap_size_used_bytes',
+      'Process heap size used from Node.js in bytes',
+      'gauge',
+      () => [{ value: process.memoryUsage().heapUsed }],
+    ],
+    [
+      'nodejs_eventloop_lag_p50_seconds',
+      'The 50th percentile of the event loop delay since the last scrape',
+      'gauge',
+      loopSeconds(50),
+    ],
+    [
+      'nodejs_eventloop_lag_p99_seconds',
+      'The 99th percentile of the event loop delay since the last scrape',
+      'gauge',
+      loopSeconds(99),
+    ],
+    [
+      'nodejs_eventloop_lag_max_seconds',
+      'The longest event loop delay since the last scrape',
+      'gauge',
+      loopSeconds('max'),
+    ],
+    [
+      'process_start_time_seconds',
+      'Start time of the process since unix epoch in seconds',
+      'gauge',
+      () => [{ value: started }],
+    ],
+  ];
+}
+
 export class Exposition {
   private readonly registry: PromRegistry;
   private readonly loop: IntervalHistogram;
@@ -63,106 +157,8 @@ export class Exposition {
     this.registry = new Registry();
     this.loop = monitorEventLoopDelay({ resolution: 20 });
     this.loop.enable();
-    const loopSeconds = (q: number | 'max') => () => {
-      if (this.loop.count === 0) return [{ value: 0 }]; // no sample yet: nothing was delayed
-      const ns = q === 'max' ? this.loop.max : this.loop.percentile(q);
-      return [{ value: Number.isFinite(ns) ? ns / 1e9 : 0 }];
-    };
-    const add = (x: ReturnType<typeof metric>) => this.registry.registerMetric(x as never);
-    add(
-      metric(
-        'workbench_requests_total',
-        'JSON-RPC requests answered, by protocol era, method, tool (tools/call) and outcome (ok, rpc_error, input_required or the tool error code)',
-        'counter',
-        () => series(m.requests),
-      ),
-    );
-    add(
-      metric(
-        'workbench_request_duration_seconds',
-        'Time to answer a JSON-RPC request, by method and tool',
-        'histogram',
-        () => histogram(m, 'workbench_request_duration_seconds'),
-      ),
-    );
-    add(
-      metric(
-        'workbench_sandbox_blocks_total',
-        'Tool calls refused by workspace confinement or the permission policy, by error code',
-        'counter',
-        () => series(m.blocks),
-      ),
-    );
-    add(
-      metric(
-        'workbench_auth_failures_total',
-        'Requests refused for their credentials (on /mcp and /metrics), by challenge error',
-        'counter',
-        () => series(m.authFailures),
-      ),
-    );
-    const commands = () => m.sources.commands();
-    add(
-      metric('workbench_commands_running', 'Commands running', 'gauge', () => [
-        { value: commands().running },
-      ]),
-    );
-    add(
-      metric('workbench_commands_retained', 'Finished commands whose output is kept', 'gauge', () => [
-        { value: commands().retained },
-      ]),
-    );
-    add(
-      metric(
-        'workbench_command_output_retained_bytes',
-        'Command output bytes kept in memory',
-        'gauge',
-        () => [{ value: commands().retainedBytes }],
-      ),
-    );
-    add(
-      metric('process_resident_memory_bytes', 'Resident memory size in bytes', 'gauge', () => [
-        { value: process.memoryUsage.rss() },
-      ]),
-    );
-    add(
-      metric('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes', 'gauge', () => [
-        { value: process.memoryUsage().heapUsed },
-      ]),
-    );
-    add(
-      metric(
-        'nodejs_eventloop_lag_p50_seconds',
-        'The 50th percentile of the event loop delay since the last scrape',
-        'gauge',
-        loopSeconds(50),
-      ),
-    );
-    add(
-      metric(
-        'nodejs_eventloop_lag_p99_seconds',
-        'The 99th percentile of the event loop delay since the last scrape',
-        'gauge',
-        loopSeconds(99),
-      ),
-    );
-    add(
-      metric(
-        'nodejs_eventloop_lag_max_seconds',
-        'The longest event loop delay since the last scrape',
-        'gauge',
-        loopSeconds('max'),
-      ),
-    );
-    const started = Math.round(Date.now() / 1000 - process.uptime());
-    add(
-      metric(
-        'process_start_time_seconds',
-        'Start time of the process since unix epoch in seconds',
-        'gauge',
-        () => [{ value: started }],
-      ),
-    );
+    for (const def of [...serverDefs(m), ...processDefs(this.loop)])
+      this.registry.registerMetric(metric(...def) as never);
   }
 
   get contentType(): string {

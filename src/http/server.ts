@@ -65,6 +65,7 @@ function reportingAuthenticator(
   accepted: (req: IncomingMessage) => void,
   refusals: RefusalLog,
   metrics: ServerMetrics,
+  onRefused?: (source: string, what: string) => void,
 ): Authenticator {
   const note = (r: AuthResult, req: IncomingMessage) => {
     if (r.ok) {
@@ -72,7 +73,10 @@ function reportingAuthenticator(
       noteRequest(req, { client: r.principal.id });
     } else {
       metrics.authFailure(r.error);
-      if (r.error === 'invalid_token') refusals.note(requestSource(req), r.description);
+      if (r.error === 'invalid_token') {
+        refusals.note(requestSource(req), r.description);
+        onRefused?.(requestSource(req), r.description ?? 'credential refused');
+      }
     }
     return r;
   };
@@ -87,28 +91,33 @@ function reportingAuthenticator(
 
 const BUSY = rpcError(-32000, 'Server busy: too many requests in flight; retry after a second');
 
+/** What the routes of one server use. */
+interface Routes {
+  deps: HttpDeps;
+  runtime: ProtocolHost;
+  dispatcher: Dispatcher;
+  authenticator: Authenticator;
+  metrics: ServerMetrics;
+  operator: OperatorRoutes;
+}
+
 export function createHttpServer(deps: HttpDeps): http.Server {
   const { runtime } = deps;
-  const dispatcher = new Dispatcher(runtime);
   const table = new ConnectionTable({
     maxConnections: deps.limits?.maxConnections ?? MAX_CONNECTIONS,
     maxRequests: deps.limits?.maxConcurrent ?? MAX_CONCURRENT_REQUESTS,
     firstRequestTimeoutMs: deps.limits?.firstRequestTimeoutMs ?? FIRST_REQUEST_TIMEOUT_MS,
   });
-  const refusals = new RefusalLog(runtime.log, runtime.clock);
-  const metrics = new ServerMetrics({
-    tools: runtime.catalog.names,
-    commands: () => {
-      const all = runtime.commands.list();
-      const running = all.filter((c) => c.running).length;
-      return { running, retained: all.length - running, retainedBytes: runtime.commands.retainedBytes() };
-    },
-  });
+  const metrics = serverMetrics(runtime);
   const authenticator = reportingAuthenticator(
     deps.authenticator,
     (req) => table.authenticated(req),
-    refusals,
+    new RefusalLog(runtime.log, runtime.clock),
     metrics,
+    // The operator's console lists refused credentials beside the calls (docs/console.md#activity).
+    runtime.activity &&
+      ((source, what) =>
+        runtime.activity?.publish({ kind: 'refused', time: runtime.clock.now(), client: source, what })),
   );
   // GET /healthz, /readyz (no credentials, a status word) and /metrics (credentials as for /mcp).
   const operator = new OperatorRoutes({
@@ -119,8 +128,49 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     commandsReady: () => runtime.commands.ready,
     stopping: () => runtime.signal.aborted,
   });
+  const routes: Routes = {
+    deps,
+    runtime,
+    dispatcher: new Dispatcher(runtime),
+    authenticator,
+    metrics,
+    operator,
+  };
   const traced = runtime.config.logLevel === 'debug';
+  const server = nodeServer(deps, (req, res) => {
+    if (traced) traceRequest(req, res, runtime.log);
+    if (!table.startRequest(req)) return sendJson(res, 503, BUSY, { 'Retry-After': '1' });
+    res.on('close', () => table.endRequest(req));
+    route(routes, req, res).catch((e) => {
+      runtime.log.error('request failed', { error: String((e as Error)?.stack ?? e) });
+      sendJson(res, 500, rpcError(-32603, 'Internal error; the failure was logged on the server'));
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    if (table.admit(socket)) return;
+    socket.end(
+      'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+    );
+    socket.destroy();
+  });
+  server.on('close', () => operator.close());
+  tables.set(server, table);
+  return server;
+}
 
+function serverMetrics(runtime: ProtocolHost): ServerMetrics {
+  return new ServerMetrics({
+    tools: runtime.catalog.names,
+    commands: () => {
+      const all = runtime.commands.list();
+      const running = all.filter((c) => c.running).length;
+      return { running, retained: all.length - running, retainedBytes: runtime.commands.retainedBytes() };
+    },
+  });
+}
+
+/** The node:http server with keep-alive and the header and request timeouts. */
+function nodeServer(deps: HttpDeps, handle: http.RequestListener): http.Server {
   const headersTimeout = deps.limits?.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = deps.limits?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = http.createServer(
@@ -133,90 +183,81 @@ export function createHttpServer(deps: HttpDeps): http.Server {
       // let a slow client hold a slot for 30 s instead of 10 (and 60 s instead of 30 for a body).
       connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, headersTimeout, requestTimeout),
     },
-    (req, res) => {
-      if (traced) traceRequest(req, res, runtime.log);
-      if (!table.startRequest(req)) return sendJson(res, 503, BUSY, { 'Retry-After': '1' });
-      res.on('close', () => table.endRequest(req));
-      route(req, res).catch((e) => {
-        runtime.log.error('request failed', { error: String((e as Error)?.stack ?? e) });
-        sendJson(res, 500, rpcError(-32603, 'Internal error; the failure was logged on the server'));
-      });
-    },
+    handle,
   );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-
-  server.on('connection', (socket: Socket) => {
-    if (table.admit(socket)) return;
-    socket.end(
-      'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
-    );
-    socket.destroy();
-  });
-
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = req.url ?? '/';
-    const q = raw.indexOf('?');
-    const path = q === -1 ? raw : raw.slice(0, q);
-    const method = req.method ?? 'GET';
-    if (path === '/mcp') {
-      if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator, metrics });
-      if (method === 'OPTIONS') return preflight(req, res);
-      // No SSE stream (docs/http.md#other-routes): GET and DELETE are 405, DELETE with Allow: POST
-      // (docs/http.md#other-routes).
-      return sendJson(
-        res,
-        405,
-        rpcError(
-          -32000,
-          `Method Not Allowed: ${method} /mcp; this server answers POST only (no SSE stream, no sessions)`,
-        ),
-        {
-          Allow: 'POST, OPTIONS',
-          ...corsHeaders(req, runtime.config.allowedOrigins),
-        },
-      );
-    }
-    if (OPERATOR_PATHS.includes(path)) return operator.handle(req, res, path);
-    const url = new URL(raw, 'http://localhost');
-    for (const extra of deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
-    if (answerProof(req, res, url, deps.proofSecrets?.() ?? [])) return;
-    if (CARD_PATHS.includes(path)) {
-      if (method === 'OPTIONS') return preflight(req, res);
-      if (method !== 'GET' && method !== 'HEAD')
-        return sendJson(res, 405, JSON.stringify({ error: 'method_not_allowed' }), { Allow: 'GET' });
-      return sendJson(res, 200, JSON.stringify(serverCard(runtime, baseUrl(req, runtime.config))), {
-        'Access-Control-Allow-Origin': '*',
-      });
-    }
-    sendJson(
-      res,
-      404,
-      JSON.stringify({
-        error: 'not_found',
-        error_description: `No route ${method} ${path}; the MCP endpoint is POST /mcp`,
-      }),
-    );
-  }
-
-  function preflight(req: IncomingMessage, res: ServerResponse): void {
-    const origin = req.headers.origin;
-    if (origin !== undefined && !isAllowedOrigin(origin, runtime.config.allowedOrigins)) {
-      return sendJson(
-        res,
-        403,
-        JSON.stringify({ error: 'forbidden', error_description: `Origin ${origin} is not allowed` }),
-      );
-    }
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    sendJson(res, 204, null, {
-      ...corsHeaders(req, runtime.config.allowedOrigins),
-      'Access-Control-Allow-Methods': path === '/mcp' ? 'POST, OPTIONS' : 'GET, OPTIONS',
-      'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
-      'Access-Control-Max-Age': '600',
-    });
-  }
-
-  server.on('close', () => operator.close());
-  tables.set(server, table);
   return server;
+}
+
+async function route(r: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const raw = req.url ?? '/';
+  const q = raw.indexOf('?');
+  const path = q === -1 ? raw : raw.slice(0, q);
+  const method = req.method ?? 'GET';
+  if (path === '/mcp') return mcpRoute(r, req, res, method);
+  if (OPERATOR_PATHS.includes(path)) return r.operator.handle(req, res, path);
+  const url = new URL(raw, 'http://localhost');
+  for (const extra of r.deps.extraRoutes ?? []) if (await extra(req, res, url)) return;
+  if (answerProof(req, res, url, r.deps.proofSecrets?.() ?? [])) return;
+  if (CARD_PATHS.includes(path)) return cardRoute(r.runtime, req, res, method);
+  sendJson(
+    res,
+    404,
+    JSON.stringify({
+      error: 'not_found',
+      error_description: `No route ${method} ${path}; the MCP endpoint is POST /mcp`,
+    }),
+  );
+}
+
+function mcpRoute(
+  r: Routes,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+): void | Promise<void> {
+  const { runtime, dispatcher, authenticator, metrics } = r;
+  if (method === 'POST') return handleMcpPost(req, res, { runtime, dispatcher, authenticator, metrics });
+  if (method === 'OPTIONS') return preflight(runtime, req, res);
+  // No SSE stream (docs/http.md#other-routes): GET and DELETE are 405, DELETE with Allow: POST
+  // (docs/http.md#other-routes).
+  return sendJson(
+    res,
+    405,
+    rpcError(
+      -32000,
+      `Method Not Allowed: ${method} /mcp; this server answers POST only (no SSE stream, no sessions)`,
+    ),
+    {
+      Allow: 'POST, OPTIONS',
+      ...corsHeaders(req, runtime.config.allowedOrigins),
+    },
+  );
+}
+
+function cardRoute(runtime: ProtocolHost, req: IncomingMessage, res: ServerResponse, method: string): void {
+  if (method === 'OPTIONS') return preflight(runtime, req, res);
+  if (method !== 'GET' && method !== 'HEAD')
+    return sendJson(res, 405, JSON.stringify({ error: 'method_not_allowed' }), { Allow: 'GET' });
+  return sendJson(res, 200, JSON.stringify(serverCard(runtime, baseUrl(req, runtime.config))), {
+    'Access-Control-Allow-Origin': '*',
+  });
+}
+
+function preflight(runtime: ProtocolHost, req: IncomingMessage, res: ServerResponse): void {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !isAllowedOrigin(origin, runtime.config.allowedOrigins)) {
+    return sendJson(
+      res,
+      403,
+      JSON.stringify({ error: 'forbidden', error_description: `Origin ${origin} is not allowed` }),
+    );
+  }
+  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  sendJson(res, 204, null, {
+    ...corsHeaders(req, runtime.config.allowedOrigins),
+    'Access-Control-Allow-Methods': path === '/mcp' ? 'POST, OPTIONS' : 'GET, OPTIONS',
+    'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+    'Access-Control-Max-Age': '600',
+  });
 }
