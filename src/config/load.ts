@@ -8,7 +8,7 @@ import { ENTRIES, PREFIX, describeKind, type Entry } from './schema.js';
 
 export type PermissionMode = 'safe' | 'trusted' | 'dangerous';
 export type AuthMode = 'bearer' | 'oauth' | 'noauth';
-export type SandboxMode = 'auto' | 'bwrap' | 'off';
+export type SandboxMode = 'auto' | 'bwrap' | 'landlock' | 'off';
 
 export interface Config {
   workspace: string;
@@ -46,6 +46,9 @@ export interface Config {
   runtimeRoot?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   auditLog?: string;
+  /** The operator's console (src/console/): on unless SERVICE_CONSOLE=0; its loopback port (0: any free one). */
+  console: boolean;
+  consolePort: number;
   /** Where credentials are kept across restarts (state/), or undefined with `SERVICE_STATE_DIR=off`. */
   stateDir?: StateDirChoice;
   /** Which flag or variable set each key (`--workspace`, `SERVICE_WORKSPACE`); absent for a default. */

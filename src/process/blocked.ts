@@ -23,6 +23,8 @@ export interface NoteContext {
   sandboxed: boolean;
   /** How a `safe` sandbox reaches the network: through the proxy, or not at all (no bridge). */
   network: 'proxy' | 'none' | 'host';
+  /** The Landlock sandbox (sandbox-landlock.ts): no network namespace, so never a proxy. */
+  landlock?: boolean;
 }
 
 /** Cuts `what` first, then `why`, so the note fits its budget; `next` is kept whole when it can be. */
@@ -100,11 +102,15 @@ export function outputNote(chunk: string, ctx: NoteContext): BlockedNote | undef
       why:
         ctx.network === 'proxy'
           ? 'safe mode has no direct network; only HTTP(S) through $HTTPS_PROXY'
-          : 'safe mode has no network here (the proxy bridge is not built)',
+          : ctx.landlock
+            ? 'safe mode has no network in the Landlock sandbox (no proxy without bubblewrap)'
+            : 'safe mode has no network here (the proxy bridge is not built)',
       next:
         ctx.network === 'proxy'
           ? 'use an HTTP(S) client that honours HTTPS_PROXY; operator: --permission-mode trusted'
-          : 'operator: build with a C compiler, or --permission-mode trusted',
+          : ctx.landlock
+            ? 'operator: let bubblewrap run (user namespaces), or --permission-mode trusted'
+            : 'operator: build with a C compiler, or --permission-mode trusted',
     });
   const masked = MASKED.exec(chunk);
   if (masked)

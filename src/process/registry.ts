@@ -19,8 +19,8 @@ import { HEAD_BYTES } from './output.js';
 import { killLeftovers } from './leftovers.js';
 import { NetAccess, type NetHost } from './net-access.js';
 import {
-  bwrapArgs,
   planSandbox,
+  wrapperArgv,
   type SandboxContext,
   type SandboxPlan,
   type SandboxStatus,
@@ -89,7 +89,7 @@ export class CommandRegistry {
    */
   startUp(): void {
     const host = this.host;
-    if (host.config.sandbox === 'bwrap') this.sandbox();
+    if (host.config.sandbox === 'bwrap' || host.config.sandbox === 'landlock') this.sandbox();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     void killLeftovers(host.dirs.root).then(
@@ -234,7 +234,9 @@ export class CommandRegistry {
       );
     }
     const plan = this.sandbox();
+    // bwrap is the leader of its sandbox; the Landlock helper becomes the command itself (sandbox-landlock.ts).
     const sandboxed = plan.status.in_use === 'bwrap';
+    const confined = plan.status.in_use !== null;
     // In a sandboxed terminal the leader is bwrap, which would die of a typed ^C; with job control on, the
     // shell gives each job its own process group and the terminal, so ^C reaches only the job.
     const shellArgv =
@@ -252,15 +254,20 @@ export class CommandRegistry {
       maxOutputBytes: spec.maxOutputBytes,
       tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
       clock: this.host.clock,
-      notes: { mode, sandboxed, network: plan.status.network },
+      notes: {
+        mode,
+        sandboxed: confined,
+        network: plan.status.network,
+        landlock: plan.status.in_use === 'landlock',
+      },
     });
     // `safe` with the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
     const net =
       sandboxed && plan.status.network === 'proxy'
         ? this.net.attach(cmd, spec.callKey, spec.netGrant ?? [])
         : undefined;
-    const argv = sandboxed
-      ? [plan.bwrap as string, ...bwrapArgs(plan, spec.cwd), ...(net?.prefix ?? []), ...shellArgv]
+    const argv = confined
+      ? [...wrapperArgv(plan, spec.cwd), ...(net?.prefix ?? []), ...shellArgv]
       : shellArgv;
     const env = childEnv({
       snapshot: this.host.config.env,
@@ -278,7 +285,7 @@ export class CommandRegistry {
         onStderr: (b) => cmd.output('stderr', b),
         onExit: (code, sig, err) => cmd.exited(code, sig, err),
       };
-      const seccomp = sandboxed ? plan.seccomp : undefined;
+      const seccomp = confined ? plan.seccomp : undefined;
       const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup, seccomp };
       handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
     } catch (e) {

@@ -129,6 +129,17 @@ export function mountArgs(ctx: SandboxContext): string[] {
   return a;
 }
 
+/**
+ * What the mounts above hide, as real paths, for the Landlock sandbox (sandbox-landlock.ts), which cannot
+ * mount and denies access to them instead: the emptied and secret directories, /tmp, every instance's runtime
+ * directories, the secret files, the server's own files and the control sockets.
+ */
+export function maskedPaths(ctx: SandboxContext): string[] {
+  const dirs = [...EMPTIED_DIRS, ...SECRET_DIRS, '/tmp', ctx.dirs.base].map(realDir);
+  const files = [...SECRET_FILES, ...sshHostKeys(), ...ctx.privateFiles, ...CONTROL_SOCKETS].map(realFile);
+  return [...new Set([...dirs, ...files].filter((p) => p !== undefined))];
+}
+
 function sshHostKeys(): string[] {
   try {
     return readdirSync('/etc/ssh')

@@ -7,10 +7,12 @@
 // /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with only lo,
 // where the bridge (native/wb-netbridge.c) relays 127.0.0.1:3128 to the server's filtering proxy. `dangerous`
 // runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap with the
-// real options.
+// real options. Where bubblewrap cannot run (a container's seccomp profile refusing user namespaces), the
+// Landlock helper confines commands instead (sandbox-landlock.ts), when it was built and works here.
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import type { SandboxMode } from '../config/load.js';
+import { planLandlock } from './sandbox-landlock.js';
 import { mountArgs, type SandboxContext } from './sandbox-mounts.js';
 
 export type { SandboxContext };
@@ -18,7 +20,7 @@ import { findExecutable } from './spawn.js';
 
 export interface SandboxStatus {
   requested: SandboxMode;
-  in_use: 'bwrap' | null;
+  in_use: 'bwrap' | 'landlock' | null;
   reason: string;
   /** Network as commands see it: `proxy` is HTTP(S) through the filtering proxy only (net-proxy.ts). */
   network: 'none' | 'host' | 'proxy';
@@ -27,9 +29,11 @@ export interface SandboxStatus {
 export interface SandboxPlan {
   status: SandboxStatus;
   bwrap?: string;
+  /** The Landlock helper (native/wb-landlock.c), when it confines commands instead of bwrap. */
+  landlock?: string;
   /** The seccomp filter to open on SECCOMP_FD for every sandboxed spawn. */
   seccomp?: string;
-  /** bwrap options before `--chdir`: computed once, refreshed now and then (sockets come and go). */
+  /** bwrap options before `--chdir` (the helper's whole options with Landlock): refreshed now and then. */
   args?: () => string[];
 }
 
@@ -68,6 +72,12 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string): string[] {
   return [...(plan.args?.() ?? []), '--chdir', cwd, '--'];
 }
 
+/** The argv a sandboxed command's own argv follows: bwrap and its options, or the Landlock helper's. */
+export function wrapperArgv(plan: SandboxPlan, cwd: string): string[] {
+  if (plan.landlock) return [plan.landlock, ...(plan.args?.() ?? [])];
+  return [plan.bwrap as string, ...bwrapArgs(plan, cwd)];
+}
+
 function netIsolated(ctx: SandboxContext): boolean {
   return ctx.mode === 'safe';
 }
@@ -92,10 +102,18 @@ export function planSandbox(context: SandboxContext): SandboxPlan {
       'permission mode dangerous: commands run without an OS sandbox by design (SERVICE_SANDBOX=bwrap would still confine them)',
     );
   }
+  if (requested === 'landlock') {
+    const ll = landlock(ctx);
+    if ('unavailable' in ll.status)
+      throw new SandboxUnavailableError(`SERVICE_SANDBOX=landlock, but ${ll.status.unavailable}`);
+    return ll as SandboxPlan;
+  }
   const bwrap = findExecutable('bwrap', ctx.pathVar);
   const fail = (why: string): SandboxPlan => {
     if (requested === 'bwrap') throw new SandboxUnavailableError(`SERVICE_SANDBOX=bwrap, but ${why}`);
-    return none(`${why}; ${UNCONFINED_NOTE}`);
+    const ll = landlock(ctx);
+    if ('unavailable' in ll.status) return none(`${why}; ${ll.status.unavailable}; ${UNCONFINED_NOTE}`);
+    return ll as SandboxPlan;
   };
   if (!bwrap) return fail('bwrap (bubblewrap) is not installed on PATH');
   // Hosts that forbid a nested user namespace still get every other layer (and say so).
@@ -123,6 +141,21 @@ export function planSandbox(context: SandboxContext): SandboxPlan {
     return cached.args;
   };
   return { status: { ...describe(ctx, userns), requested }, bwrap, args, seccomp: ctx.seccompFile };
+}
+
+/** The Landlock plan (sandbox-landlock.ts), or why there is none. */
+function landlock(ctx: SandboxContext): SandboxPlan | { status: { unavailable: string } } {
+  const p = planLandlock(ctx, SECCOMP_FD, (helper, argv, filter) =>
+    probeRun(helper, argv, ctx.pathVar, filter),
+  );
+  if ('unavailable' in p) return { status: p };
+  const status: SandboxStatus = {
+    requested: ctx.requested,
+    in_use: 'landlock',
+    reason: p.reason,
+    network: p.network,
+  };
+  return { status, landlock: p.helper, args: p.args, seccomp: p.seccomp };
 }
 
 /** Run bwrap once with the real options; the first line of its complaint, or undefined when it works. */

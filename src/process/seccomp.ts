@@ -7,7 +7,9 @@
 // - ptrace, process_vm_readv/writev and pidfd_getfd (reading or steering another process) → EPERM;
 // - io_uring (its operations bypass this filter) and openat2 (its flags sit in a struct the filter cannot read;
 //   C libraries fall back to openat) → ENOSYS;
-// - any system call of another ABI (i386 or x32 on x86_64), whose numbers differ → ENOSYS.
+// - any system call of another ABI (i386 or x32 on x86_64), whose numbers differ → ENOSYS;
+// - with `noInet` (the Landlock sandbox in `safe`, sandbox-landlock.ts, which has no network namespace):
+//   socket(2) of AF_INET or AF_INET6, whatever the type (Landlock's network rules cover TCP only) → EACCES.
 // Everything else is allowed: the namespaces, mounts and dropped capabilities of sandbox.ts do the rest.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +26,7 @@ interface SyscallTable {
   createAt: Array<[number, number, number]>;
   eperm: number[];
   enosys: number[];
+  socket: number;
 }
 
 const TABLES: Record<Arch, SyscallTable> = {
@@ -47,6 +50,7 @@ const TABLES: Record<Arch, SyscallTable> = {
     eperm: [101, 310, 311, 438],
     // openat2, io_uring_setup, io_uring_enter, io_uring_register
     enosys: [437, 425, 426, 427],
+    socket: 41,
   },
   arm64: {
     // fchmod, fchmodat, fchmodat2, mknodat
@@ -60,6 +64,7 @@ const TABLES: Record<Arch, SyscallTable> = {
     createAt: [[56, 2, 3]],
     eperm: [117, 270, 271, 438],
     enosys: [437, 425, 426, 427],
+    socket: 198,
   },
 };
 
@@ -71,7 +76,10 @@ const X32_SYSCALL_BIT = 0x40000000;
 const RET_ALLOW = 0x7fff0000;
 const RET_ERRNO = 0x00050000;
 const EPERM = 1;
+const EACCES = 13;
 const ENOSYS = 38;
+const AF_INET = 2;
+const AF_INET6 = 10;
 
 // Classic BPF opcodes.
 const LD_W_ABS = 0x20;
@@ -98,12 +106,12 @@ interface Insn {
  * Write the filter for this machine into `dir` (the instance's runtime directory, which no sandbox can
  * write) once, read-only; its path, or undefined on an architecture the filter does not know.
  */
-export function writeSeccompFilter(dir: string): string | undefined {
+export function writeSeccompFilter(dir: string, opts: FilterOptions = {}): string | undefined {
   const arch = seccompArch();
   if (!arch) return undefined;
-  const file = path.join(dir, 'seccomp.bpf');
+  const file = path.join(dir, opts.noInet ? 'seccomp-noinet.bpf' : 'seccomp.bpf');
   try {
-    writeFileSync(file, seccompProgram(arch), { mode: 0o400, flag: 'wx' });
+    writeFileSync(file, seccompProgram(arch, opts), { mode: 0o400, flag: 'wx' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
@@ -115,8 +123,13 @@ export function seccompArch(arch: string = process.arch): Arch | undefined {
   return arch === 'x64' || arch === 'arm64' ? arch : undefined;
 }
 
+export interface FilterOptions {
+  /** Also refuse socket(2) for AF_INET and AF_INET6 (EACCES). */
+  noInet?: boolean;
+}
+
 /** The filter program for `arch`, as the bytes bubblewrap reads (`struct sock_filter[]`). */
-export function seccompProgram(arch: Arch): Buffer {
+export function seccompProgram(arch: Arch, opts: FilterOptions = {}): Buffer {
   const t = TABLES[arch];
   const p: Insn[] = [];
   const at = (label: string, insn: Insn) => p.push({ ...insn, label });
@@ -129,7 +142,12 @@ export function seccompProgram(arch: Arch): Buffer {
   for (const [nr, flags, mode] of t.createAt) p.push({ code: JEQ_K, k: nr, jt: `create${flags}.${mode}` });
   for (const nr of t.eperm) p.push({ code: JEQ_K, k: nr, jt: 'eperm' });
   for (const nr of t.enosys) p.push({ code: JEQ_K, k: nr, jt: 'enosys' });
+  if (opts.noInet) p.push({ code: JEQ_K, k: t.socket, jt: 'socket' });
   p.push(allow);
+  if (opts.noInet) {
+    at('socket', { code: LD_W_ABS, k: argLow(0) });
+    p.push({ code: JEQ_K, k: AF_INET, jt: 'eacces' }, { code: JEQ_K, k: AF_INET6, jt: 'eacces' }, allow);
+  }
   // Jumps only go forward: each block ends in its own allow.
   for (const [, flags, mode] of t.createAt) {
     const label = `create${flags}.${mode}`;
@@ -143,6 +161,7 @@ export function seccompProgram(arch: Arch): Buffer {
     p.push({ code: JSET_K, k: S_ISUID_ISGID, jt: 'eperm' }, allow);
   }
   at('eperm', { code: RET_K, k: RET_ERRNO | EPERM });
+  at('eacces', { code: RET_K, k: RET_ERRNO | EACCES });
   at('enosys', { code: RET_K, k: RET_ERRNO | ENOSYS });
   return assemble(p);
 }

@@ -104,14 +104,18 @@ export const checkExecEnvironmentTool = defineTool({
             : sandbox.network === 'proxy'
               ? 'HTTP(S) only, through the filtering proxy ($HTTPS_PROXY): the package registries and SERVICE_NETWORK_ALLOW; nothing else leaves the sandbox (docs/tools.md#network-in-safe-mode)'
               : sandbox.network === 'none'
-                ? 'denied by the kernel (own network namespace; sandbox.reason says why there is no proxy)'
+                ? sandbox.in_use === 'landlock'
+                  ? 'denied by the kernel (Landlock and seccomp refuse internet sockets; no proxy without bubblewrap)'
+                  : 'denied by the kernel (own network namespace; sandbox.reason says why there is no proxy)'
                 : 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)',
         writes_outside_workspace:
           mode === 'dangerous'
             ? 'allowed'
-            : sandbox.in_use
-              ? 'denied by the kernel (read-only system; the workspace, the runtime directory and the private /tmp are writable); the command-line policy refuses obvious ones first'
-              : `refused by the command-line policy only — ${UNCONFINED_NOTE}`,
+            : sandbox.in_use === 'landlock'
+              ? 'denied by the kernel (Landlock: only the workspace and the runtime directory are writable; /tmp is not); the command-line policy refuses obvious ones first'
+              : sandbox.in_use
+                ? 'denied by the kernel (read-only system; the workspace, the runtime directory and the private /tmp are writable); the command-line policy refuses obvious ones first'
+                : `refused by the command-line policy only — ${UNCONFINED_NOTE}`,
         ...POLICY[mode],
       },
       shell: commands.shellName,

@@ -1,0 +1,133 @@
+// The command sandbox where bubblewrap cannot run (docs/security-model.md#the-landlock-sandbox), typically a
+// container whose seccomp profile refuses user namespaces: the helper native/wb-landlock.c (built by
+// scripts/build-native.mjs when a C compiler exists) confines itself — no capabilities, no_new_privs, a
+// Landlock ruleset, the seccomp filter of seccomp.ts — and execs the command, which keeps the helper's pid,
+// process group and session (so the server signals it like an unsandboxed command). Writes are allowed only in
+// the workspace, the runtime directory's home/, tmp/ and cache/ and the terminal devices (not /dev/shm, which
+// would be shared with the host and every command, unlike bubblewrap's small private one); what the
+// bubblewrap mounts hide (sandbox-mounts.ts) and every device but a few are unreadable; `safe` gets no TCP
+// (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older kernels); abstract
+// unix sockets and signals stay inside the sandbox (ABI >= 6). Usability is probed once, by running the
+// helper with the real options.
+import { lstatSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { maskedPaths, type SandboxContext } from './sandbox-mounts.js';
+import { writeSeccompFilter } from './seccomp.js';
+
+/** Devices a command may write (and use ioctls on): what bubblewrap's own /dev offers. */
+const DEVICES_RW = ['/dev/null', '/dev/zero', '/dev/full', '/dev/tty', '/dev/ptmx', '/dev/pts'];
+const DEVICES_RO = ['/dev/random', '/dev/urandom'];
+const PROBE_TIMEOUT_MS = 5000;
+
+export interface LandlockPlan {
+  helper: string;
+  /** The seccomp filter to open on the descriptor the options name. */
+  seccomp: string | undefined;
+  /** The helper's options, up to and including `--`. */
+  args: () => string[];
+  abi: number;
+  reason: string;
+  network: 'none' | 'host';
+}
+
+/** The built helper next to this module (dist), or in dist/ when this module runs from source (tests). */
+export function landlockHelperPath(): string | undefined {
+  const candidates = [
+    new URL('../native/wb-landlock', import.meta.url),
+    new URL('../../dist/native/wb-landlock', import.meta.url),
+  ];
+  for (const u of candidates) {
+    const p = fileURLToPath(u);
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/** The helper's options for this context (`fd`: where the seccomp filter is opened, when there is one). */
+export function landlockArgs(ctx: SandboxContext, fd: number | undefined): string[] {
+  const d = ctx.dirs;
+  const a: string[] = [];
+  for (const w of [ctx.workspaceReal, d.home, d.tmp, d.cache, ...DEVICES_RW]) a.push('--rw', w);
+  for (const r of DEVICES_RO) a.push('--ro', r);
+  for (const h of [...maskedPaths(ctx), '/dev']) a.push('--hide', h);
+  if (ctx.mode === 'safe') a.push('--no-inet');
+  if (fd !== undefined) a.push('--seccomp', String(fd));
+  a.push('--');
+  return a;
+}
+
+/**
+ * Whether the Landlock helper can confine commands here: its plan, or why not (not built, no Landlock in the
+ * kernel, or the probe run failed). `run` runs the helper once with an argv and the filter on `fd`.
+ */
+export function planLandlock(
+  ctx: SandboxContext,
+  fd: number,
+  run: (helper: string, argv: string[], filter: string | undefined) => string | undefined,
+): LandlockPlan | { unavailable: string } {
+  const helper = landlockHelperPath();
+  if (!helper)
+    return {
+      unavailable:
+        'the Landlock helper dist/native/wb-landlock was not built (no C compiler when `npm run build` ran)',
+    };
+  const abi = probeAbi(helper);
+  if (typeof abi === 'string') return { unavailable: abi };
+  // `safe` has no network namespace here: the filter also refuses internet sockets (UDP included).
+  const seccomp =
+    ctx.seccompFile && ctx.mode === 'safe'
+      ? writeSeccompFilter(ctx.dirs.root, { noInet: true })
+      : ctx.seccompFile;
+  const slot = seccomp ? fd : undefined;
+  const why = run(helper, [...landlockArgs(ctx, slot), 'true'], seccomp);
+  if (why) return { unavailable: `the Landlock helper cannot confine a command here (${why})` };
+  return {
+    helper,
+    seccomp,
+    abi,
+    args: () => landlockArgs(ctx, slot),
+    reason: describe(ctx, abi, seccomp !== undefined),
+    network: ctx.mode === 'safe' ? 'none' : 'host',
+  };
+}
+
+function probeAbi(helper: string): number | string {
+  const r = spawnSync(helper, ['--abi'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+  const abi = Number(r.stdout?.trim());
+  if (r.error || r.status !== 0 || !Number.isInteger(abi))
+    return `the Landlock helper does not run here (${r.error?.message ?? (r.stderr || `exit ${r.status}`).trim()})`;
+  if (abi < 1) return 'the kernel offers no Landlock (not built in, or not in the lsm= boot list)';
+  return abi;
+}
+
+/** The status text: what holds, and what this sandbox cannot give that bubblewrap gives. */
+function describe(ctx: SandboxContext, abi: number, filtered: boolean): string {
+  const sockets = maskedPaths(ctx).filter(isSocket);
+  const parts = [
+    `Landlock (ABI ${abi}; bubblewrap cannot run here): no capabilities, no-new-privileges, writes only in the ` +
+      'workspace and the runtime directory (not /dev/shm), secret files and directories, /home, /root, /tmp and ' +
+      "other devices unreadable (names stay listable), the server's and other commands' memory and " +
+      'environment out of reach',
+    ctx.mode === 'safe'
+      ? `no network (${filtered ? 'seccomp refuses internet sockets' : 'no seccomp filter: UDP stays open'}${abi >= 4 ? ', Landlock refuses TCP' : ''}; no proxy: there is no network namespace to bridge into)`
+      : 'host network',
+    abi >= 6
+      ? 'signals and abstract unix sockets confined to the command'
+      : `signals and abstract unix sockets NOT confined (kernel Landlock ABI ${abi} < 6)`,
+    filtered
+      ? 'a seccomp filter refusing setuid/setgid files, ptrace, pidfd_getfd, process_vm_* and io_uring'
+      : 'no seccomp filter (unknown architecture)',
+    'unlike bubblewrap: no PID namespace (other processes are listed in /proc), no private /tmp, unix sockets ' +
+      `reachable by path${sockets.length ? ` (here: ${sockets.join(', ')})` : ''}`,
+  ];
+  return parts.join('; ');
+}
+
+function isSocket(p: string): boolean {
+  try {
+    return lstatSync(p).isSocket();
+  } catch {
+    return false;
+  }
+}
