@@ -1,7 +1,7 @@
 /*
  * wb-landlock: the command sandbox where bubblewrap cannot run (docs/security-model.md#landlock-fallback).
  *
- *   wb-landlock [--rw PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- <command> [args...]
+ *   wb-landlock [--rw PATH]... [--ro PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- <command> [args...]
  *   wb-landlock --abi
  *
  * Confines itself, then execs the command (which therefore keeps this process's pid, process group and
@@ -11,7 +11,7 @@
  *  - no_new_privs (setuid/setgid bits and file capabilities give nothing);
  *  - a Landlock ruleset handling every filesystem right of the running kernel's ABI: every right under each
  *    --rw hierarchy; read, list and execute everywhere else except the --hide paths, which get nothing (their
- *    parent directories stay listable); with ABI >= 4 and --no-inet, TCP bind and connect with no port allowed;
+ *    parent directories stay listable), and under the --ro paths (inside hidden ones); with ABI >= 4 and --no-inet, TCP bind and connect with no port allowed;
  *    with ABI >= 6, abstract unix sockets and signals scoped to this sandbox;
  *  - the seccomp filter read from --seccomp FD (a classic BPF program, as bubblewrap's --seccomp reads it).
  * It never runs the command unconfined: whatever step fails ends it with status 126 and a message.
@@ -88,6 +88,8 @@ struct path_beneath {
 
 static const char *rw[MAX_PATHS];
 static int nrw;
+static const char *ro[MAX_PATHS];
+static int nro;
 static const char *hide[MAX_PATHS];
 static int nhide;
 static int ruleset = -1;
@@ -101,7 +103,7 @@ static void fail(const char *what, const char *detail) {
 
 static void die_usage(void) {
   fprintf(stderr,
-          "usage: wb-landlock [--rw PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- command [args...]\n"
+          "usage: wb-landlock [--rw PATH]... [--ro PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- command [args...]\n"
           "       wb-landlock --abi\n");
   exit(126);
 }
@@ -204,13 +206,14 @@ static void build_ruleset(int abi, int no_inet) {
   if (root < 0) fail("cannot open", "/");
   grant_read(root, "/", 0);
   close(root);
-  for (int i = 0; i < nrw; i++) {
-    int fd = open(rw[i], O_PATH | O_CLOEXEC);
+  for (int i = 0; i < nrw + nro; i++) {
+    const char *p = i < nrw ? rw[i] : ro[i - nrw];
+    int fd = open(p, O_PATH | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT) continue;
-      fail("cannot open", rw[i]);
+      fail("cannot open", p);
     }
-    add_rule(fd, fs_all, rw[i]);
+    add_rule(fd, i < nrw ? fs_all : READ_RIGHTS, p);
     close(fd);
   }
 }
@@ -264,6 +267,8 @@ int main(int argc, char **argv) {
       die_usage();
     else if (strcmp(a, "--rw") == 0 && nrw < MAX_PATHS)
       rw[nrw++] = argv[++i];
+    else if (strcmp(a, "--ro") == 0 && nro < MAX_PATHS)
+      ro[nro++] = argv[++i];
     else if (strcmp(a, "--hide") == 0 && nhide < MAX_PATHS)
       hide[nhide++] = argv[++i];
     else if (strcmp(a, "--seccomp") == 0)
