@@ -16,7 +16,7 @@ import { IgnoreChain, DEFAULT_EXCLUDES } from './ignore-rules.js';
 import type { Matcher } from './glob.js';
 import { isInside, type WorkspaceRoot } from './paths.js';
 import { at, openDirAt, openDirForTool, type DirRef } from './confined-fs.js';
-import { componentBelow, wholeSubtreeBefore } from './path-order.js';
+import { comparePaths, componentBelow, wholeSubtreeBefore } from './path-order.js';
 import {
   DirStack,
   entryName,
@@ -131,6 +131,8 @@ class Walker {
   readonly summary: WalkSummary = {};
   private readonly slicer: TimeSlicer;
   private readonly maxDepth: number;
+  /** opts.from until the walk has passed it (everything after sorts after it: no more comparing). */
+  private from: string | undefined;
 
   constructor(
     private readonly root: WorkspaceRoot,
@@ -138,6 +140,7 @@ class Walker {
   ) {
     this.slicer = opts.slicer ?? new TimeSlicer();
     this.maxDepth = Math.min(opts.maxDepth ?? MAX_WALK_DEPTH, MAX_WALK_DEPTH);
+    this.from = opts.from;
   }
 
   /**
@@ -155,7 +158,7 @@ class Walker {
     frame.ino = id.ino;
     frame.entries = await readEntries(dir, this.slicer, id.size);
     if (parentChain && hasIgnoreFile(frame.entries)) frame.chain = parentChain.descend(dir.at, f.rel);
-    const from = this.opts.from;
+    const from = this.from;
     const first = from === undefined ? undefined : componentBelow(f.rel, from);
     if (first !== undefined) frame.next = firstAtOrAfter(frame.entries, first);
   }
@@ -200,7 +203,7 @@ class Walker {
 
   private keep(f: Frame, name: string, rel: string, isDir: boolean): boolean {
     const o = this.opts;
-    if (o.from !== undefined && wholeSubtreeBefore(rel, o.from)) return false;
+    if (this.from !== undefined && this.before(rel, this.from)) return false;
     if (!o.includeHidden && name.startsWith('.')) return false;
     if (!o.includeIgnored) {
       if (isDir && DEFAULT_EXCLUDES.has(name)) return false;
@@ -209,6 +212,15 @@ class Walker {
     // Ancestors were checked when they were entered, so the entry's own path is all that is left to match.
     if (o.exclude && o.exclude(f.relBase ? `${f.relBase}/${name}` : name)) return false;
     return true;
+  }
+
+  /** Whether `rel` and its subtree sort before `from`; forgets `from` once `rel` sorts after it. */
+  private before(rel: string, from: string): boolean {
+    if (comparePaths(rel, from) > 0) {
+      this.from = undefined;
+      return false;
+    }
+    return wholeSubtreeBefore(rel, from);
   }
 
   private async descend(f: Frame, dir: DirRef, e: WalkEntry): Promise<void> {
@@ -265,7 +277,7 @@ class Entry implements WalkEntry {
 
 function lstatQuiet(p: string): Stats | undefined {
   try {
-    return lstatSync(p);
+    return lstatSync(p, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

@@ -74,13 +74,30 @@ function fileEntry(e: WalkEntry, times: boolean): FileEntry | undefined {
   const isFile =
     e.type === 'file' || (e.type === 'symlink' && e.target?.inside === true && e.target.type === 'file');
   if (!isFile) return undefined;
+  // Built lean (core/lean.ts: no field at its default), so a page's entries need no second pass.
   const st = e.stat;
-  return {
-    path: e.rel,
-    type: e.type === 'symlink' ? 'symlink' : undefined,
-    size_bytes: st?.size ?? 0,
-    modified: times && st ? isoTime(st.mtimeMs) : undefined,
-  };
+  const f: FileEntry = { path: e.rel };
+  if (e.type === 'symlink') f.type = 'symlink';
+  if (st?.size) f.size_bytes = st.size;
+  if (times && st) f.modified = isoTime(st.mtimeMs);
+  return f;
+}
+
+/** Characters JSON writes as they are, one byte each: printable ASCII but `"` and `\`. */
+const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** Bytes of a string as JSON (quotes included); the same as jsonBytes(s) - 1, without encoding plain ASCII. */
+function stringBytes(s: string): number {
+  return PLAIN_JSON.test(s) ? s.length + 2 : jsonBytes(s) - 1;
+}
+
+/** jsonBytes(f) for a lean file entry, counted field by field (a page counts ~1,000 of them). */
+export function entryBytes(f: FileEntry): number {
+  let n = 10 + stringBytes(f.path); // {"path":…} and the comma after it
+  if (f.type) n += 17; // ,"type":"symlink"
+  if (f.size_bytes !== undefined) n += 14 + String(f.size_bytes).length;
+  if (f.modified !== undefined) n += 12 + stringBytes(f.modified);
+  return n;
 }
 
 /** Path order: streams, and stops at the first file that does not fit. */
@@ -91,7 +108,7 @@ async function pathPage(dir: Existing, args: Args, walkOpts: WalkOptions, wanted
   const s = await walk(wanted.root, dir, { ...walkOpts, from: args.after }, (e) => {
     const f = wanted.file(e);
     if (!f || (args.after !== undefined && comparePaths(f.path, args.after) <= 0)) return;
-    if (files.length >= args.max_results || !budget.take(jsonBytes(lean(f)))) {
+    if (files.length >= args.max_results || !budget.take(entryBytes(f))) {
       more = true;
       return false;
     }
@@ -137,7 +154,7 @@ async function newestPage(dir: Existing, args: Args, walkOpts: WalkOptions, want
   const sorted = heap.drainAscending();
   const files: FileEntry[] = [];
   for (const f of sorted) {
-    if (!budget.take(jsonBytes(lean(f)))) break;
+    if (!budget.take(entryBytes(f))) break;
     files.push(f);
   }
   if (files.length < sorted.length) more = true;
@@ -179,7 +196,7 @@ export const listFilesTool = defineTool({
         : await pathPage(dir, args, walkOpts, wanted);
     const lines = page.files.map((f) => f.path);
     if (page.files.length === 0) lines.push(args.after ? '(no more files)' : '(no files match)');
-    const structured: Record<string, unknown> = { files: page.files };
+    const structured: Record<string, unknown> = {};
     if (page.depthLimited) {
       structured.note = depthNote(page.depthLimited, MAX_WALK_DEPTH);
       lines.push(`[${structured.note as string}]`);
@@ -190,6 +207,8 @@ export const listFilesTool = defineTool({
       structured.next_action = { tool: 'list_files', arguments: next };
       lines.push(`[${page.files.length} files shown; more follow: ${callText('list_files', next)}]`);
     }
-    return { structured: lean(structured), text: lines.join('\n') };
+    // The entries are lean already: only the few other fields go through lean().
+    const files = page.files.length ? { files: page.files } : {};
+    return { structured: { ...files, ...lean(structured) }, text: lines.join('\n') };
   },
 });
