@@ -364,7 +364,7 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
   const entry = await runtime.catalog.lookup('exec_command');
   if (!entry) return;
   const ctx = { runtime, principal: SERVER_PRINCIPAL, signal: new AbortController().signal };
-  const r = await entry.def.handler(entry.parse({ cmd: 'echo rehearsal' }), ctx);
+  const r = await entry.call({ cmd: 'echo rehearsal' }, ctx);
   const id = r.structured.command_id;
   if (typeof id === 'string') runtime.commands.forget(id);
   runtime.log.debug('first-command rehearsal done', { forgotten: typeof id === 'string' });

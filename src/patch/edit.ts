@@ -35,8 +35,11 @@ export interface EditRequest {
   replaceAll: boolean;
 }
 
+/** What edit_file changes: one file, created or updated. */
+export type EditedFile = AffectedFile & { operation: 'add' | 'update' };
+
 export interface EditOutcome {
-  affected: AffectedFile[];
+  affected: EditedFile[];
   additions: number;
   removals: number;
   /** How many places were replaced (0 for a new file). */
@@ -44,6 +47,7 @@ export interface EditOutcome {
 }
 
 interface EditPlan extends Plan {
+  affected: EditedFile[];
   replacements: number;
 }
 

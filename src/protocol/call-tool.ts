@@ -42,9 +42,8 @@ export async function callTool(
         { suggestion: `Call ${name} with an object of named arguments.` },
       );
     }
-    const args = entry.parse(rawArgs);
     const consent = { canAsk, requestState: params?.requestState, inputResponses: params?.inputResponses };
-    result = successResult(await entry.def.handler(args, { runtime, principal, signal, consent }));
+    result = successResult(await entry.call(rawArgs, { runtime, principal, signal, consent }));
   } catch (e) {
     if (e instanceof InputRequired) {
       audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED', params);

@@ -4,7 +4,7 @@
 // schemas, handlers, and through them patch/, git/, process/ …) come from `load`, called on first use: a
 // summary is plain data, so the bundled bin answers initialize and tools/list without loading them
 // (docs/architecture.md). This module must stay free of zod and of the tool modules.
-import type { ToolAnnotations, ToolDef } from './define.js';
+import type { AnyToolDef, ToolAnnotations } from './define.js';
 
 /** One tool as tools/list describes it, with its real annotations. */
 export interface ToolSummary {
@@ -21,11 +21,8 @@ export interface CatalogOptions {
   fakeReadonly: boolean;
 }
 
-/** What tools/call needs of a tool: its definition and its argument check (INVALID_ARGUMENT on failure). */
-export interface ToolEntry {
-  def: ToolDef;
-  parse(raw: unknown): Parameters<ToolDef['handler']>[0];
-}
+/** What tools/call needs of a tool: its definition, whose `call` checks the arguments (INVALID_ARGUMENT) and runs it. */
+export type ToolEntry = AnyToolDef;
 
 export interface Catalog {
   /** The tools' names, in the contract's order. */

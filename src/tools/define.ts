@@ -31,9 +31,9 @@ export interface ImageBlock {
   mimeType: string;
 }
 
-export interface ToolOutcome {
-  /** The complete machine result (without `ok`, added by tools/result). */
-  structured: Record<string, unknown>;
+export interface ToolOutcome<S extends object = Record<string, unknown>> {
+  /** The complete machine result (without `ok`, added by tools/result): the tool's output schema's type. */
+  structured: S;
   /** One concise text block written for a model. */
   text: string;
   /** Extra content blocks after the text (view_image). */
@@ -85,18 +85,37 @@ export class InputRequired extends Error {
   }
 }
 
-export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
+/**
+ * One tool: its arguments are its input schema's output type and its result its output schema's type, so a
+ * handler returning another shape does not compile (results built with lean() carry `Lean<T>`, core/lean.ts).
+ */
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   description: string;
   input: I;
   /** Success shape, without `ok`. */
-  output: z.ZodObject;
+  output: O;
   annotations: ToolAnnotations;
-  handler(args: z.output<I>, ctx: ToolContext): Promise<ToolOutcome> | ToolOutcome;
+  handler(args: z.output<I>, ctx: ToolContext): Promise<ToolOutcome<z.output<O>>> | ToolOutcome<z.output<O>>;
 }
 
-export function defineTool<I extends z.ZodObject>(def: ToolDef<I>): ToolDef<I> {
+/**
+ * Any tool, with its argument and result types hidden (tools/registry.ts erases each ToolDef into one): what the
+ * registry's heterogeneous list and the catalog hold. `call` checks the raw arguments against the strict input
+ * schema (INVALID_ARGUMENT) and runs the handler on what the check returned.
+ */
+export interface AnyToolDef {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly input: z.ZodObject;
+  readonly output: z.ZodObject;
+  readonly annotations: ToolAnnotations;
+  call(raw: unknown, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
   return def;
 }
 

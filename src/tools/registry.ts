@@ -3,7 +3,8 @@
 // catalog itself is tools/catalog.ts; the bundled bin gets the summaries from the build (scripts/bundle.mjs)
 // and loads this module on first use (tools/lazy-catalog.ts).
 import { catalogOf, type Catalog, type CatalogOptions, type ToolEntry, type ToolSummary } from './catalog.js';
-import type { ToolDef } from './define.js';
+import type { AnyToolDef, ToolDef } from './define.js';
+import type * as z from 'zod';
 import { inputJsonSchema, outputJsonSchema, parseArgs } from './schema.js';
 import { serverInfoTool } from './runtime/server_info.js';
 import { checkExecEnvironmentTool } from './exec/check_exec_environment.js';
@@ -25,31 +26,48 @@ import { gitLogTool } from './git/git_log.js';
 import { gitShowTool } from './git/git_show.js';
 import { gitBlameTool } from './git/git_blame.js';
 
+/**
+ * A tool with its argument and result types hidden (define.ts): the check of the raw arguments and the handler
+ * are joined here, where both know the tool's types, so the list below may mix tools of every shape.
+ */
+export function erase<S extends z.core.$ZodShape, O extends z.ZodObject>(def: ToolDef<z.ZodObject<S>, O>): AnyToolDef {
+  let strict: z.ZodObject<S, z.core.$strict> | undefined;
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    input: def.input,
+    output: def.output,
+    annotations: def.annotations,
+    call: async (raw, ctx) => def.handler(parseArgs(def.name, (strict ??= def.input.strict()), raw), ctx),
+  };
+}
+
 /** Every tool this build has, in the contract's order. */
-export const ALL_TOOLS: readonly ToolDef[] = [
-  serverInfoTool,
-  checkExecEnvironmentTool,
-  readFileTool,
-  listDirTool,
-  listFilesTool,
-  searchTextTool,
-  applyPatchTool,
-  editFileTool,
-  execCommandTool,
-  writeStdinTool,
-  killCommandTool,
-  readOutputTool,
-  gitStatusTool,
-  gitDiffTool,
-  gitLogTool,
-  gitShowTool,
-  gitBlameTool,
-  requestPermissionsTool,
-  viewImageTool,
-] as unknown as ToolDef[];
+export const ALL_TOOLS: readonly AnyToolDef[] = [
+  erase(serverInfoTool),
+  erase(checkExecEnvironmentTool),
+  erase(readFileTool),
+  erase(listDirTool),
+  erase(listFilesTool),
+  erase(searchTextTool),
+  erase(applyPatchTool),
+  erase(editFileTool),
+  erase(execCommandTool),
+  erase(writeStdinTool),
+  erase(killCommandTool),
+  erase(readOutputTool),
+  erase(gitStatusTool),
+  erase(gitDiffTool),
+  erase(gitLogTool),
+  erase(gitShowTool),
+  erase(gitBlameTool),
+  erase(requestPermissionsTool),
+  erase(viewImageTool),
+];
 
 /** Each tool as tools/list describes it; computed once per catalog (tools/list is the hottest read-only call). */
-export function toolSummaries(all: readonly ToolDef[] = ALL_TOOLS): ToolSummary[] {
+export function toolSummaries(all: readonly AnyToolDef[] = ALL_TOOLS): ToolSummary[] {
   return all.map((t) => ({
     name: t.name,
     title: t.title,
@@ -60,18 +78,13 @@ export function toolSummaries(all: readonly ToolDef[] = ALL_TOOLS): ToolSummary[
   }));
 }
 
-/** What tools/call needs of each tool: the definition and a check of the arguments against the strict input. */
-export function toolEntries(all: readonly ToolDef[] = ALL_TOOLS): Map<string, ToolEntry> {
-  return new Map(
-    all.map((t) => {
-      const input = t.input.strict();
-      return [t.name, { def: t, parse: (raw: unknown) => parseArgs(t.name, input, raw) }];
-    }),
-  );
+/** What tools/call needs of each tool, by name. */
+export function toolEntries(all: readonly AnyToolDef[] = ALL_TOOLS): Map<string, ToolEntry> {
+  return new Map(all.map((t) => [t.name, t]));
 }
 
 /** A catalog with every definition loaded (tests, and the server when it runs unbundled). */
-export function buildCatalog(opts: CatalogOptions, all: readonly ToolDef[] = ALL_TOOLS): Catalog {
+export function buildCatalog(opts: CatalogOptions, all: readonly AnyToolDef[] = ALL_TOOLS): Catalog {
   const entries = toolEntries(all);
   return catalogOf(toolSummaries(all), opts, () => Promise.resolve(entries));
 }

@@ -5,7 +5,7 @@
 // errors.
 import * as z from 'zod';
 import { ToolError } from '../core/tool-error.js';
-import type { ToolDef } from './define.js';
+import type { AnyToolDef } from './define.js';
 
 export const NEXT_ACTION = z
   .object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) })
@@ -51,7 +51,7 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
   return js;
 }
 
-export function inputJsonSchema(def: ToolDef): Json {
+export function inputJsonSchema(def: Pick<AnyToolDef, 'input' | 'output'>): Json {
   const js = toJson(def.input, 'input');
   js.additionalProperties = false;
   if (!Array.isArray(js.required)) js.required = [];
@@ -83,7 +83,7 @@ const ERROR_BRANCH: Json = { required: ['ok', 'error'] };
  */
 const ALWAYS_PRESENT = new Set(['status', 'command_id']);
 
-export function outputJsonSchema(def: ToolDef): Json {
+export function outputJsonSchema(def: Pick<AnyToolDef, 'input' | 'output'>): Json {
   const js = toJson(def.output, 'output');
   const props = Object.entries((js.properties ?? {}) as Record<string, Json>);
   const success: Json = {

@@ -6,8 +6,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalog, ALL_TOOLS } from '../../src/tools/registry.js';
-import { defineTool, type ToolDef } from '../../src/tools/define.js';
+import { buildCatalog, ALL_TOOLS, erase } from '../../src/tools/registry.js';
+import { defineTool } from '../../src/tools/define.js';
 import { BIN, REPO_ROOT, startInProcess, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { bearer, type Era, META, raw, request, send, type RawReply } from '../helpers/raw-http.js';
@@ -546,20 +546,22 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
   });
 
   it('a mutating tool is reported read-only by tools/list while the real annotations keep the truth', () => {
-    const writer = defineTool({
-      name: 'apply_patch',
-      title: 'Apply patch',
-      description: 'stand-in writer',
-      input: z.object({ patch: z.string() }),
-      output: z.object({ applied: z.boolean() }),
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
-      handler: () => ({ structured: { applied: true }, text: 'ok' }),
-    }) as unknown as ToolDef;
+    const writer = erase(
+      defineTool({
+        name: 'apply_patch',
+        title: 'Apply patch',
+        description: 'stand-in writer',
+        input: z.object({ patch: z.string() }),
+        output: z.object({ applied: z.boolean() }),
+        annotations: {
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
+        handler: () => ({ structured: { applied: true }, text: 'ok' }),
+      }),
+    );
     const tools = [...ALL_TOOLS, writer];
     const faked = buildCatalog({ enableViewImage: true, fakeReadonly: true }, tools);
     const honest = buildCatalog({ enableViewImage: true, fakeReadonly: false }, tools);

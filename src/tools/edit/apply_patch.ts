@@ -78,7 +78,7 @@ export const applyPatchTool = defineTool({
         fuzz: outcome.fuzz,
         dry_run: outcome.dryRun,
       },
-      ['affected_files'],
+      ['affected_files', 'path'],
     );
     return { structured, text: resultText(outcome, summaryLines(outcome)) };
   },

@@ -61,6 +61,7 @@ export const editFileTool = defineTool({
     return {
       structured: lean({ affected_files: o.affected, additions: o.additions, removals: o.removals }, [
         'affected_files',
+        'path',
       ]),
       text,
     };

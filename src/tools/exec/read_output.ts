@@ -8,7 +8,7 @@ import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
 import { fmt, READ_LIMIT_MAX, readPage } from './view.js';
 
-const REF = /^command:([A-Za-z0-9_-]{1,200}):(stdout|stderr)$/;
+const REF = /^command:(?<id>[A-Za-z0-9_-]{1,200}):(?<stream>stdout|stderr)$/;
 
 const input = z.object({
   output_ref: z.string().describe('"command:<command_id>:stdout" (or :stderr), as in output_refs.'),
@@ -21,7 +21,8 @@ const output = z.object({
   offset: z.number().optional(),
   eof: z.boolean().optional(),
   skipped_bytes: z.number().optional(),
-  total_bytes: z.number(),
+  /** Left out when 0 (an empty stream), as every field at its default (core/lean.ts). */
+  total_bytes: z.number().optional(),
   next_action: NEXT_ACTION.optional(),
 });
 
@@ -47,14 +48,16 @@ export const readOutputTool = defineTool({
         },
       );
     }
-    const [, id, stream] = m as unknown as [string, string, 'stdout' | 'stderr'];
+    // The pattern matched: both groups are set, and the stream is one of the two names.
+    const id = m.groups?.id ?? '';
+    const stream = m.groups?.stream === 'stderr' ? 'stderr' : 'stdout';
     const c = ctx.runtime.commands.get(id);
     const buf = c.streams[stream];
     const page = readPage(buf, args.offset, args.limit);
     const total = buf.total;
     const eof = page.end >= total && !c.running;
     // The next offset is in next_action; `offset` only when the page did not start where it was asked.
-    const structured: Record<string, unknown> = lean(
+    const structured: z.output<typeof output> = lean(
       {
         content: page.content,
         offset: page.offset !== args.offset ? page.offset : undefined,

@@ -41,7 +41,7 @@ export const requestPermissionsTool = defineTool({
     const need = NEEDS[args.permission];
     const mode = ctx.runtime.config.permissionMode;
     if (need.askable && ctx.consent?.canAsk) {
-      const structured: Record<string, unknown> = { ask_on_call: true };
+      const structured: z.output<typeof output> = { ask_on_call: true };
       if (args.arguments) structured.next_action = { tool: args.tool_name, arguments: args.arguments };
       return {
         structured,

@@ -62,10 +62,12 @@ function secs(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+export type CommandResult = z.output<typeof COMMAND_RESULT>;
+
 export function commandOutcome(
   c: Command,
   registry: CommandRegistry,
-): { structured: Record<string, unknown>; text: string } {
+): { structured: CommandResult; text: string } {
   const pageLimit = Math.min(Math.max(c.maxOutputBytes, 4096), READ_LIMIT_MAX);
   const views = {} as Record<StreamName, ReturnType<typeof viewNew>>;
   for (const s of ['stdout', 'stderr'] as const) {
@@ -76,7 +78,7 @@ export function commandOutcome(
   }
   const refs = { stdout: outputRef(c.id, 'stdout'), stderr: outputRef(c.id, 'stderr') };
   const omitted = (s: StreamName) => (views[s].omitted > 0 ? refs[s] : undefined);
-  const structured: Record<string, unknown> = lean({
+  const structured: CommandResult = lean({
     command_id: c.id,
     status: c.status,
     exit_code: c.exitCode,

@@ -103,25 +103,28 @@ export const readFileTool = defineTool({
     const truncated = range.truncatedBy !== null;
     const next = truncated ? range.lastLine + 1 : null;
     const partial = args.start_line > 1 || range.lastLine < range.totalLines;
-    const structured: Record<string, unknown> = {
-      path: r.rel,
-      content,
-      ...(partial ? { start_line: args.start_line, end_line: range.lastLine } : {}),
-      total_lines: range.totalLines,
-      ...(partial || truncated ? { total_bytes: range.totalBytes } : {}),
-      truncated,
-      truncated_by: range.truncatedBy,
-    };
-    let nextCall = '';
+    let nextArgs: Record<string, unknown> | undefined;
     if (next !== null) {
-      const nextArgs: Record<string, unknown> = { path: r.rel, start_line: next };
+      nextArgs = { path: r.rel, start_line: next };
       if (args.end_line !== undefined) nextArgs.end_line = args.end_line;
       if (args.max_lines !== undefined) nextArgs.max_lines = args.max_lines;
       if (args.max_bytes !== DEFAULT_MAX_BYTES) nextArgs.max_bytes = args.max_bytes;
       if (args.line_numbers) nextArgs.line_numbers = true;
-      structured.next_action = { tool: 'read_file', arguments: nextArgs };
-      nextCall = callText('read_file', nextArgs);
     }
+    const structured = lean(
+      {
+        path: r.rel,
+        content,
+        ...(partial ? { start_line: args.start_line, end_line: range.lastLine } : {}),
+        total_lines: range.totalLines,
+        ...(partial || truncated ? { total_bytes: range.totalBytes } : {}),
+        truncated,
+        truncated_by: range.truncatedBy,
+        next_action: nextArgs && { tool: 'read_file', arguments: nextArgs },
+      },
+      ['path', 'content'],
+    );
+    const nextCall = nextArgs ? callText('read_file', nextArgs) : '';
     let text = args.line_numbers ? numberLines(content, args.start_line) : content;
     if (truncated || partial || range.lineCut) {
       const notes = [`lines ${args.start_line}-${range.lastLine} of ${range.totalLines}`];
@@ -129,7 +132,7 @@ export const readFileTool = defineTool({
       if (truncated) notes.push(`truncated by ${range.truncatedBy}; continue with ${nextCall}`);
       text += `${text.endsWith('\n') || text === '' ? '' : '\n'}[${notes.join('; ')}]`;
     }
-    return { structured: lean(structured, ['content']), text };
+    return { structured, text };
   },
 });
 

@@ -108,7 +108,7 @@ export const viewImageTool = defineTool({
           width: info.width,
           height: info.height,
         },
-        ['size_bytes'],
+        ['path', 'size_bytes'],
       ),
       text: `${f.rel}: ${info.mime}, ${dims}${humanBytes(data.length)}`,
       extra: [{ type: 'image', data: data.toString('base64'), mimeType: info.mime }],

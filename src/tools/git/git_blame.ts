@@ -160,7 +160,7 @@ export const gitBlameTool = defineTool({
       filterArgs: repo.filterArgs,
       signal: ctx.signal,
     });
-    const structured: Record<string, unknown> = { path: file.rel, ...repoFields(ctx, found) };
+    const structured: z.output<typeof output> = { path: file.rel, ...repoFields(ctx, found) };
     if (r.code !== 0) {
       const only = /has only (\d+) lines?/.exec(r.stderr);
       if (only) {

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
 import { SUPPORTED_VERSIONS } from '../../core/versions.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { MAX_BYTES_LIMIT, MAX_LINES_PER_CALL } from '../files/read_file.js';
 
 const input = z.object({});
 const output = z.object({
@@ -55,8 +56,8 @@ export const serverInfoTool = defineTool({
       annotation_override: config.dangerouslyFakeReadonlyAnnotations ? ('fake_readonly' as const) : null,
       limits: {
         max_request_bytes: config.maxRequestBytes,
-        read_file_max_lines: 2000,
-        read_file_max_bytes: 1_048_576,
+        read_file_max_lines: MAX_LINES_PER_CALL,
+        read_file_max_bytes: MAX_BYTES_LIMIT,
         exec_max_active: config.execMaxActive,
         exec_max_processes: config.execMaxProcesses,
         exec_max_retained: config.execMaxRetained,
@@ -67,7 +68,7 @@ export const serverInfoTool = defineTool({
       project_context_files: ctx.runtime.instructions.files(),
       search_engine: engine.kind === 'ripgrep' ? `ripgrep (${engine.source})` : 'js',
       tool_count: catalog.names.length,
-      tools: catalog.names,
+      tools: [...catalog.names],
     };
     const text = [
       `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
