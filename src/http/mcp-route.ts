@@ -2,7 +2,7 @@
 // method (docs/http.md#order-of-checks). Each rejection is decided before any later
 // work, so an unauthenticated caller never gets its body read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { AuthResult, Authenticator } from '../auth/authenticate.js';
 import { classify, type HeaderView } from '../protocol/classify.js';
 import type { Dispatcher } from '../protocol/dispatch.js';
 import { errorBody, INVALID_REQUEST } from '../protocol/errors.js';
@@ -33,71 +33,91 @@ function toolName(params: unknown): string | undefined {
   return typeof name === 'string' ? name.slice(0, 64) : undefined;
 }
 
+type Reject = (status: number, body: string, extra?: Record<string, string>) => void;
+type Principal = Extract<AuthResult, { ok: true }>['principal'];
+
 export async function handleMcpPost(
   req: IncomingMessage,
   res: ServerResponse,
   deps: McpRouteDeps,
 ): Promise<void> {
-  const { config } = deps.runtime;
-  const cors = corsHeaders(req, config.allowedOrigins);
-  const reject = (status: number, body: string, extra: Record<string, string> = {}) =>
-    sendJson(res, status, body, { ...cors, ...extra });
+  const cors = corsHeaders(req, deps.runtime.config.allowedOrigins);
+  const reject: Reject = (status, body, extra = {}) => sendJson(res, status, body, { ...cors, ...extra });
+  const admitted = await admit(req, res, deps, reject);
+  if (admitted) await answer(req, res, deps, admitted, cors, reject);
+}
 
+/** Steps 1–3 up to a whole body: who calls, and the body's text; undefined when refused (answered). */
+async function admit(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: McpRouteDeps,
+  reject: Reject,
+): Promise<{ principal: Principal; text: string } | undefined> {
+  const { config } = deps.runtime;
   // 1. Origin (DNS rebinding, browsers): present and not allowed → 403.
   const origin = req.headers.origin;
   if (origin !== undefined && !isAllowedOrigin(origin, config.allowedOrigins)) {
-    return reject(
+    reject(
       403,
       rpcError(
         INVALID_REQUEST,
         `Forbidden: Origin ${origin} is not allowed; add it to SERVICE_ALLOWED_ORIGINS to let that page call this server`,
       ),
     );
+    return undefined;
   }
   // 2. Authentication.
   const auth = await deps.authenticator.authenticate(req, baseUrl(req, config));
   if (!auth.ok) {
-    const body = JSON.stringify({ error: auth.error, error_description: auth.description });
-    return reject(auth.status, body, auth.headers);
+    reject(
+      auth.status,
+      JSON.stringify({ error: auth.error, error_description: auth.description }),
+      auth.headers,
+    );
+    return undefined;
   }
-  // 3. Media type, size, JSON, batch.
+  // 3. Media type, size (JSON and batch follow in `answer`).
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json') {
-    return reject(
-      415,
-      rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'),
-    );
+    reject(415, rpcError(INVALID_REQUEST, 'Unsupported Media Type: send Content-Type: application/json'));
+    return undefined;
   }
   const body = await readBody(req, config.maxRequestBytes);
-  if (!body.ok) {
-    if (body.reason === 'too_large') {
-      lingeringClose(req, res);
-      reject(
-        413,
-        rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`),
-      );
-    }
-    return;
+  if (body.ok) return { principal: auth.principal, text: body.text };
+  if (body.reason === 'too_large') {
+    lingeringClose(req, res);
+    reject(413, rpcError(INVALID_REQUEST, `Payload Too Large: the limit is ${config.maxRequestBytes} bytes`));
   }
-  const parsed = parseMessage(body.text);
+  return undefined;
+}
+
+/** Step 3's JSON and batch checks, then era, headers and the method; counts the request. */
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: McpRouteDeps,
+  { principal, text }: { principal: Principal; text: string },
+  cors: Record<string, string>,
+  reject: Reject,
+): Promise<void> {
+  const parsed = parseMessage(text);
   if (!parsed.ok) return reject(parsed.error.status, errorBody(parsed.id, parsed.error));
   const msg = parsed.msg;
   if (msg.kind === 'response') return sendJson(res, 202, null, cors);
-  noteRequest(req, {
-    method: msg.method.slice(0, 64),
-    tool: msg.method === 'tools/call' ? toolName(msg.params) : undefined,
-  });
+  const tool = msg.method === 'tools/call' ? toolName(msg.params) : undefined;
+  noteRequest(req, { method: msg.method.slice(0, 64), tool });
   // 4–6. Era, envelope and mirror headers.
   const cls = classify(msg, headerView(req));
   if (!cls.ok) return reject(cls.error.status, errorBody(msg.kind === 'request' ? msg.id : null, cls.error));
   // 7. The method.
   const started = performance.now();
-  const reply = await deps.dispatcher.handle(msg, cls, auth.principal, deps.runtime.signal);
+  const reply = await deps.dispatcher.handle(msg, cls, principal, deps.runtime.signal);
   if (msg.kind === 'request')
     deps.metrics?.request(
       cls.era,
       msg.method,
-      msg.method === 'tools/call' ? toolName(msg.params) : undefined,
+      tool,
       reply.outcome ?? 'ok',
       (performance.now() - started) / 1000,
     );

@@ -1,8 +1,9 @@
 // The argv runner: how git/ and the ripgrep search start a program. Never a shell; a bounded wait; stdout
 // bounded while it is read (not after), with an optional streaming consumer that may stop the program early;
 // inside the tool jail (jail.ts) when one is given. process/ is the only place that imports child_process.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { ToolJail } from './jail.js';
 import { openFilter } from './pipes.js';
 
@@ -44,75 +45,102 @@ const EMPTY: ArgvResult = {
 };
 
 export function runArgv(file: string, args: readonly string[], opts: ArgvOptions): Promise<ArgvResult> {
-  return new Promise((resolve) => {
-    const run = opts.jail?.wrap(file, args, opts.cwd) ?? { file, args: [...args] };
-    let filter: number | undefined;
-    let child;
-    try {
-      filter = openFilter(run.seccomp);
-      child = spawn(run.file, run.args, {
-        cwd: opts.cwd,
-        env: opts.env,
-        stdio: filter === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', filter],
-        detached: false,
-      });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? String(e);
-      return resolve({ ...EMPTY, spawnError: code });
-    } finally {
-      if (filter !== undefined) closeSync(filter);
-    }
-    const stdout = child.stdout as NonNullable<typeof child.stdout>;
-    const stderr = child.stderr as NonNullable<typeof child.stderr>;
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    let err = '';
-    const maxErr = opts.maxStderrBytes ?? 64 * 1024;
-    const state = { truncated: false, timedOut: false, stopped: false };
-    let settled = false;
-    const kill = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => {
-      state.timedOut = true;
-      kill();
+  const started = startArgv(file, args, opts);
+  if (typeof started === 'string') return Promise.resolve({ ...EMPTY, spawnError: started });
+  return new Promise((resolve) => new ArgvRun(started, opts, resolve));
+}
+
+/** The started child, or the error code when none could be started. */
+function startArgv(file: string, args: readonly string[], opts: ArgvOptions): ChildProcess | string {
+  const run = opts.jail?.wrap(file, args, opts.cwd) ?? { file, args: [...args] };
+  let filter: number | undefined;
+  try {
+    filter = openFilter(run.seccomp);
+    return spawn(run.file, run.args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: filter === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', filter],
+      detached: false,
+    });
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code ?? String(e);
+  } finally {
+    if (filter !== undefined) closeSync(filter);
+  }
+}
+
+/** One run of a started program: its output, bounded while read, and the first of close, error or timeout. */
+class ArgvRun {
+  private readonly out: Buffer[] = [];
+  private outBytes = 0;
+  private err = '';
+  private readonly maxErr: number;
+  private readonly state = { truncated: false, timedOut: false, stopped: false };
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = () => {
+    this.state.stopped = true;
+    this.kill();
+  };
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly opts: ArgvOptions,
+    private readonly resolve: (r: ArgvResult) => void,
+  ) {
+    this.maxErr = opts.maxStderrBytes ?? 64 * 1024;
+    this.timer = setTimeout(() => {
+      this.state.timedOut = true;
+      this.kill();
     }, opts.timeoutMs);
-    const onAbort = () => {
-      state.stopped = true;
-      kill();
-    };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    stdout.on('data', (chunk: Buffer) => {
-      if (state.truncated || state.stopped) return;
-      outBytes += chunk.length;
-      if (outBytes > opts.maxStdoutBytes) {
-        state.truncated = true;
-        const keep = chunk.length - (outBytes - opts.maxStdoutBytes);
-        if (keep > 0) deliver(chunk.subarray(0, keep));
-        kill();
-        return;
-      }
-      deliver(chunk);
+    opts.signal?.addEventListener('abort', this.onAbort, { once: true });
+    (child.stdout as Readable).on('data', (chunk: Buffer) => this.onStdout(chunk));
+    (child.stderr as Readable).on('data', (chunk: Buffer) => {
+      if (this.err.length < this.maxErr)
+        this.err += chunk.toString('utf8').slice(0, this.maxErr - this.err.length);
     });
-    const deliver = (chunk: Buffer) => {
-      if (opts.onStdout) {
-        if (opts.onStdout(chunk) === false) {
-          state.stopped = true;
-          kill();
-        }
-      } else out.push(chunk);
-    };
-    stderr.on('data', (chunk: Buffer) => {
-      if (err.length < maxErr) err += chunk.toString('utf8').slice(0, maxErr - err.length);
+    child.on('error', (e: NodeJS.ErrnoException) => this.finish({ spawnError: e.code ?? e.message }));
+    child.on('close', (code, signal) => this.finish({ code, signal }));
+  }
+
+  private kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  private onStdout(chunk: Buffer): void {
+    const { state, opts } = this;
+    if (state.truncated || state.stopped) return;
+    this.outBytes += chunk.length;
+    if (this.outBytes > opts.maxStdoutBytes) {
+      state.truncated = true;
+      const keep = chunk.length - (this.outBytes - opts.maxStdoutBytes);
+      if (keep > 0) this.deliver(chunk.subarray(0, keep));
+      this.kill();
+      return;
+    }
+    this.deliver(chunk);
+  }
+
+  private deliver(chunk: Buffer): void {
+    if (!this.opts.onStdout) this.out.push(chunk);
+    else if (this.opts.onStdout(chunk) === false) {
+      this.state.stopped = true;
+      this.kill();
+    }
+  }
+
+  private finish(r: Partial<ArgvResult>): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.opts.signal?.removeEventListener('abort', this.onAbort);
+    this.resolve({
+      stdout: Buffer.concat(this.out),
+      stderr: this.err,
+      code: null,
+      signal: null,
+      ...this.state,
+      ...r,
     });
-    const finish = (r: Partial<ArgvResult>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      resolve({ stdout: Buffer.concat(out), stderr: err, code: null, signal: null, ...state, ...r });
-    };
-    child.on('error', (e: NodeJS.ErrnoException) => finish({ spawnError: e.code ?? e.message }));
-    child.on('close', (code, signal) => finish({ code, signal }));
-  });
+  }
 }

@@ -56,9 +56,11 @@ export function openFilter(file: string | undefined): number | undefined {
   return file === undefined ? undefined : openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
 }
 
+type Spawned = { result: ChildProcessWithoutNullStreams; limited: boolean };
+
 export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
   const [file, ...args] = spec.argv as [string, ...string[]];
-  let spawned: { result: ChildProcessWithoutNullStreams; limited: boolean };
+  let spawned: Spawned;
   let filter: number | undefined;
   try {
     filter = openFilter(spec.seccomp);
@@ -79,82 +81,105 @@ export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
   } finally {
     if (filter !== undefined) closeSync(filter);
   }
-  const { result: child, limited } = spawned;
-  let stdinOpen = true;
-  let done = false;
-  let exited: { code: number | null; signal: string | null } | undefined;
-  let openStreams = 2;
-  let drainTimer: NodeJS.Timeout | undefined;
+  return new PipedCommand(spawned.result, spawned.limited, spec, ev);
+}
 
-  let startError: string | undefined;
-  const finish = () => {
-    if (done || !exited) return;
-    done = true;
-    stdinOpen = false;
-    if (drainTimer) clearTimeout(drainTimer);
-    endCgroup(spec.cgroup, limited, ev);
-    ev.onExit(exited.code, exited.signal, startError);
-  };
-  child.stdout.on('data', ev.onStdout);
-  child.stderr.on('data', ev.onStderr);
-  for (const s of [child.stdout, child.stderr]) {
-    s.once('close', () => {
-      openStreams--;
-      if (openStreams === 0) finish();
+/** A started child on pipes: its output goes to `ev` as it comes; it is done when it exited and both
+ *  streams closed (or the drain time after its exit passed). */
+class PipedCommand implements PipeHandle {
+  readonly tty = false;
+  private stdinIsOpen = true;
+  private done = false;
+  private exited: { code: number | null; signal: string | null } | undefined;
+  private openStreams = 2;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private startError: string | undefined;
+
+  constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    readonly limited: boolean,
+    private readonly spec: SpawnSpec,
+    private readonly ev: ProcessEvents,
+  ) {
+    child.stdout.on('data', ev.onStdout);
+    child.stderr.on('data', ev.onStderr);
+    for (const s of [child.stdout, child.stderr]) {
+      s.once('close', () => {
+        this.openStreams--;
+        if (this.openStreams === 0) this.finish();
+      });
+    }
+    child.stdin.on('error', () => {
+      this.stdinIsOpen = false; // EPIPE: the command stopped reading; what it did not read is lost, as in a shell
     });
+    child.on('error', (e: NodeJS.ErrnoException) => this.onSpawnError(e));
+    child.on('exit', (code, signal) => this.onExit(code, signal));
   }
-  child.stdin.on('error', () => {
-    stdinOpen = false; // EPIPE: the command stopped reading; what it did not read is lost, as in a shell
-  });
-  child.on('error', (e: NodeJS.ErrnoException) => {
-    // Spawn failure (ENOENT, EACCES, EAGAIN): no 'exit' follows.
-    if (exited) return;
-    exited = { code: null, signal: null };
-    startError = e.code ?? e.message;
-    openStreams = 0;
-    finish();
-  });
-  child.on('exit', (code, signal) => {
-    exited = { code, signal };
-    endLeftovers(treeTarget(child.pid ?? 0, spec), spec);
-    if (openStreams === 0) return finish();
+
+  /** Spawn failure (ENOENT, EACCES, EAGAIN): no 'exit' follows. */
+  private onSpawnError(e: NodeJS.ErrnoException): void {
+    if (this.exited) return;
+    this.exited = { code: null, signal: null };
+    this.startError = e.code ?? e.message;
+    this.openStreams = 0;
+    this.finish();
+  }
+
+  private onExit(code: number | null, signal: string | null): void {
+    this.exited = { code, signal };
+    endLeftovers(treeTarget(this.pid, this.spec), this.spec);
+    if (this.openStreams === 0) return this.finish();
     // Killed leftovers close the pipes at once; a process that left the group may hold them: stop waiting soon.
-    drainTimer = setTimeout(() => {
-      child.stdout.destroy();
-      child.stderr.destroy();
-      finish();
+    this.drainTimer = setTimeout(() => {
+      this.child.stdout.destroy();
+      this.child.stderr.destroy();
+      this.finish();
     }, DRAIN_AFTER_EXIT_MS);
-  });
-  return {
-    // A spawn that fails has no pid; 'error' then reports the failure.
-    get pid() {
-      return child.pid ?? 0;
-    },
-    tty: false,
-    limited,
-    get stdinOpen() {
-      return stdinOpen && !done;
-    },
-    write(data: string) {
-      if (!stdinOpen || done) return false;
-      child.stdin.write(data);
-      return true;
-    },
-    closeStdin() {
-      if (!stdinOpen) return;
-      stdinOpen = false;
-      child.stdin.end();
-    },
-    signal: (sig) => signalTree(treeTarget(child.pid ?? 0, spec), sig),
-    pause() {
-      child.stdout.pause();
-      child.stderr.pause();
-    },
-    resume() {
-      child.stdout.resume();
-      child.stderr.resume();
-    },
-  };
+  }
+
+  private finish(): void {
+    if (this.done || !this.exited) return;
+    this.done = true;
+    this.stdinIsOpen = false;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    endCgroup(this.spec.cgroup, this.limited, this.ev);
+    this.ev.onExit(this.exited.code, this.exited.signal, this.startError);
+  }
+
+  // A spawn that fails has no pid; 'error' then reports the failure.
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  get stdinOpen(): boolean {
+    return this.stdinIsOpen && !this.done;
+  }
+
+  write(data: string): boolean {
+    if (!this.stdinIsOpen || this.done) return false;
+    this.child.stdin.write(data);
+    return true;
+  }
+
+  closeStdin(): void {
+    if (!this.stdinIsOpen) return;
+    this.stdinIsOpen = false;
+    this.child.stdin.end();
+  }
+
+  signal(sig: NodeJS.Signals): boolean {
+    return signalTree(treeTarget(this.pid, this.spec), sig);
+  }
+
+  pause(): void {
+    this.child.stdout.pause();
+    this.child.stderr.pause();
+  }
+
+  resume(): void {
+    this.child.stdout.resume();
+    this.child.stderr.resume();
+  }
 }
 
 /** The handle of a command that could not be started: its failure is reported as its exit, a moment later. */
