@@ -24,14 +24,7 @@ import { checkScope } from './checks/scope-syntax.js';
 import { lookupClient } from './client-lookup.js';
 import type { Client } from './clients.js';
 import type { OAuthContext } from './context.js';
-import {
-  errorRedirectUrl,
-  oauthError,
-  sendErrorPage,
-  sendRedirect,
-  withQuery,
-  type OAuthError,
-} from './errors.js';
+import { errorRedirectUrl, oauthError, sendErrorPage, sendRedirect, withQuery } from './errors.js';
 import { authorizePage, sendHtml } from './html.js';
 import { mediaType, parseForm, readBody } from './http-io.js';
 import type { AuthorizationRequest } from './pending.js';
@@ -115,49 +108,10 @@ export async function handleAuthorizePost(
   res: ServerResponse,
   ctx: OAuthContext,
 ): Promise<void> {
-  const pageError = (e: OAuthError) => sendErrorPage(res, e);
-  const crossSite = checkSameOriginPost(req.headers, ctx.baseUrl(req));
-  if (crossSite) return pageError(crossSite);
-  if (mediaType(req) !== 'application/x-www-form-urlencoded') {
-    return pageError(
-      oauthError(
-        'invalid_request',
-        'The authorization form must be submitted as application/x-www-form-urlencoded',
-      ),
-    );
-  }
-  const body = await readBody(req);
-  if (!body.ok) {
-    if (body.reason === 'too_large') {
-      lingeringClose(req, res);
-      pageError(oauthError('invalid_request', 'The form submission is larger than 8 KiB', 413));
-    }
-    return;
-  }
-  const form = parseForm(body.text);
-  const handle = form.get('request');
-  const request = ctx.pending.get(handle);
-  if (!handle || !request) {
-    return pageError(
-      oauthError(
-        'invalid_request',
-        'This authorization page has expired or was already used (pages are valid for 10 minutes)',
-      ),
-    );
-  }
-  // The client may have been evicted (or its document changed) while the page was open: never redirect to a
-  // URI that is no longer registered.
-  const found = await lookupClient(ctx, request.clientId);
-  const client = found?.ok ? found.client : undefined;
-  if (!client || !redirectUriAllowed(client, request.redirectUri)) {
-    ctx.pending.take(handle);
-    return pageError(
-      oauthError(
-        'invalid_request',
-        'The application that asked for access is no longer registered; start the connection again',
-      ),
-    );
-  }
+  const form = await readAuthorizeForm(req, res, ctx);
+  const filed = form && (await filedRequest(res, ctx, form));
+  if (!form || !filed) return;
+  const { handle, request, client } = filed;
   if (form.get('action') === 'deny') {
     ctx.pending.take(handle);
     const denied = oauthError('access_denied', 'The operator denied the authorization request');
@@ -186,6 +140,68 @@ export async function handleAuthorizePost(
   const code = ctx.codes.issue(request);
   ctx.log?.info('oauth: authorization approved', { client_id: request.clientId });
   sendRedirect(res, withQuery(request.redirectUri, { code, state: request.state, iss: request.base }));
+}
+
+type Form = ReturnType<typeof parseForm>;
+
+/** The submitted form: same origin, form-encoded, at most 8 KiB; undefined when refused (answered). */
+async function readAuthorizeForm(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: OAuthContext,
+): Promise<Form | undefined> {
+  const crossSite = checkSameOriginPost(req.headers, ctx.baseUrl(req));
+  if (crossSite) return void sendErrorPage(res, crossSite);
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') {
+    return void sendErrorPage(
+      res,
+      oauthError(
+        'invalid_request',
+        'The authorization form must be submitted as application/x-www-form-urlencoded',
+      ),
+    );
+  }
+  const body = await readBody(req);
+  if (body.ok) return parseForm(body.text);
+  if (body.reason === 'too_large') {
+    lingeringClose(req, res);
+    sendErrorPage(res, oauthError('invalid_request', 'The form submission is larger than 8 KiB', 413));
+  }
+  return undefined;
+}
+
+/** The filed request the form answers, and its client if still registered; undefined when not (answered). */
+async function filedRequest(
+  res: ServerResponse,
+  ctx: OAuthContext,
+  form: Form,
+): Promise<{ handle: string; request: AuthorizationRequest; client: Client } | undefined> {
+  const handle = form.get('request');
+  const request = ctx.pending.get(handle);
+  if (!handle || !request) {
+    return void sendErrorPage(
+      res,
+      oauthError(
+        'invalid_request',
+        'This authorization page has expired or was already used (pages are valid for 10 minutes)',
+      ),
+    );
+  }
+  // The client may have been evicted (or its document changed) while the page was open: never redirect to a
+  // URI that is no longer registered.
+  const found = await lookupClient(ctx, request.clientId);
+  const client = found?.ok ? found.client : undefined;
+  if (!client || !redirectUriAllowed(client, request.redirectUri)) {
+    ctx.pending.take(handle);
+    return void sendErrorPage(
+      res,
+      oauthError(
+        'invalid_request',
+        'The application that asked for access is no longer registered; start the connection again',
+      ),
+    );
+  }
+  return { handle, request, client };
 }
 
 /**

@@ -31,27 +31,9 @@ export function oauthSetupFromConfig(
   const tokenKey = c.oauthTokenSecret
     ? Buffer.from(c.oauthTokenSecret, 'hex')
     : (deps.keptKey ?? deps.random(32));
-  let preRegistered: OAuthOptions['preRegistered'];
-  if (c.oauthClientId) {
-    let uris = [...c.oauthRedirectUris];
-    if (uris.length === 0) {
-      warnings.push(
-        `SERVICE_OAUTH_CLIENT_ID is set without SERVICE_OAUTH_REDIRECT_URIS; the pre-registered client may only use ${PRE_REGISTERED_FALLBACK_REDIRECT} — set its real redirect URIs`,
-      );
-      uris = [PRE_REGISTERED_FALLBACK_REDIRECT];
-    }
-    for (const uri of uris) {
-      const problem = redirectUriProblem(uri);
-      if (problem) return { ok: false, message: `SERVICE_OAUTH_REDIRECT_URIS: ${problem}` };
-    }
-    if (new Set(uris).size !== uris.length)
-      return { ok: false, message: 'SERVICE_OAUTH_REDIRECT_URIS lists the same URI more than once' };
-    preRegistered = { clientId: c.oauthClientId, redirectUris: uris, secret: c.oauthClientSecret };
-  } else if (c.oauthRedirectUris.length > 0 || c.oauthClientSecret) {
-    warnings.push(
-      'SERVICE_OAUTH_REDIRECT_URIS / SERVICE_OAUTH_CLIENT_SECRET are ignored without SERVICE_OAUTH_CLIENT_ID',
-    );
-  }
+  const pre = preRegisteredClient(c, warnings);
+  if (!pre.ok) return pre;
+  const preRegistered = pre.client;
   if (c.testCimdAllowLoopback)
     warnings.push(
       'WB_TEST_CIMD_ALLOW_LOOPBACK is set: client metadata documents may be fetched from loopback addresses (a test-only setting; never use it in production)',
@@ -75,4 +57,32 @@ export function oauthSetupFromConfig(
       grantFile: deps.grantFile,
     },
   };
+}
+
+/** The pre-registered client of SERVICE_OAUTH_CLIENT_ID, its redirect URIs validated like a registration. */
+function preRegisteredClient(
+  c: Config,
+  warnings: string[],
+): { ok: true; client: OAuthOptions['preRegistered'] } | { ok: false; message: string } {
+  if (!c.oauthClientId) {
+    if (c.oauthRedirectUris.length > 0 || c.oauthClientSecret)
+      warnings.push(
+        'SERVICE_OAUTH_REDIRECT_URIS / SERVICE_OAUTH_CLIENT_SECRET are ignored without SERVICE_OAUTH_CLIENT_ID',
+      );
+    return { ok: true, client: undefined };
+  }
+  let uris = [...c.oauthRedirectUris];
+  if (uris.length === 0) {
+    warnings.push(
+      `SERVICE_OAUTH_CLIENT_ID is set without SERVICE_OAUTH_REDIRECT_URIS; the pre-registered client may only use ${PRE_REGISTERED_FALLBACK_REDIRECT} — set its real redirect URIs`,
+    );
+    uris = [PRE_REGISTERED_FALLBACK_REDIRECT];
+  }
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) return { ok: false, message: `SERVICE_OAUTH_REDIRECT_URIS: ${problem}` };
+  }
+  if (new Set(uris).size !== uris.length)
+    return { ok: false, message: 'SERVICE_OAUTH_REDIRECT_URIS lists the same URI more than once' };
+  return { ok: true, client: { clientId: c.oauthClientId, redirectUris: uris, secret: c.oauthClientSecret } };
 }

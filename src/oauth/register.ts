@@ -40,63 +40,15 @@ export async function handleRegister(
   ctx: OAuthContext,
   cors: Record<string, string>,
 ): Promise<void> {
-  if (mediaType(req) !== 'application/json') {
-    return sendOAuthJson(
-      res,
-      oauthError(
-        'invalid_client_metadata',
-        'Send the client metadata as JSON with Content-Type: application/json',
-      ),
-      cors,
-    );
-  }
-  const body = await readBody(req);
-  if (!body.ok) {
-    if (body.reason === 'too_large') {
-      lingeringClose(req, res);
-      sendOAuthJson(
-        res,
-        oauthError('invalid_client_metadata', 'The registration request is larger than 8 KiB', 413),
-        cors,
-      );
-    }
-    return;
-  }
-  let meta: unknown;
-  try {
-    meta = JSON.parse(body.text);
-  } catch {
-    return sendOAuthJson(res, oauthError('invalid_client_metadata', 'The body is not valid JSON'), cors);
-  }
-  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
-    return sendOAuthJson(
-      res,
-      oauthError(
-        'invalid_client_metadata',
-        'The body must be a JSON object of client metadata (RFC 7591 §2)',
-      ),
-      cors,
-    );
-  }
-  const m = normaliseMetadata(meta as Meta);
+  const meta = await readMetadata(req, res, cors);
+  if (meta === undefined) return;
+  const m = normaliseMetadata(meta);
   const err = firstFailure(REGISTRATION_CHECKS, m);
   if (err) return sendOAuthJson(res, err, cors);
 
   const method = (m.token_endpoint_auth_method as AuthMethod | undefined) ?? 'none';
   const secret = method === 'none' ? undefined : randomToken(ctx.random, 32);
-  const extra: Record<string, unknown> = {};
-  for (const k of ECHOED) if (m[k] !== undefined) extra[k] = m[k];
-  const client: Client = {
-    clientId: randomToken(ctx.random, 16),
-    secretDigest: secret === undefined ? undefined : digest(secret),
-    authMethods: [method],
-    redirectUris: [...(m.redirect_uris as string[])],
-    grantTypes: narrowGrantTypes(m.grant_types),
-    clientName: typeof m.client_name === 'string' && m.client_name.trim() ? m.client_name.trim() : undefined,
-    issuedAt: Math.floor(ctx.clock.now() / 1000),
-    preRegistered: false,
-    extra,
-  };
+  const client = newClient(ctx, m, method, secret);
   const evicted = ctx.clients.add(client, keepRank(ctx));
   if (evicted)
     ctx.log?.info('oauth: client registry full, evicted the oldest registration nothing waits on', {
@@ -117,9 +69,54 @@ export async function handleRegister(
     grant_types: client.grantTypes,
     response_types: ['code'],
     ...(client.clientName ? { client_name: client.clientName } : {}),
-    ...extra,
+    ...client.extra,
   };
   sendJson(res, 201, JSON.stringify(record), { ...cors, Pragma: 'no-cache' });
+}
+
+/** The request's JSON object of client metadata; undefined when refused (answered). */
+async function readMetadata(
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: Record<string, string>,
+): Promise<Meta | undefined> {
+  const refuse = (description: string, status?: number) => {
+    sendOAuthJson(res, oauthError('invalid_client_metadata', description, status), cors);
+    return undefined;
+  };
+  if (mediaType(req) !== 'application/json')
+    return refuse('Send the client metadata as JSON with Content-Type: application/json');
+  const body = await readBody(req);
+  if (!body.ok) {
+    if (body.reason !== 'too_large') return undefined;
+    lingeringClose(req, res);
+    return refuse('The registration request is larger than 8 KiB', 413);
+  }
+  let meta: unknown;
+  try {
+    meta = JSON.parse(body.text);
+  } catch {
+    return refuse('The body is not valid JSON');
+  }
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta))
+    return refuse('The body must be a JSON object of client metadata (RFC 7591 §2)');
+  return meta as Meta;
+}
+
+function newClient(ctx: OAuthContext, m: Meta, method: AuthMethod, secret: string | undefined): Client {
+  const extra: Record<string, unknown> = {};
+  for (const k of ECHOED) if (m[k] !== undefined) extra[k] = m[k];
+  return {
+    clientId: randomToken(ctx.random, 16),
+    secretDigest: secret === undefined ? undefined : digest(secret),
+    authMethods: [method],
+    redirectUris: [...(m.redirect_uris as string[])],
+    grantTypes: narrowGrantTypes(m.grant_types),
+    clientName: typeof m.client_name === 'string' && m.client_name.trim() ? m.client_name.trim() : undefined,
+    issuedAt: Math.floor(ctx.clock.now() / 1000),
+    preRegistered: false,
+    extra,
+  };
 }
 
 /**

@@ -47,30 +47,29 @@ const REFRESH_CHECKS: readonly Check<RefreshCtx>[] = [
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
+type Form = ReturnType<typeof parseForm>;
+type Fail = (e: ReturnType<typeof oauthError>) => void;
+
+/** What a grant's exchange works with once the client is authenticated. */
+interface Exchange {
+  res: ServerResponse;
+  ctx: OAuthContext;
+  cors: Record<string, string>;
+  form: Form;
+  client: Client;
+  base: string;
+  fail: Fail;
+}
+
 export async function handleToken(
   req: IncomingMessage,
   res: ServerResponse,
   ctx: OAuthContext,
   cors: Record<string, string>,
 ): Promise<void> {
-  const fail = (e: ReturnType<typeof oauthError>) => sendOAuthJson(res, e, cors);
-  if (mediaType(req) !== 'application/x-www-form-urlencoded') {
-    return fail(
-      oauthError(
-        'invalid_request',
-        'Send the token request as application/x-www-form-urlencoded (RFC 6749 §4.1.3)',
-      ),
-    );
-  }
-  const body = await readBody(req);
-  if (!body.ok) {
-    if (body.reason === 'too_large') {
-      lingeringClose(req, res);
-      sendOAuthJson(res, oauthError('invalid_request', 'The token request is larger than 8 KiB', 413), cors);
-    }
-    return;
-  }
-  const form = parseForm(body.text);
+  const fail: Fail = (e) => sendOAuthJson(res, e, cors);
+  const form = await readTokenForm(req, res, cors, fail);
+  if (!form) return;
   const grantType = form.get('grant_type');
   // Spend the code first: its single presentation is this one, whatever the outcome (docs/oauth.md#codes).
   const code =
@@ -93,48 +92,72 @@ export async function handleToken(
   if (!auth.ok) return fail(auth.error);
   const unauthorized = checkClientGrant(auth.client, grantType as GrantType);
   if (unauthorized) return fail(unauthorized);
+  const ex: Exchange = { res, ctx, cors, form, client: auth.client, base, fail };
+  return grantType === 'authorization_code' ? exchangeCode(ex, redemption) : refresh(ex);
+}
 
-  const now = ctx.clock.now();
-  if (grantType === 'authorization_code') {
-    const err = firstFailure(CODE_CHECKS, { form, client: auth.client, redemption, now, base });
-    if (err) {
-      // RFC 6749 §4.1.2: a code used twice SHOULD revoke the tokens issued from it.
-      if (redemption.status === 'spent' && redemption.record.familyId)
-        ctx.grants.revoke(redemption.record.familyId);
-      return fail(err);
-    }
-    const grant = (redemption as Extract<Redemption, { status: 'fresh' }>).record;
-    const family = ctx.grants.start(auth.client.clientId, grant.grant.resource, grant.grant.scope);
-    grant.familyId = family.id;
-    ctx.log?.info('oauth: authorization code exchanged', { client_id: auth.client.clientId });
-    return sendTokens(res, ctx, auth.client, family, base, cors);
+/** The form of a token request; undefined when refused (answered). */
+async function readTokenForm(
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: Record<string, string>,
+  fail: Fail,
+): Promise<Form | undefined> {
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') {
+    fail(
+      oauthError(
+        'invalid_request',
+        'Send the token request as application/x-www-form-urlencoded (RFC 6749 §4.1.3)',
+      ),
+    );
+    return undefined;
   }
+  const body = await readBody(req);
+  if (body.ok) return parseForm(body.text);
+  if (body.reason === 'too_large') {
+    lingeringClose(req, res);
+    sendOAuthJson(res, oauthError('invalid_request', 'The token request is larger than 8 KiB', 413), cors);
+  }
+  return undefined;
+}
 
+async function exchangeCode(ex: Exchange, redemption: Redemption): Promise<void> {
+  const { ctx, form, client, base } = ex;
+  const err = firstFailure(CODE_CHECKS, { form, client, redemption, now: ctx.clock.now(), base });
+  if (err) {
+    // RFC 6749 §4.1.2: a code used twice SHOULD revoke the tokens issued from it.
+    if (redemption.status === 'spent' && redemption.record.familyId)
+      ctx.grants.revoke(redemption.record.familyId);
+    return ex.fail(err);
+  }
+  const grant = (redemption as Extract<Redemption, { status: 'fresh' }>).record;
+  const family = ctx.grants.start(client.clientId, grant.grant.resource, grant.grant.scope);
+  grant.familyId = family.id;
+  ctx.log?.info('oauth: authorization code exchanged', { client_id: client.clientId });
+  return sendTokens(ex.res, ctx, client, family, base, ex.cors);
+}
+
+async function refresh(ex: Exchange): Promise<void> {
+  const { ctx, form, client, base } = ex;
   const refreshToken = form.get('refresh_token');
   const lookup =
     refreshToken === undefined ? ({ status: 'unknown' } as const) : ctx.grants.findRefresh(refreshToken);
-  const err = firstFailure(REFRESH_CHECKS, { form, client: auth.client, lookup, now, base });
+  const err = firstFailure(REFRESH_CHECKS, { form, client, lookup, now: ctx.clock.now(), base });
   if (err) {
     // RFC 9700 §4.14.2: reuse of a rotated token, or a token in the wrong client's hands, revokes the family.
     const stolen =
       lookup.status === 'retired' ||
-      (lookup.status === 'current' && lookup.family.clientId !== auth.client.clientId);
+      (lookup.status === 'current' && lookup.family.clientId !== client.clientId);
     if (stolen) {
       ctx.grants.revoke(lookup.family.id);
       ctx.log?.warn('oauth: refresh token reuse detected, grant revoked', {
         client_id: lookup.family.clientId,
       });
     }
-    return fail(err);
+    return ex.fail(err);
   }
-  return sendTokens(
-    res,
-    ctx,
-    auth.client,
-    (lookup as Extract<typeof lookup, { status: 'current' }>).family,
-    base,
-    cors,
-  );
+  const family = (lookup as Extract<typeof lookup, { status: 'current' }>).family;
+  return sendTokens(ex.res, ctx, client, family, base, ex.cors);
 }
 
 async function sendTokens(
