@@ -19,6 +19,7 @@ const LAYERS = {
   stdio: ['core', 'config', 'protocol'],
   oauth: ['core', 'config', 'state', 'auth', 'http'],
   runtime: ['core', 'config', 'policy', 'process', 'state', 'workspace', 'patch', 'git', 'tools'],
+  console: ['core', 'config', 'policy', 'patch', 'git', 'http'],
 };
 
 const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({

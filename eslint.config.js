@@ -50,6 +50,21 @@ export default tseslint.config(
     },
   },
   {
+    // The operator's console page runs in a browser (src/console/page/).
+    files: ['src/console/page/**'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        navigator: 'readonly',
+        EventSource: 'readonly',
+        Node: 'readonly',
+        btoa: 'readonly',
+      },
+    },
+  },
+  {
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '*.config.*'],
     rules: { 'no-restricted-syntax': 'off' },
   },

@@ -7,7 +7,7 @@
 // Each bundled module keeps the `import.meta.url` of its tsc twin, so paths it computes from it (package.json,
 // the spawner helper, the bin the tunnel restarts) mean what they meant before bundling.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -60,5 +60,20 @@ await build({
   },
   define: { __WORKBENCH_TOOL_SUMMARIES__: JSON.stringify(toolSummaries()) },
   plugins: [keepImportMetaUrl],
+  logLevel: 'warning',
+});
+
+// The operator's console page (src/console/page/): served by dist/console/server.js from dist/console/page/.
+// No framework and no bundling: the script is minified, the HTML and CSS copied.
+const pageSrc = path.join(src, 'console/page');
+const pageOut = path.join(dist, 'console/page');
+mkdirSync(pageOut, { recursive: true });
+for (const f of ['index.html', 'style.css']) copyFileSync(path.join(pageSrc, f), path.join(pageOut, f));
+await build({
+  entryPoints: [path.join(pageSrc, 'app.js')],
+  outfile: path.join(pageOut, 'app.js'),
+  bundle: false,
+  minify: true,
+  target: 'es2020',
   logLevel: 'warning',
 });

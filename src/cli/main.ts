@@ -17,7 +17,15 @@ import {
   type StateOpen,
 } from '../state/state-dir.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
-import { DANGEROUS_WARNING, passwordBanner, servingBanner, tokenBanner, type TokenNews } from './banner.js';
+import {
+  DANGEROUS_WARNING,
+  passwordBanner,
+  scopeArgs,
+  servingBanner,
+  tokenBanner,
+  type TokenNews,
+} from './banner.js';
+import { startConsole } from './console-start.js';
 import { selfCommand } from './self.js';
 import { configTableMarkdown } from '../config/schema.js';
 import { createLogger, type Logger } from '../core/log.js';
@@ -55,6 +63,10 @@ function checkCombination(c: Config): void {
       '--dangerously-fake-readonly-annotations needs authentication over HTTP; use SERVICE_AUTH_MODE=bearer or oauth',
     );
   }
+  if (c.console && c.consolePort !== 0 && c.consolePort === c.port)
+    fail(
+      `--console-port ${c.consolePort} is the /mcp port; the console needs a port of its own (0 picks a free one)`,
+    );
   if (c.auditLog) {
     try {
       accessSync(path.dirname(path.resolve(c.auditLog)), constants.W_OK);
@@ -102,6 +114,17 @@ function stateFor(c: Config, root: WorkspaceRoot): StateOpen {
   } catch (e) {
     if (e instanceof StateDirError) fail(e.message);
     throw e;
+  }
+}
+
+/** The state directory for the console's link key only: a problem is a warning, not a refused start. */
+function consoleState(c: Config, root: WorkspaceRoot, log: Logger): StateOpen | undefined {
+  try {
+    return openStateDir(c.stateDir, root.real);
+  } catch (e) {
+    if (!(e instanceof StateDirError)) throw e;
+    log.warn(`\`workbench-mcp console\` will not find this server: ${e.message}`);
+    return undefined;
   }
 }
 
@@ -247,7 +270,12 @@ async function main(): Promise<void> {
   const needsState =
     http !== undefined &&
     (config.authMode === 'oauth' || (config.authMode === 'bearer' && config.authTokens.length === 0));
-  const state = needsState ? stateFor(config, rootCheck.root) : undefined;
+  // The operator's console keeps its link key there too (cli/console-start.ts), but never stops a start for it.
+  const state = needsState
+    ? stateFor(config, rootCheck.root)
+    : http && config.console
+      ? consoleState(config, rootCheck.root, log)
+      : undefined;
   const oauth = oauthSetup(config, http, state, log);
   const bearer = http && config.authMode === 'bearer' ? bearerCredential(config, state) : undefined;
   const self = selfCommand(config.env.PATH);
@@ -327,9 +355,19 @@ async function main(): Promise<void> {
       );
     }
     process.stderr.write(servingBanner(config, self, port, rootCheck.root.lexical));
-    process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
-    // After the ready line: probing bubblewrap takes a few milliseconds.
-    setImmediate(() => afterReady(runtime, log));
+    void startConsole({
+      runtime,
+      local: `http://${host}:${port}/mcp`,
+      credential: () => tokens()[0],
+      state,
+      self,
+      scope: scopeArgs(config, { stateDir: true }),
+    }).then((line) => {
+      process.stderr.write(line);
+      process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
+      // After the ready line: probing bubblewrap takes a few milliseconds.
+      setImmediate(() => afterReady(runtime, log));
+    });
   });
 }
 

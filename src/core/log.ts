@@ -4,7 +4,7 @@
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const SECRET_KEY = /token|secret|password|authorization|cookie|credential/i;
+export const SECRET_KEY = /token|secret|password|authorization|cookie|credential/i;
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;

@@ -4,6 +4,7 @@
 
 export type ToolErrorCode =
   | 'ABSOLUTE_PATH_DENIED'
+  | 'APPROVAL_PENDING'
   | 'BINARY_FILE'
   | 'COMMAND_CLOSED'
   | 'COMMAND_LIMIT_REACHED'
@@ -26,6 +27,7 @@ export type ToolErrorCode =
   | 'PATCH_HUNKS_OVERLAP'
   | 'PATCH_ROLLBACK_FAILED'
   | 'PATH_OUTSIDE_WORKSPACE'
+  | 'PERMISSION_DENIED'
   | 'PERMISSION_REQUIRED'
   | 'RUNTIME_DIR_UNWRITABLE'
   | 'SANDBOX_UNAVAILABLE'
@@ -38,6 +40,7 @@ export type ErrorCategory =
 
 const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   ABSOLUTE_PATH_DENIED: 'security',
+  APPROVAL_PENDING: 'permission',
   BINARY_FILE: 'validation',
   COMMAND_CLOSED: 'runtime',
   COMMAND_LIMIT_REACHED: 'runtime',
@@ -60,6 +63,7 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   PATCH_HUNKS_OVERLAP: 'conflict',
   PATCH_ROLLBACK_FAILED: 'internal',
   PATH_OUTSIDE_WORKSPACE: 'security',
+  PERMISSION_DENIED: 'permission',
   PERMISSION_REQUIRED: 'permission',
   RUNTIME_DIR_UNWRITABLE: 'runtime',
   SANDBOX_UNAVAILABLE: 'runtime',
@@ -70,6 +74,8 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
 
 /** docs/design-notes.md#retryable: the only retryable codes. */
 const RETRYABLE: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
+  // The operator has not decided yet: the same call keeps waiting (docs/console.md#approvals).
+  'APPROVAL_PENDING',
   'COMMAND_LIMIT_REACHED',
   // edit_file's text was not found exactly once: the same kind of failure as a patch's context errors.
   'EDIT_AMBIGUOUS',

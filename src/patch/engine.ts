@@ -8,7 +8,7 @@ import { ToolError } from '../core/tool-error.js';
 import type { Logger } from '../core/log.js';
 import { isInside, toPosixRel, type WorkspaceRoot } from '../workspace/paths.js';
 import { pathErrorToTool, PathRaceError } from '../workspace/confined-fs.js';
-import { commitSteps, type CommitHooks } from './commit.js';
+import { commitSteps, type CommitHooks, type CommitStep } from './commit.js';
 import type { Fuzz } from './line-index.js';
 import type { FileLocks } from './locks.js';
 import { parsePatch } from './parser.js';
@@ -25,6 +25,8 @@ export interface PatchEnv {
    * path of every file the commit will create, replace or remove (e.g. to remember originals for git_diff).
    */
   beforeWrite?: (files: string[]) => void;
+  /** Called after a commit with its steps (the console's edit journal, patch/journal.ts). */
+  committed?: (steps: readonly CommitStep[]) => void;
 }
 
 export interface ApplyOptions {
@@ -115,6 +117,7 @@ export async function commitPlan<P extends Plan>(
     if (!opts.dryRun) {
       env.beforeWrite?.(plan.steps.map((st) => path.join(st.dir, st.name)));
       await commitSteps(plan.steps, { root: env.root.real, hooks: opts.hooks, log: env.log });
+      env.committed?.(plan.steps);
     }
     return plan;
   });

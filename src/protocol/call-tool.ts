@@ -2,6 +2,7 @@
 // arguments (invalid = INVALID_ARGUMENT tool error the model can read), run the handler, shape the result,
 // write the audit line.
 import { validTraceparent } from '../core/audit.js';
+import { summarize } from '../core/activity.js';
 import type { Principal } from '../core/principal.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ProtocolHost } from './host.js';
@@ -69,6 +70,18 @@ function audit(
   error: string | undefined,
   params: Record<string, unknown> | undefined,
 ): void {
+  const elapsed = Math.round((runtime.clock.monotonic() - started) * 100) / 100;
+  // The operator's console (docs/console.md#activity): cheap when nobody has it open (a ring-buffer write).
+  runtime.activity?.publish({
+    kind: 'call',
+    time: runtime.clock.now(),
+    client: principal.label ?? `${principal.kind}:${principal.id}`,
+    tool,
+    summary: summarize(tool, args),
+    ok: error === undefined,
+    ...(error === undefined ? {} : { error }),
+    ms: elapsed,
+  });
   const audit = runtime.audit;
   if (!audit) return;
   const meta = params?._meta;
@@ -78,7 +91,7 @@ function audit(
     arguments: args,
     ok: error === undefined,
     error,
-    elapsed_ms: Math.round((runtime.clock.monotonic() - started) * 100) / 100,
+    elapsed_ms: elapsed,
     // A caller's W3C trace context ties this line to its trace (docs/operations.md#tracing); checked first.
     traceparent:
       typeof meta === 'object' && meta !== null

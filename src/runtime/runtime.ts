@@ -17,6 +17,9 @@ import type { SandboxStatus } from '../process/sandbox.js';
 import { ToolJail } from '../process/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
 import { GrantStore } from '../policy/grants.js';
+import { ApprovalDesk } from '../policy/approvals.js';
+import { ActivityFeed } from '../core/activity.js';
+import { EditJournal } from '../patch/journal.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -47,6 +50,10 @@ export class Runtime {
   readonly baseline = new ChangeBaseline();
   /** One-time grants asked through the client (docs/design-notes.md#permission-grants). */
   readonly grants: GrantStore;
+  /** The operator's console's parts (docs/console.md), over HTTP unless SERVICE_CONSOLE=0. */
+  readonly activity: ActivityFeed | undefined;
+  readonly approvals: ApprovalDesk | undefined;
+  readonly edits: EditJournal | undefined;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
@@ -56,6 +63,10 @@ export class Runtime {
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock;
     this.grants = new GrantStore(this.clock);
+    const consoleOn = opts.config.console && !opts.config.stdio;
+    this.activity = consoleOn ? new ActivityFeed() : undefined;
+    this.approvals = consoleOn ? new ApprovalDesk(this.clock) : undefined;
+    this.edits = consoleOn ? new EditJournal(this.clock) : undefined;
     this.startedAt = this.clock.now();
     this.catalog = catalogFor({
       enableViewImage: opts.config.enableViewImage,

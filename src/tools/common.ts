@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { ToolError } from '../core/tool-error.js';
 import { notFound, resolvePath, type ResolvedPath } from '../workspace/paths.js';
 import type { ToolContext } from './define.js';
+import type { CommitStep } from '../patch/commit.js';
 
 /** A workspace path (docs/tools.md#paths): the name says what it is, so it carries no description by default. */
 export const pathArg = (what?: string) => (what ? z.string().describe(what) : z.string());
@@ -66,4 +67,15 @@ export function humanBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** The engine's after-commit hook that keeps an edit for the operator's console, when it is on (patch/journal.ts). */
+export function journalFor(
+  ctx: ToolContext,
+  tool: string,
+): ((steps: readonly CommitStep[]) => void) | undefined {
+  const journal = ctx.runtime.edits;
+  if (!journal) return undefined;
+  const who = ctx.principal.label ?? `${ctx.principal.kind}:${ctx.principal.id}`;
+  return (steps) => void journal.record(who, tool, steps);
 }

@@ -8,6 +8,8 @@ import type { BaselineHost } from '../git/baseline.js';
 import type { GitHost } from '../git/run.js';
 import type { FileLocks } from '../patch/locks.js';
 import type { GrantStore } from '../policy/grants.js';
+import type { ApprovalDesk } from '../policy/approvals.js';
+import type { EditJournal } from '../patch/journal.js';
 import type { ToolJail } from '../process/jail.js';
 import type { CommandRegistry } from '../process/registry.js';
 import type { RuntimeDirs } from '../process/runtime-dir.js';
@@ -66,6 +68,10 @@ export interface ToolServices extends GitHost, BaselineHost {
   readonly patchLocks: FileLocks;
   readonly commands: CommandRegistry;
   readonly grants: GrantStore;
+  /** The operator's approvals, when the console is on (docs/console.md#approvals). */
+  readonly approvals?: ApprovalDesk | undefined;
+  /** What apply_patch and edit_file changed, for the console's diffs and reverts (docs/console.md#edits). */
+  readonly edits?: EditJournal | undefined;
   readonly jail: ToolJail;
   sandboxStatus(): SandboxStatus;
 }

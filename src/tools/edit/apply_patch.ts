@@ -4,6 +4,7 @@
 // in the structured result), and a note when fuzzy matching was needed.
 import * as z from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
+import { journalFor } from '../common.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';
 import { FUZZ_NAMES } from '../../patch/line-index.js';
 import { defineTool } from '../define.js';
@@ -64,7 +65,7 @@ export const applyPatchTool = defineTool({
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
     const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
     const outcome = await applyPatch(
-      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite },
+      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite, committed: journalFor(ctx, 'apply_patch') },
       args.patch,
       {
         dryRun: args.dry_run,

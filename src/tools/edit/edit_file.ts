@@ -4,6 +4,7 @@
 // of text.
 import * as z from 'zod';
 import { recordBeforeWrite } from '../../git/baseline.js';
+import { journalFor } from '../common.js';
 import { editFile } from '../../patch/edit.js';
 import { defineTool } from '../define.js';
 import { lean } from '../result.js';
@@ -42,7 +43,7 @@ export const editFileTool = defineTool({
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
     const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
     const o = await editFile(
-      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite },
+      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite, committed: journalFor(ctx, 'edit_file') },
       {
         path: args.path,
         oldString: args.old_string,

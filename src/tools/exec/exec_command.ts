@@ -10,6 +10,7 @@ import { requireDirectory, resolveExisting } from '../common.js';
 import { defineTool, InputRequired, type ToolContext } from '../define.js';
 import { COMMAND_RESULT, commandOutcome } from './shape.js';
 import { FIRST_OUTPUT_SETTLE, totals, waitForOutput } from './settle.js';
+import { askOperator, operatorReachable } from './operator-approval.js';
 
 type Args = z.output<typeof input>;
 
@@ -63,9 +64,9 @@ export const execCommandTool = defineTool({
     const dir = resolveExisting(ctx, args.workdir, 'workdir');
     requireDirectory(dir, 'exec_command');
     checkEnv(args.env, ctx);
-    checkPolicy(args, dir.real, ctx);
+    await checkPolicy(args, dir.real, ctx);
     const callKey = fingerprint('exec_command', args);
-    const netGrant = proxyGrant(args, callKey, ctx);
+    const netGrant = await proxyGrant(args, callKey, ctx);
     const registry = ctx.runtime.commands;
     const c = registry.start({
       cmd: args.cmd,
@@ -126,7 +127,7 @@ function checkEnv(env: Record<string, string>, ctx: ToolContext): void {
  * network in `safe`) is asked through the client when it can ask (`input_required`); the retried call with
  * the user's acceptance runs once. Anything else is refused.
  */
-function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind'] | undefined {
+async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<Refusal['kind'] | undefined> {
   const cmd = args.cmd;
   const { config, root, dirs, commands } = ctx.runtime;
   const mode = config.permissionMode;
@@ -163,6 +164,18 @@ function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind']
       ),
     );
   }
+  // No one to ask through the client: the operator's console, when it is on (docs/console.md#approvals).
+  if (liftable && operatorReachable(ctx)) {
+    await askOperator(ctx, {
+      tool: 'exec_command',
+      args,
+      kind: v.kind === 'network' ? 'network' : 'command',
+      subject: cmd,
+      why: `${mode} mode refuses it: ${v.reason}`,
+      waitMs: args.yield_time_ms,
+    });
+    return v.kind;
+  }
   const flag = `--permission-mode ${v.needs} (SERVICE_PERMISSION_MODE=${v.needs})`;
   const suggestion =
     v.kind === 'network'
@@ -187,7 +200,7 @@ function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Refusal['kind']
  * the accepted retry runs with them allowed for its own proxy credential only, until it ends. Any other client
  * runs the call as it is — and meets the same refusal, with the same `blocked` note.
  */
-function proxyGrant(args: Args, callKey: string, ctx: ToolContext): string[] {
+async function proxyGrant(args: Args, callKey: string, ctx: ToolContext): Promise<string[]> {
   const { config, commands, grants } = ctx.runtime;
   if (config.permissionMode !== 'safe' || commands.sandboxStatus().network !== 'proxy') return [];
   const hosts = commands.refusedHosts(callKey);
@@ -204,7 +217,18 @@ function proxyGrant(args: Args, callKey: string, ctx: ToolContext): string[] {
     if (r.ok) return hosts;
     throw grantRefused(r.reason, config.permissionMode, v);
   }
-  if (!consent.canAsk) return [];
+  if (!consent.canAsk) {
+    if (!operatorReachable(ctx)) return [];
+    await askOperator(ctx, {
+      tool: 'exec_command',
+      args,
+      kind: 'network',
+      subject: hosts.join(', '),
+      why: v.reason,
+      waitMs: args.yield_time_ms,
+    });
+    return hosts;
+  }
   throw new InputRequired(
     grants.ask(
       'exec_command',

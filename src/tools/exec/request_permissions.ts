@@ -50,6 +50,23 @@ export const requestPermissionsTool = defineTool({
           'asked to approve exactly that call once.',
       };
     }
+    // No one to ask through the client, but an operator on the console (docs/console.md#approvals).
+    const desk = ctx.runtime.approvals;
+    if (need.askable && desk && ctx.principal.kind !== 'server') {
+      desk.noteReason(
+        `${ctx.principal.kind}:${ctx.principal.id}`,
+        args.permission === 'network' ? 'network' : 'command',
+        args.reason,
+      );
+      const structured: z.output<typeof output> = { ask_on_call: true };
+      if (args.arguments) structured.next_action = { tool: args.tool_name, arguments: args.arguments };
+      return {
+        structured,
+        text:
+          `Nothing was granted yet. Send the ${args.tool_name} call again: the operator will be asked in the ` +
+          "server's console, with your reason, and the call waits for the answer.",
+      };
+    }
     const why = !need.askable
       ? `${args.permission} cannot be approved per call`
       : 'this client cannot ask its user (that needs protocol 2026-07-28 with the elicitation capability)';

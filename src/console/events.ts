@@ -1,0 +1,84 @@
+// The console's live stream (Server-Sent Events on the console listener, docs/console.md#what-it-shows): the
+// full state once, then each activity entry, approval change and edit as it happens, and the command list when
+// it changed (looked at every COMMAND_POLL_MS while a page is open). Entries are batched per BATCH_MS so a
+// busy server writes a few events a second, not one per call. At most MAX_STREAMS pages at once.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConsoleHost } from './host.js';
+import { editView, snapshot } from './views.js';
+
+export const MAX_STREAMS = 8;
+const BATCH_MS = 200;
+const COMMAND_POLL_MS = 1000;
+const HEARTBEAT_MS = 15_000;
+
+interface Stream {
+  res: ServerResponse;
+  stop: () => void;
+}
+
+export class EventStreams {
+  private readonly streams = new Set<Stream>();
+
+  constructor(private readonly host: ConsoleHost) {}
+
+  open(req: IncomingMessage, res: ServerResponse, csp: string): void {
+    if (this.streams.size >= MAX_STREAMS) {
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '5' });
+      return void res.end('Too many console pages are open.');
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': csp,
+      'x-content-type-options': 'nosniff',
+    });
+    res.socket?.setNoDelay(true);
+    const write = (event: string, data: unknown) =>
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    write('state', snapshot(this.host));
+    let batch: Array<{ event: string; data: unknown }> = [];
+    let timer: NodeJS.Timeout | undefined;
+    const queue = (event: string, data: unknown) => {
+      batch.push({ event, data });
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        const out = batch;
+        batch = [];
+        res.write(out.map((b) => `event: ${b.event}\ndata: ${JSON.stringify(b.data)}\n\n`).join(''));
+      }, BATCH_MS);
+    };
+    let lastCommands = JSON.stringify(this.host.commands());
+    const poll = setInterval(() => {
+      const now = JSON.stringify(this.host.commands());
+      if (now !== lastCommands) {
+        lastCommands = now;
+        res.write(`event: commands\ndata: ${now}\n\n`);
+      }
+    }, COMMAND_POLL_MS);
+    const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const unlisten = [
+      this.host.activity.listen((e) => queue('activity', e)),
+      this.host.approvals.changes.listen((v) => queue('approval', v)),
+      this.host.edits.changes.listen((e) => queue('edit', editView(e))),
+    ];
+    const stream: Stream = {
+      res,
+      stop: () => {
+        clearInterval(poll);
+        clearInterval(beat);
+        if (timer) clearTimeout(timer);
+        for (const u of unlisten) u();
+        this.streams.delete(stream);
+      },
+    };
+    this.streams.add(stream);
+    req.on('close', stream.stop);
+  }
+
+  closeAll(): void {
+    for (const s of [...this.streams]) {
+      s.stop();
+      s.res.end();
+    }
+  }
+}

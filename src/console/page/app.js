@@ -1,0 +1,449 @@
+// The operator's console page (docs/console.md): one event stream from /api/events, rendered with plain DOM
+// calls. Every value from the server goes in as text (textContent, attributes), never as markup; state
+// changes are POSTs carrying the session's CSRF token.
+'use strict';
+
+const csrf = document.querySelector('meta[name="csrf"]').getAttribute('content');
+const S = {
+  activity: [],
+  approvals: [],
+  commands: [],
+  edits: [],
+  connection: null,
+  safety: null,
+  network_blocks: [],
+};
+const $ = (id) => document.getElementById(id);
+
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === undefined || kid === null || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+function time(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+async function post(url, body) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+    body: JSON.stringify(body || {}),
+  });
+  let data = {};
+  try {
+    data = await r.json();
+  } catch {
+    /* an empty answer */
+  }
+  if (!r.ok) throw new Error(data.message || `HTTP ${r.status}`);
+  return data;
+}
+
+function say(el, text, bad) {
+  el.textContent = text;
+  el.className = `message ${bad ? 'fail' : 'okc'}`;
+}
+
+/* ---------- approvals ---------- */
+function renderApprovals() {
+  const list = $('approval-list');
+  list.replaceChildren(...S.approvals.map(approvalCard));
+  $('approvals-empty').hidden = S.approvals.length > 0;
+  const badge = $('approval-count');
+  badge.hidden = S.approvals.length === 0;
+  badge.textContent = String(S.approvals.length);
+  badge.setAttribute('aria-label', `${S.approvals.length} waiting`);
+}
+
+function approvalCard(a) {
+  const msg = h('p', { class: 'message', role: 'status' });
+  const idp = `ap-${a.id}`;
+  const note = h('input', { id: `${idp}-note`, type: 'text', placeholder: 'optional, shown to the model' });
+  const minutes = h(
+    'select',
+    { id: `${idp}-min` },
+    h('option', { value: '15' }, '15 minutes'),
+    h('option', { value: '60' }, '1 hour'),
+    h('option', { value: '240' }, '4 hours'),
+  );
+  const code = a.needsCode
+    ? h('input', { id: `${idp}-code`, type: 'text', inputmode: 'text', autocomplete: 'off', size: 8 })
+    : null;
+  const act = async (action, withMinutes) => {
+    try {
+      await post(`/api/approvals/${encodeURIComponent(a.id)}/decide`, {
+        action,
+        note: note.value || undefined,
+        minutes: withMinutes ? Number(minutes.value) : undefined,
+        code: code ? code.value.trim() : undefined,
+      });
+      say(msg, action === 'approve' ? 'Approved.' : 'Denied.');
+    } catch (e) {
+      say(msg, e.message, true);
+    }
+  };
+  const kind = { command: 'Command', network: 'Network', signin: 'Sign-in' }[a.kind] || a.kind;
+  return h(
+    'li',
+    { 'data-approval': a.id },
+    h('strong', {}, `${kind} · request ${a.id}`),
+    h('span', { class: 'muted' }, ` · ${a.client} · ${time(a.created)}`),
+    h('pre', { class: 'mono' }, a.subject),
+    h('p', {}, a.why),
+    a.reason ? h('p', {}, h('span', { class: 'muted' }, 'The model says: '), a.reason) : null,
+    code
+      ? h('p', {}, h('label', { for: `${idp}-code` }, 'Pairing code shown on the sign-in page '), code)
+      : null,
+    h('p', {}, h('label', { for: `${idp}-note` }, 'Note '), note),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { class: 'primary', type: 'button', onclick: () => act('approve', false) }, 'Approve once'),
+      a.kind === 'signin'
+        ? null
+        : [
+            h('label', { for: `${idp}-min`, class: 'muted' }, 'for this client for'),
+            minutes,
+            h('button', { type: 'button', onclick: () => act('approve', true) }, 'Approve for this client'),
+          ],
+      h('button', { class: 'danger', type: 'button', onclick: () => act('deny', false) }, 'Deny'),
+    ),
+    msg,
+  );
+}
+
+/* ---------- activity ---------- */
+function renderActivity() {
+  const q = $('activity-filter').value.trim().toLowerCase();
+  const failures = $('activity-errors').checked;
+  const rows = [];
+  for (let i = S.activity.length - 1; i >= 0 && rows.length < 200; i--) {
+    const e = S.activity[i];
+    const text =
+      e.kind === 'call' ? `${e.client} ${e.tool} ${e.summary} ${e.error || ''}` : `${e.client} ${e.what}`;
+    const failed = e.kind === 'refused' || !e.ok;
+    if (failures && !failed) continue;
+    if (q && !text.toLowerCase().includes(q)) continue;
+    rows.push(activityRow(e));
+  }
+  $('activity-list').replaceChildren(...rows);
+}
+
+function activityRow(e) {
+  if (e.kind === 'refused')
+    return h(
+      'li',
+      {},
+      h('span', { class: 'when' }, time(e.time)),
+      h('span', { class: 'fail' }, `credential refused · ${e.client} · ${e.what}`),
+    );
+  return h(
+    'li',
+    {},
+    h('span', { class: 'when' }, time(e.time)),
+    h(
+      'span',
+      {},
+      h('strong', {}, e.tool),
+      ' ',
+      h('span', { class: e.ok ? 'okc' : 'fail' }, e.ok ? 'ok' : e.error),
+      h('span', { class: 'muted' }, ` · ${e.client} · ${Math.round(e.ms)} ms`),
+      e.summary ? h('div', { class: 'mono' }, e.summary) : null,
+    ),
+  );
+}
+
+/* ---------- commands ---------- */
+function renderCommands() {
+  $('command-list').replaceChildren(...S.commands.map(commandCard));
+  $('commands-empty').hidden = S.commands.length > 0;
+}
+
+function commandCard(c) {
+  const msg = h('p', { class: 'message', role: 'status' });
+  const running = c.status === 'running';
+  const outcome = running
+    ? `running for ${Math.round(c.elapsed_ms / 1000)} s`
+    : c.exit_code !== null
+      ? `exited ${c.exit_code}`
+      : `${c.status}${c.signal ? ` (${c.signal})` : ''}`;
+  return h(
+    'li',
+    { 'data-command': c.id },
+    h('strong', {}, c.id),
+    ' ',
+    h('span', { class: running ? 'okc' : c.exit_code === 0 ? 'muted' : 'fail' }, outcome),
+    h('span', { class: 'muted' }, ` · in ${c.workdir}${c.sandboxed ? ' · sandboxed' : ''}`),
+    h('pre', { class: 'mono' }, c.cmd),
+    c.tail
+      ? h('details', {}, h('summary', {}, 'Output (last lines)'), h('pre', { class: 'mono' }, c.tail))
+      : null,
+    running
+      ? h(
+          'div',
+          { class: 'actions' },
+          h(
+            'button',
+            {
+              class: 'danger',
+              type: 'button',
+              'aria-label': `Kill command ${c.id}`,
+              onclick: async () => {
+                try {
+                  await post(`/api/commands/${encodeURIComponent(c.id)}/kill`);
+                  say(msg, 'Stopped.');
+                } catch (e) {
+                  say(msg, e.message, true);
+                }
+              },
+            },
+            'Kill',
+          ),
+        )
+      : null,
+    msg,
+  );
+}
+
+/* ---------- edits ---------- */
+function renderEdits() {
+  const list = [...S.edits].reverse();
+  $('edit-list').replaceChildren(...list.map(editCard));
+  $('edits-empty').hidden = list.length > 0;
+}
+
+function diffBlock(text) {
+  const pre = h('pre', { class: 'mono diff' });
+  for (const line of text.split('\n')) {
+    const cls = line.startsWith('@@')
+      ? 'hunk'
+      : line.startsWith('+') && !line.startsWith('+++')
+        ? 'add'
+        : line.startsWith('-') && !line.startsWith('---')
+          ? 'del'
+          : undefined;
+    pre.append(cls ? h('span', { class: cls }, line) : document.createTextNode(`${line}\n`));
+  }
+  return pre;
+}
+
+function editCard(e) {
+  const msg = h('p', { class: 'message', role: 'status' });
+  const files = e.files.map((f) => `${{ add: 'A', update: 'M', delete: 'D' }[f.op]} ${f.path}`).join(', ');
+  return h(
+    'li',
+    { 'data-edit': e.id },
+    h('strong', {}, `${e.tool} ${e.id}`),
+    h('span', { class: 'muted' }, ` · ${e.client} · ${time(e.time)}`),
+    h('div', { class: 'mono' }, files),
+    h('details', { open: true }, h('summary', {}, 'Diff'), diffBlock(e.diff)),
+    h(
+      'div',
+      { class: 'actions' },
+      e.reverted_by
+        ? h('span', { class: 'muted' }, `Reverted (${e.reverted_by}).`)
+        : e.revertible
+          ? h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Revert edit ${e.id}`,
+                onclick: async () => {
+                  try {
+                    await post(`/api/edits/${encodeURIComponent(e.id)}/revert`);
+                    say(msg, 'Reverted.');
+                  } catch (err) {
+                    say(msg, err.message, true);
+                  }
+                },
+              },
+              'Revert',
+            )
+          : h('span', { class: 'muted' }, 'Too large to revert from here.'),
+    ),
+    msg,
+  );
+}
+
+/* ---------- connection and safety ---------- */
+function copyButton(label, text) {
+  return h(
+    'button',
+    {
+      type: 'button',
+      'aria-label': `Copy ${label}`,
+      onclick: async (ev) => {
+        try {
+          await navigator.clipboard.writeText(text);
+          ev.target.textContent = 'Copied';
+        } catch {
+          ev.target.textContent = 'Select and copy';
+        }
+      },
+    },
+    'Copy',
+  );
+}
+
+function renderConnection() {
+  const c = S.connection;
+  if (!c) return;
+  const reveal = h('div', {});
+  const msg = h('p', { class: 'message', role: 'status' });
+  const rows = h(
+    'dl',
+    { class: 'pairs' },
+    h('dt', {}, 'On this machine'),
+    h('dd', { class: 'mono' }, c.local, ' ', copyButton('local URL', c.local)),
+    h('dt', {}, 'From anywhere'),
+    h(
+      'dd',
+      {},
+      c.public ? [h('span', { class: 'mono' }, c.public), ' ', copyButton('public URL', c.public)] : c.tunnel,
+    ),
+    h('dt', {}, 'Sign-in'),
+    h(
+      'dd',
+      {},
+      {
+        bearer: 'bearer token',
+        oauth: 'OAuth (password or approval here)',
+        noauth: 'none (this machine only)',
+      }[c.auth],
+    ),
+  );
+  const body = [
+    rows,
+    h('img', {
+      class: 'qr',
+      src: `data:image/svg+xml;base64,${btoa(c.qr)}`,
+      alt: `QR code of ${c.public || c.local}`,
+    }),
+  ];
+  if (c.revealable)
+    body.push(
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: async () => {
+              try {
+                const r = await post('/api/credential');
+                const input = h('input', {
+                  id: 'credential',
+                  type: 'text',
+                  readonly: true,
+                  value: r.credential || '',
+                  size: 48,
+                  'aria-label': 'Bearer token',
+                });
+                reveal.replaceChildren(input, ' ', copyButton('bearer token', r.credential || ''));
+              } catch (e) {
+                say(msg, e.message, true);
+              }
+            },
+          },
+          'Reveal the bearer token',
+        ),
+        reveal,
+      ),
+      msg,
+    );
+  body.push(
+    h('h3', {}, 'Client settings'),
+    h('p', { class: 'muted' }, 'Replace TOKEN with the bearer token.'),
+  );
+  for (const s of c.clients)
+    body.push(
+      h('p', {}, h('strong', {}, s.client), ' ', copyButton(`${s.client} settings`, s.text)),
+      h('pre', { class: 'mono' }, s.text),
+    );
+  $('connection-body').replaceChildren(...body);
+}
+
+function renderSafety() {
+  const s = S.safety;
+  if (!s) return;
+  const blocks = S.network_blocks.slice(-10).map((b) => `${time(b.time)} ${b.host} (${b.reason})`);
+  const pairs = [
+    ['Permission mode', s.permission_mode],
+    ['Sandbox', s.sandbox],
+    ['Network', s.network],
+    ['Allowed hosts', s.allow.join(', ') || 'none'],
+    ['Refused hosts', s.deny.join(', ') || 'none configured'],
+    ['Recent network blocks', blocks.join('\n') || 'none'],
+    ...Object.entries(s.limits).map(([k, v]) => [k.replace(/_/g, ' '), String(v)]),
+  ];
+  $('safety-body').replaceChildren(...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+/* ---------- the stream ---------- */
+function renderAll() {
+  renderApprovals();
+  renderActivity();
+  renderCommands();
+  renderEdits();
+  renderConnection();
+  renderSafety();
+}
+
+function upsert(list, item) {
+  const i = list.findIndex((x) => x.id === item.id);
+  if (i >= 0) list[i] = item;
+  else list.push(item);
+}
+
+function connect() {
+  const live = $('live');
+  const es = new EventSource('/api/events');
+  es.addEventListener('open', () => {
+    live.textContent = 'live';
+    live.classList.add('on');
+  });
+  es.addEventListener('error', () => {
+    live.textContent = 'reconnecting…';
+    live.classList.remove('on');
+  });
+  es.addEventListener('state', (ev) => {
+    Object.assign(S, JSON.parse(ev.data));
+    document.body.dataset.ready = 'yes';
+    renderAll();
+  });
+  es.addEventListener('activity', (ev) => {
+    S.activity.push(JSON.parse(ev.data));
+    if (S.activity.length > 500) S.activity.shift();
+    renderActivity();
+  });
+  es.addEventListener('approval', (ev) => {
+    const a = JSON.parse(ev.data);
+    S.approvals = S.approvals.filter((x) => x.id !== a.id);
+    if (a.state === 'pending') S.approvals.push(a);
+    renderApprovals();
+  });
+  es.addEventListener('edit', (ev) => {
+    upsert(S.edits, JSON.parse(ev.data));
+    renderEdits();
+  });
+  es.addEventListener('commands', (ev) => {
+    S.commands = JSON.parse(ev.data);
+    renderCommands();
+  });
+}
+
+$('activity-filter').addEventListener('input', renderActivity);
+$('activity-errors').addEventListener('change', renderActivity);
+connect();

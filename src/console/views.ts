@@ -1,0 +1,61 @@
+// The console's data (docs/console.md#what-it-shows): one snapshot when the page connects, then events. Diffs
+// are rendered here from the edit journal's bytes (git/line-diff.ts), bounded per edit.
+import { renderSVG } from 'uqr';
+import type { EditEntry } from '../patch/journal.js';
+import { unifiedHunks } from '../git/line-diff.js';
+import type { ConsoleHost } from './host.js';
+
+/** The most diff text one edit carries to the page. */
+export const MAX_DIFF_CHARS = 32 * 1024;
+const EDITS_SHOWN = 20;
+
+export interface EditView {
+  id: string;
+  time: number;
+  client: string;
+  tool: string;
+  files: Array<{ path: string; op: 'add' | 'update' | 'delete' }>;
+  diff: string;
+  revertible: boolean;
+  reverted_by?: string;
+}
+
+export function editView(e: EditEntry): EditView {
+  let diff = '';
+  for (const f of e.files) {
+    if (diff.length >= MAX_DIFF_CHARS) break;
+    const before = f.before?.toString('utf8') ?? '';
+    const after = f.after?.toString('utf8') ?? '';
+    const head = `--- ${f.before ? `a/${f.path}` : '/dev/null'}\n+++ ${f.after ? `b/${f.path}` : '/dev/null'}\n`;
+    const body =
+      f.before === null && f.after === null ? '(too large to show)\n' : unifiedHunks(before, after, 3);
+    diff += head + body;
+  }
+  if (diff.length > MAX_DIFF_CHARS) diff = `${diff.slice(0, MAX_DIFF_CHARS)}\n… (cut)\n`;
+  return {
+    id: e.id,
+    time: e.time,
+    client: e.client,
+    tool: e.tool,
+    files: e.files.map((f) => ({
+      path: f.path,
+      op: f.before === null ? 'add' : f.after === null ? 'delete' : 'update',
+    })),
+    diff,
+    revertible: e.revertible && !e.revertedBy,
+    ...(e.revertedBy ? { reverted_by: e.revertedBy } : {}),
+  };
+}
+
+export function snapshot(host: ConsoleHost) {
+  const connection = host.connection();
+  return {
+    connection: { ...connection, qr: renderSVG(connection.public ?? connection.local, { border: 2 }) },
+    safety: host.safety(),
+    network_blocks: host.networkBlocks(),
+    activity: host.activity.recent().slice(-200),
+    commands: host.commands(),
+    edits: host.edits.list().slice(-EDITS_SHOWN).map(editView),
+    approvals: host.approvals.pending(),
+  };
+}
