@@ -6,10 +6,10 @@ import { closeSync } from 'node:fs';
 import * as z from 'zod';
 import { fileKind, openRegularForTool } from '../../workspace/confined-fs.js';
 import { compileGlobs } from '../../workspace/glob.js';
-import type { SearchCursor, SearchRequest } from '../../workspace/search/types.js';
+import type { SearchCursor, SearchOutcome, SearchRequest } from '../../workspace/search/types.js';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import { callText, lean } from '../result.js';
 import {
   explicitArgs,
@@ -18,6 +18,7 @@ import {
   includeIgnoredArg,
   pathArg,
   resolveExisting,
+  type Existing,
 } from '../common.js';
 
 export const MAX_RESULTS_LIMIT = 10_000;
@@ -72,6 +73,79 @@ function parseAfter(after: string | undefined): SearchCursor | undefined {
   return { path: m[1] as string, line: Number(m[2]) };
 }
 
+type Args = z.output<typeof input>;
+
+/** Text files hold no NUL (files with one are binary and skipped), and no argv can carry one to ripgrep; nor
+ *  one argument over 128 KiB (E2BIG): a query that long is refused, never an internal error. */
+function checkQuery(query: string): void {
+  if (query.includes('\0'))
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      'query contains a NUL character; searched files never do (files with NUL bytes are binary and skipped)',
+      { argument: 'query' },
+      { suggestion: 'Remove the NUL character from query.' },
+    );
+  if (query.length > MAX_QUERY_BYTES / 4 && Buffer.byteLength(query) > MAX_QUERY_BYTES)
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `query is longer than ${MAX_QUERY_BYTES} bytes`,
+      { argument: 'query', max_bytes: MAX_QUERY_BYTES },
+      { suggestion: 'Search for a shorter, distinctive part of the text.' },
+    );
+}
+
+/** The file or directory searched. A single file is opened (and verified) first, so an unreadable one is an
+ *  error, not "no matches". */
+function searchBase(ctx: ToolContext, at: string): Existing {
+  const base = resolveExisting(ctx, at);
+  if (!base.stat.isDirectory() && !base.stat.isFile()) {
+    const kind = fileKind(base.stat);
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `${base.rel} is a ${kind}, neither a file nor a directory; search_text searches files and directories`,
+      { path: base.rel, file_type: kind },
+    );
+  }
+  if (base.stat.isFile()) closeSync(openRegularForTool(ctx.runtime.root.real, base.real, base.rel).fd);
+  return base;
+}
+
+function searchRequest(args: Args, base: Existing): SearchRequest {
+  const includeGlobs = [...(args.include_globs ?? []), ...(args.glob ? [args.glob] : [])];
+  const excludeGlobs = args.exclude_globs ?? [];
+  return {
+    query: args.query,
+    regex: args.regex,
+    caseSensitive: args.case_sensitive,
+    baseAbs: base.abs,
+    baseReal: base.real,
+    baseRel: base.rel,
+    baseIsFile: base.stat.isFile(),
+    includeGlobs,
+    excludeGlobs,
+    include: compileGlobs(includeGlobs),
+    exclude: compileGlobs(excludeGlobs),
+    contextLines: args.context_lines,
+    maxResults: args.max_results,
+    maxPreviewBytes: args.max_preview_bytes,
+    includeHidden: args.include_hidden,
+    includeIgnored: args.include_ignored,
+    after: parseAfter(args.after),
+  };
+}
+
+/** The matches as grep shows them: `path:line: text`, context lines `path-line- text`, `--` between groups. */
+function matchLines(matches: SearchOutcome['matches'], contextLines: number): string[] {
+  const lines: string[] = [];
+  for (const m of matches) {
+    m.before.forEach((t, i) => lines.push(`${m.path}-${m.line - m.before.length + i}- ${t}`));
+    lines.push(`${m.path}:${m.line}: ${m.preview}`);
+    m.after.forEach((t, i) => lines.push(`${m.path}-${m.line + 1 + i}- ${t}`));
+    if (contextLines > 0) lines.push('--');
+  }
+  return lines;
+}
+
 export const searchTextTool = defineTool({
   name: 'search_text',
   title: 'Search text',
@@ -82,55 +156,9 @@ export const searchTextTool = defineTool({
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    // Text files hold no NUL (files with one are binary and skipped), and no argv can carry one to ripgrep;
-    // nor one argument over 128 KiB (E2BIG): a query that long is refused, never an internal error.
-    if (args.query.includes('\0'))
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        'query contains a NUL character; searched files never do (files with NUL bytes are binary and skipped)',
-        { argument: 'query' },
-        { suggestion: 'Remove the NUL character from query.' },
-      );
-    if (args.query.length > MAX_QUERY_BYTES / 4 && Buffer.byteLength(args.query) > MAX_QUERY_BYTES)
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `query is longer than ${MAX_QUERY_BYTES} bytes`,
-        { argument: 'query', max_bytes: MAX_QUERY_BYTES },
-        { suggestion: 'Search for a shorter, distinctive part of the text.' },
-      );
-    const base = resolveExisting(ctx, args.path);
-    if (!base.stat.isDirectory() && !base.stat.isFile()) {
-      const kind = fileKind(base.stat);
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `${base.rel} is a ${kind}, neither a file nor a directory; search_text searches files and directories`,
-        { path: base.rel, file_type: kind },
-      );
-    }
-    // A single file is opened (and verified) first, so an unreadable one is an error, not "no matches".
-    if (base.stat.isFile()) closeSync(openRegularForTool(ctx.runtime.root.real, base.real, base.rel).fd);
-    const includeGlobs = [...(args.include_globs ?? []), ...(args.glob ? [args.glob] : [])];
-    const excludeGlobs = args.exclude_globs ?? [];
-    const req: SearchRequest = {
-      query: args.query,
-      regex: args.regex,
-      caseSensitive: args.case_sensitive,
-      baseAbs: base.abs,
-      baseReal: base.real,
-      baseRel: base.rel,
-      baseIsFile: base.stat.isFile(),
-      includeGlobs,
-      excludeGlobs,
-      include: compileGlobs(includeGlobs),
-      exclude: compileGlobs(excludeGlobs),
-      contextLines: args.context_lines,
-      maxResults: args.max_results,
-      maxPreviewBytes: args.max_preview_bytes,
-      includeHidden: args.include_hidden,
-      includeIgnored: args.include_ignored,
-      after: parseAfter(args.after),
-    };
-    const r = await ctx.runtime.search.search(ctx.runtime.root, req);
+    checkQuery(args.query);
+    const base = searchBase(ctx, args.path);
+    const r = await ctx.runtime.search.search(ctx.runtime.root, searchRequest(args, base));
     const structured: Record<string, unknown> = {
       matches: r.matches,
       ...(r.truncated
@@ -138,13 +166,7 @@ export const searchTextTool = defineTool({
         : {}),
       engine: r.engine === 'js' ? 'js' : undefined,
     };
-    const lines: string[] = [];
-    for (const m of r.matches) {
-      m.before.forEach((t, i) => lines.push(`${m.path}-${m.line - m.before.length + i}- ${t}`));
-      lines.push(`${m.path}:${m.line}: ${m.preview}`);
-      m.after.forEach((t, i) => lines.push(`${m.path}-${m.line + 1 + i}- ${t}`));
-      if (args.context_lines > 0) lines.push('--');
-    }
+    const lines = matchLines(r.matches, args.context_lines);
     if (r.matches.length === 0)
       lines.push(
         `No ${args.after ? 'more ' : ''}matches for ${JSON.stringify(args.query)} in ${base.rel}${args.include_ignored ? '' : ' (git-ignored and hidden files were skipped)'}.`,
