@@ -117,6 +117,34 @@ async function fullListing(call) {
   return { ms: performance.now() - t0, pages, files: seen.size, dup };
 }
 
+/**
+ * What a full listing cannot cost less than: the server's own walker (dist/workspace/walk.js) over the whole
+ * tree in this process, bare and with the lstat per file that list_files' size_bytes takes, and `find` printing
+ * every file's size (C, no ignore rules; .git pruned). Medians of `samples`.
+ */
+async function walkFloors(tree, samples) {
+  const { walk } = await import(path.join(REPO, 'dist/workspace/walk.js'));
+  const root = { lexical: tree, real: tree };
+  const start = { abs: tree, real: tree, rel: '.' };
+  const once = async (sized) => {
+    const t0 = performance.now();
+    let bytes = 0;
+    await walk(root, start, {}, (e) => {
+      if (sized && e.type === 'file') bytes += e.stat?.size ?? 0;
+    });
+    if (sized && bytes === 0) throw new Error('the sized walk saw no bytes');
+    return performance.now() - t0;
+  };
+  const out = { walk: [], walkSized: [], findSized: [] };
+  const find = ['.', '-name', '.git', '-prune', '-o', '-type', 'f', '-printf', '%s %P\\n'];
+  for (let i = 0; i < samples; i++) {
+    out.walk.push(await once(false));
+    out.walkSized.push(await once(true));
+    timeSync(out.findSized, () => spawnSync('find', find, { cwd: tree, maxBuffer: 64 * 1024 * 1024 }));
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, median(v)]));
+}
+
 /** A directory of 40 entries (30 files, 10 directories, names of 6–18 characters) for the byte comparison. */
 function fortyEntries() {
   const dir = path.join(tmpdir(), 'workbench-scale-listing-v1');
@@ -295,6 +323,7 @@ async function main() {
     await srv.stop();
     rmSync(rt, { recursive: true, force: true });
   }
+  const floorsMs = await walkFloors(tree, SAMPLES);
   const md = Object.fromEntries(
     Object.entries({ ...m, ...floors }).map(([k, v]) => [k, v.length ? median(v) : NaN]),
   );
@@ -330,7 +359,9 @@ async function main() {
       md.rgFiles,
       md.rgFilesJ,
       1.5,
-      `; every file once: ${full.files === FILES && full.dup === 0 ? 'yes' : `NO (${full.files} files, ${full.dup} repeats)`}`,
+      `; every file once: ${full.files === FILES && full.dup === 0 ? 'yes' : `NO (${full.files} files, ${full.dup} repeats)`}` +
+        `; the walk alone: ${ms(floorsMs.walk)} bare, ${ms(floorsMs.walkSized)} with an lstat per file; ` +
+        `find -printf %s ${ms(floorsMs.findSized)}`,
     ),
     ratioRow(`search_text (${NEEDLE_LINES} matches) vs rg -n`, md.search, md.rgN, md.rgNJ, 1.1),
     ratioRow('git_status (clean) vs git status --porcelain', md.git, md.gitD, md.gitJ, 1.2),
@@ -408,6 +439,7 @@ async function main() {
     samples: SAMPLES,
     medians_ms: Object.fromEntries(Object.entries(md).map(([k, v]) => [k, round(v, 2)])),
     full_listing: full,
+    walk_floors_ms: Object.fromEntries(Object.entries(floorsMs).map(([k, v]) => [k, round(v, 2)])),
   });
 }
 
