@@ -102,6 +102,32 @@ function nameTooLong(input: string): ToolError {
 }
 
 export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path'): ResolvedPath {
+  checkPathText(input, argName);
+  const abs = lexicalPath(root, input);
+  // No file system opens a path of PATH_MAX bytes or more; and finding the nearest existing parent of one
+  // walks up a component at a time, which took minutes for a 600 KB path of 300,000 components.
+  if (abs.length >= PATH_MAX_BYTES / 4 && Buffer.byteLength(abs) >= PATH_MAX_BYTES) throw nameTooLong(input);
+  let found: { real: string; exists: boolean };
+  try {
+    found = realOrNearest(abs);
+  } catch (e) {
+    throw errnoToTool(e, input) ?? e;
+  }
+  const { real, exists } = found;
+  if (!isInside(root.real, real)) {
+    throw new ToolError(
+      'SYMLINK_ESCAPE',
+      `${JSON.stringify(input)} goes through a symlink that leads outside the workspace`,
+      { path: input },
+      { suggestion: 'Symlinks out of the workspace are not followed; use a path whose target is inside it.' },
+    );
+  }
+  pausePoint('path.resolved');
+  return { abs, real, rel: toPosixRel(root.lexical, abs), exists };
+}
+
+/** The argument as text alone: a non-empty string, no NUL, valid Unicode, no name over NAME_MAX. */
+function checkPathText(input: unknown, argName: string): asserts input is string {
   if (typeof input !== 'string' || input.length === 0) {
     throw new ToolError(
       'INVALID_ARGUMENT',
@@ -137,6 +163,10 @@ export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path
   // could never be written.
   if (input.split('/').some((c) => c.length > NAME_MAX_BYTES / 4 && Buffer.byteLength(c) > NAME_MAX_BYTES))
     throw nameTooLong(input);
+}
+
+/** The absolute lexical path `input` names, which must lie inside the workspace. */
+function lexicalPath(root: WorkspaceRoot, input: string): string {
   let abs: string;
   if (path.isAbsolute(input)) {
     abs = path.resolve(input);
@@ -155,26 +185,7 @@ export function resolvePath(root: WorkspaceRoot, input: unknown, argName = 'path
       { suggestion: 'Use a path inside the workspace, relative to its root (e.g. "src/main.ts").' },
     );
   }
-  // No file system opens a path of PATH_MAX bytes or more; and finding the nearest existing parent of one
-  // walks up a component at a time, which took minutes for a 600 KB path of 300,000 components.
-  if (abs.length >= PATH_MAX_BYTES / 4 && Buffer.byteLength(abs) >= PATH_MAX_BYTES) throw nameTooLong(input);
-  let found: { real: string; exists: boolean };
-  try {
-    found = realOrNearest(abs);
-  } catch (e) {
-    throw errnoToTool(e, input) ?? e;
-  }
-  const { real, exists } = found;
-  if (!isInside(root.real, real)) {
-    throw new ToolError(
-      'SYMLINK_ESCAPE',
-      `${JSON.stringify(input)} goes through a symlink that leads outside the workspace`,
-      { path: input },
-      { suggestion: 'Symlinks out of the workspace are not followed; use a path whose target is inside it.' },
-    );
-  }
-  pausePoint('path.resolved');
-  return { abs, real, rel: toPosixRel(root.lexical, abs), exists };
+  return abs;
 }
 
 export function notFound(rel: string, what = 'file or directory'): ToolError {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { UNCONFINED_NOTE } from '../../process/sandbox.js';
 import { loadPty } from '../../process/spawn.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 
 const input = z.object({});
 const output = z.object({
@@ -51,6 +51,65 @@ const POLICY = {
   },
 } as const;
 
+type Mode = keyof typeof POLICY;
+type Sandbox = ReturnType<ToolContext['runtime']['commands']['sandboxStatus']>;
+
+/** What a command's network access is, per mode and sandbox. */
+function networkPolicy(mode: Mode, sandbox: Sandbox): string {
+  if (mode === 'trusted' && sandbox.network === 'proxy')
+    return "HTTP(S) to any public host, through the filtering proxy ($HTTPS_PROXY); own network namespace: the host's loopback services and abstract sockets are out of reach, loopback/private/metadata addresses refused unless SERVICE_NETWORK_ALLOW_PRIVATE (docs/security-model.md#network-per-mode)";
+  if (mode !== 'safe') return 'allowed';
+  if (sandbox.network === 'proxy')
+    return 'HTTP(S) only, through the filtering proxy ($HTTPS_PROXY): the package registries and SERVICE_NETWORK_ALLOW; nothing else leaves the sandbox (docs/tools.md#network-in-safe-mode)';
+  if (sandbox.network === 'none')
+    return sandbox.in_use === 'landlock'
+      ? 'denied by the kernel (Landlock and seccomp refuse internet sockets; no proxy without bubblewrap)'
+      : 'denied by the kernel (own network namespace; sandbox.reason says why there is no proxy)';
+  return 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)';
+}
+
+/** Whether a command may write outside the workspace, per mode and sandbox. */
+function writesPolicy(mode: Mode, sandbox: Sandbox): string {
+  if (mode === 'dangerous') return 'allowed';
+  if (sandbox.in_use === 'landlock')
+    return 'denied by the kernel (Landlock: only the workspace and the runtime directory are writable; /tmp is not); the command-line policy refuses obvious ones first';
+  if (sandbox.in_use)
+    return 'denied by the kernel (read-only system; the workspace, the runtime directory and the private /tmp are writable); the command-line policy refuses obvious ones first';
+  return `refused by the command-line policy only — ${UNCONFINED_NOTE}`;
+}
+
+function warningsFor(ctx: ToolContext, sandbox: Sandbox, pty: ReturnType<typeof loadPty>): string[] {
+  const { config, dirs, root } = ctx.runtime;
+  const mode = config.permissionMode;
+  const warnings: string[] = [];
+  if (sandbox.in_use === null && mode !== 'dangerous')
+    warnings.push(
+      `No OS sandbox (${sandbox.reason.split(';')[0]}): ${mode} mode now only filters command lines and cannot stop a script — ` +
+        'a program a command runs can read, write and connect anywhere the server user can. Install bubblewrap (and let it run) for kernel confinement.',
+    );
+  else if (sandbox.in_use === null) warnings.push(`No OS sandbox: ${sandbox.reason}.`);
+  if (mode === 'dangerous')
+    warnings.push(
+      'Permission mode dangerous: destructive commands, writes anywhere and secret environment variables are allowed; use it only inside an isolated container or VM.',
+    );
+  if (config.dangerouslyFakeReadonlyAnnotations)
+    warnings.push(
+      '--dangerously-fake-readonly-annotations is on: tools/list reports every tool, exec_command included, as read-only.',
+    );
+  if (typeof pty === 'string') warnings.push(`tty: true is unavailable: ${pty}.`);
+  if (!hasGitIdentity(root.real, dirs.home)) {
+    warnings.push(
+      "git commit will have no author identity: HOME is the private runtime directory, so the user's ~/.gitconfig is not read. " +
+        'Pass env {"GIT_AUTHOR_NAME": …, "GIT_AUTHOR_EMAIL": …, "GIT_COMMITTER_NAME": …, "GIT_COMMITTER_EMAIL": …} or set user.name/user.email in the repository.',
+    );
+  }
+  if (sandbox.in_use === 'bwrap')
+    warnings.push(
+      'Inside the sandbox a command that kills itself with a signal reports exit code 128+N rather than the signal.',
+    );
+  return warnings;
+}
+
 export const checkExecEnvironmentTool = defineTool({
   name: 'check_exec_environment',
   title: 'Check command environment',
@@ -67,55 +126,14 @@ export const checkExecEnvironmentTool = defineTool({
     const processLimit = commands.processLimit().status;
     const pty = loadPty();
     const env = commands.childEnvPreview();
-    const warnings: string[] = [];
-    if (sandbox.in_use === null && mode !== 'dangerous')
-      warnings.push(
-        `No OS sandbox (${sandbox.reason.split(';')[0]}): ${mode} mode now only filters command lines and cannot stop a script — ` +
-          'a program a command runs can read, write and connect anywhere the server user can. Install bubblewrap (and let it run) for kernel confinement.',
-      );
-    else if (sandbox.in_use === null) warnings.push(`No OS sandbox: ${sandbox.reason}.`);
-    if (mode === 'dangerous')
-      warnings.push(
-        'Permission mode dangerous: destructive commands, writes anywhere and secret environment variables are allowed; use it only inside an isolated container or VM.',
-      );
-    if (config.dangerouslyFakeReadonlyAnnotations)
-      warnings.push(
-        '--dangerously-fake-readonly-annotations is on: tools/list reports every tool, exec_command included, as read-only.',
-      );
-    if (typeof pty === 'string') warnings.push(`tty: true is unavailable: ${pty}.`);
-    if (!hasGitIdentity(root.real, dirs.home)) {
-      warnings.push(
-        "git commit will have no author identity: HOME is the private runtime directory, so the user's ~/.gitconfig is not read. " +
-          'Pass env {"GIT_AUTHOR_NAME": …, "GIT_AUTHOR_EMAIL": …, "GIT_COMMITTER_NAME": …, "GIT_COMMITTER_EMAIL": …} or set user.name/user.email in the repository.',
-      );
-    }
-    if (sandbox.in_use === 'bwrap')
-      warnings.push(
-        'Inside the sandbox a command that kills itself with a signal reports exit code 128+N rather than the signal.',
-      );
+    const warnings = warningsFor(ctx, sandbox, pty);
     const structured = {
       permission_mode: mode,
       sandbox: { ...sandbox, in_use: sandbox.in_use ?? undefined },
       process_limit: processLimit,
       policy: {
-        network:
-          mode !== 'safe'
-            ? 'allowed'
-            : sandbox.network === 'proxy'
-              ? 'HTTP(S) only, through the filtering proxy ($HTTPS_PROXY): the package registries and SERVICE_NETWORK_ALLOW; nothing else leaves the sandbox (docs/tools.md#network-in-safe-mode)'
-              : sandbox.network === 'none'
-                ? sandbox.in_use === 'landlock'
-                  ? 'denied by the kernel (Landlock and seccomp refuse internet sockets; no proxy without bubblewrap)'
-                  : 'denied by the kernel (own network namespace; sandbox.reason says why there is no proxy)'
-                : 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)',
-        writes_outside_workspace:
-          mode === 'dangerous'
-            ? 'allowed'
-            : sandbox.in_use === 'landlock'
-              ? 'denied by the kernel (Landlock: only the workspace and the runtime directory are writable; /tmp is not); the command-line policy refuses obvious ones first'
-              : sandbox.in_use
-                ? 'denied by the kernel (read-only system; the workspace, the runtime directory and the private /tmp are writable); the command-line policy refuses obvious ones first'
-                : `refused by the command-line policy only — ${UNCONFINED_NOTE}`,
+        network: networkPolicy(mode, sandbox),
+        writes_outside_workspace: writesPolicy(mode, sandbox),
         ...POLICY[mode],
       },
       shell: commands.shellName,
