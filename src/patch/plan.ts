@@ -95,47 +95,8 @@ async function planUpdate(
   slicer: TimeSlicer,
 ): Promise<void> {
   const snap = readExisting(t, dest ? 'move' : 'update');
-  let content = snap.buf;
-  if (hunks.length > 0) {
-    const doc = decodeText(t, snap.buf);
-    const m = await placeHunks(doc, hunks, slicer);
-    if (!m.ok) throw matchError(t, m.failure);
-    await yieldToLoop(); // rendering 10,000 placements is tens of milliseconds of its own
-    content = renderPlacements(doc, m.placements);
-    if (m.fuzz > plan.fuzz) plan.fuzz = m.fuzz;
-    for (const h of hunks) {
-      for (const l of h.lines) {
-        if (l.kind === '+') plan.additions++;
-        else if (l.kind === '-') plan.removals++;
-      }
-    }
-  }
-  if (dest) {
-    const p = probe(dest.file);
-    if (p.kind !== 'missing') {
-      throw failed(
-        dest,
-        `cannot move ${t.rel} to ${dest.rel}: ${dest.rel} already exists`,
-        'destination_exists',
-        {
-          suggestion:
-            'Move to a path that does not exist yet, or delete the destination in an earlier patch.',
-        },
-      );
-    }
-    plan.steps.push({
-      kind: 'create',
-      rel: dest.rel,
-      dir: dest.dir,
-      name: dest.name,
-      content,
-      mode: snap.mode,
-      missingDirs: missingDirs(dest),
-    });
-    plan.steps.push({ kind: 'remove', rel: t.rel, dir: t.dir, name: t.name, baseline: baselineOf(snap) });
-    plan.affected.push({ path: dest.rel, operation: 'move', old_path: t.rel });
-    return;
-  }
+  const content = hunks.length > 0 ? await applyHunks(plan, hunks, t, snap.buf, slicer) : snap.buf;
+  if (dest) return planMove(plan, t, dest, snap, content);
   if (!content.equals(snap.buf)) {
     plan.steps.push({
       kind: 'replace',
@@ -148,6 +109,54 @@ async function planUpdate(
     });
   }
   plan.affected.push({ path: t.rel, operation: 'update' });
+}
+
+/** The file's new content with the hunks placed; counts the lines added and removed. */
+async function applyHunks(
+  plan: Plan,
+  hunks: readonly Hunk[],
+  t: Target,
+  buf: Buffer,
+  slicer: TimeSlicer,
+): Promise<Buffer> {
+  const doc = decodeText(t, buf);
+  const m = await placeHunks(doc, hunks, slicer);
+  if (!m.ok) throw matchError(t, m.failure);
+  await yieldToLoop(); // rendering 10,000 placements is tens of milliseconds of its own
+  const content = renderPlacements(doc, m.placements);
+  if (m.fuzz > plan.fuzz) plan.fuzz = m.fuzz;
+  for (const h of hunks) {
+    for (const l of h.lines) {
+      if (l.kind === '+') plan.additions++;
+      else if (l.kind === '-') plan.removals++;
+    }
+  }
+  return content;
+}
+
+function planMove(plan: Plan, t: Target, dest: Target, snap: Snapshot, content: Buffer): void {
+  const p = probe(dest.file);
+  if (p.kind !== 'missing') {
+    throw failed(
+      dest,
+      `cannot move ${t.rel} to ${dest.rel}: ${dest.rel} already exists`,
+      'destination_exists',
+      {
+        suggestion: 'Move to a path that does not exist yet, or delete the destination in an earlier patch.',
+      },
+    );
+  }
+  plan.steps.push({
+    kind: 'create',
+    rel: dest.rel,
+    dir: dest.dir,
+    name: dest.name,
+    content,
+    mode: snap.mode,
+    missingDirs: missingDirs(dest),
+  });
+  plan.steps.push({ kind: 'remove', rel: t.rel, dir: t.dir, name: t.name, baseline: baselineOf(snap) });
+  plan.affected.push({ path: dest.rel, operation: 'move', old_path: t.rel });
 }
 
 /** How a next call is spelled for the model (the same form tools/result uses; patch/ must not import tools/). */

@@ -2,7 +2,7 @@
 // records the byte offsets of the requested range (stopping the range at the line, byte or end_line limit),
 // then a single positioned read fetches exactly that range. Reads are synchronous and chunked, with a yield
 // every few MiB so a huge file cannot starve other requests.
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, readSync, type BigIntStats } from 'node:fs';
 import { openRegularForTool } from '../../workspace/confined-fs.js';
 import { BINARY_SNIFF_BYTES } from '../../workspace/text.js';
 
@@ -117,49 +117,29 @@ export async function readRange(
   // is never followed.
   const { fd, stat: st } = openRegularForTool(rootReal, real, rel);
   try {
-    const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-    const cached = indexCache.get(real);
     const scan = new Scan(req);
-    let total: number;
-    let totalLines: number;
-    if (cached && cached.stamp === stamp) {
-      remember(real, cached);
-      total = cached.size;
-      totalLines = cached.lines;
-      walkIndex(scan, cached, req.startLine);
-    } else {
-      const r = await scanFile(fd, Number(st.size), scan);
-      if (r === 'binary') {
-        return {
-          buf: Buffer.alloc(0),
-          firstLine: req.startLine,
-          lastLine: 0,
-          totalLines: 0,
-          totalBytes: Number(st.size),
-          truncatedBy: null,
-          lineCut: false,
-          binary: true,
-        };
-      }
-      total = r.total;
-      totalLines = scan.line - 1;
-      if (r.starts)
-        remember(real, {
-          stamp,
-          starts: r.starts.arr.subarray(0, totalLines),
-          lines: totalLines,
-          size: total,
-        });
+    const sized = await scanRange(fd, st, real, scan, req.startLine);
+    if (sized === 'binary') {
+      return {
+        buf: Buffer.alloc(0),
+        firstLine: req.startLine,
+        lastLine: 0,
+        totalLines: 0,
+        totalBytes: Number(st.size),
+        truncatedBy: null,
+        lineCut: false,
+        binary: true,
+      };
     }
-    const startOff = scan.startOff ?? total;
+    const startOff = scan.startOff ?? sized.total;
     const stopOff = scan.stopOff ?? (scan.lastIncluded >= req.startLine ? scan.tentativeEnd : startOff);
     const buf = readAt(fd, startOff, Math.max(0, stopOff - startOff));
     return {
       buf,
       firstLine: req.startLine,
       lastLine: scan.lastIncluded >= req.startLine ? scan.lastIncluded : req.startLine - 1,
-      totalLines,
-      totalBytes: total,
+      totalLines: sized.totalLines,
+      totalBytes: sized.total,
       truncatedBy: scan.truncatedBy,
       lineCut: scan.lineCut,
       binary: false,
@@ -167,6 +147,30 @@ export async function readRange(
   } finally {
     closeSync(fd);
   }
+}
+
+/** Runs the scan from the file's cached line index when it is still current, else over the file (and keeps
+ *  the index it builds); the file's size and line count, or 'binary'. */
+async function scanRange(
+  fd: number,
+  st: BigIntStats,
+  real: string,
+  scan: Scan,
+  startLine: number,
+): Promise<{ total: number; totalLines: number } | 'binary'> {
+  const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  const cached = indexCache.get(real);
+  if (cached && cached.stamp === stamp) {
+    remember(real, cached);
+    walkIndex(scan, cached, startLine);
+    return { total: cached.size, totalLines: cached.lines };
+  }
+  const r = await scanFile(fd, Number(st.size), scan);
+  if (r === 'binary') return 'binary';
+  const totalLines = scan.line - 1;
+  if (r.starts)
+    remember(real, { stamp, starts: r.starts.arr.subarray(0, totalLines), lines: totalLines, size: r.total });
+  return { total: r.total, totalLines };
 }
 
 /** Feeds the scan from a cached index, from startLine until the range is decided. */
