@@ -21,7 +21,7 @@ export const SCAN_OVERLAP = 256;
 export interface NoteContext {
   mode: 'safe' | 'trusted' | 'dangerous';
   sandboxed: boolean;
-  /** How a `safe` sandbox reaches the network: through the proxy, or not at all (no bridge). */
+  /** How a `safe`/`trusted` sandbox reaches the network: through the proxy, not at all, or the host's. */
   network: 'proxy' | 'none' | 'host';
   /** The Landlock sandbox (sandbox-landlock.ts): no network namespace, so never a proxy. */
   landlock?: boolean;
@@ -96,6 +96,12 @@ export function outputNote(chunk: string, ctx: NoteContext): BlockedNote | undef
       next: 'fewer parallel jobs; operator: raise SERVICE_EXEC_MAX_PROCESSES',
     });
   if (!ctx.sandboxed || ctx.mode === 'dangerous') return undefined;
+  if (ctx.mode === 'trusted' && ctx.network === 'proxy' && NAME_LOOKUP.test(chunk))
+    return fit({
+      what: 'name lookup',
+      why: 'trusted mode: no direct network; any host through $HTTPS_PROXY',
+      next: 'use an HTTP(S) client that honours HTTPS_PROXY; operator: --permission-mode dangerous',
+    });
   if (ctx.mode === 'safe' && NAME_LOOKUP.test(chunk))
     return fit({
       what: 'name lookup',

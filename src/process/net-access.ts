@@ -1,7 +1,10 @@
-// The network of `safe` commands (docs/tools.md#network-in-safe-mode), for the registry: starts the filtering
-// proxy (net-proxy.ts) on a unix socket in the runtime directory when the bridge program was built
-// (scripts/build-native.mjs), names what each sandbox binds, gives each command its own proxy credential and
-// environment, and turns the proxy's decisions into audit lines and `blocked` notes on the command that asked.
+// The network of `safe` and `trusted` commands (docs/tools.md#network-in-safe-mode,
+// docs/security-model.md#network-per-mode), for the registry: starts the filtering proxy (net-proxy.ts) on a
+// unix socket in the runtime directory when the bridge program was built (scripts/build-native.mjs), names
+// what each sandbox binds, gives each command its own proxy credential and environment, and turns the proxy's
+// decisions into audit lines and `blocked` notes on the command that asked. `safe` gets the allow-list;
+// `trusted` every host name (`*`) — both still refuse loopback, private, link-local and metadata upstream
+// addresses unless SERVICE_NETWORK_ALLOW_PRIVATE names them, and both honour SERVICE_NETWORK_DENY.
 // A grant from the user (docs/design-notes.md "Permission grants") is a rule for one command's credential —
 // the host names its earlier run of the same call was refused — revoked when the command ends; no host socket
 // ever enters a sandbox. Refused hosts are remembered per call (bounded, BLOCK_TTL_MS) so that the same call,
@@ -73,7 +76,7 @@ export class NetAccess {
 
   constructor(private readonly host: NetHost) {}
 
-  /** `safe` only: starts the proxy once and names what each sandbox binds, or why there is no network. */
+  /** `safe`/`trusted`: starts the proxy once and names what each sandbox binds, or why there is no network. */
   mounts(): NetMounts | { unavailable: string } {
     this.mountsValue ??= this.open();
     return this.mountsValue;
@@ -93,7 +96,7 @@ export class NetAccess {
     const proxy = new NetProxy({
       socketPath: socket,
       rules: {
-        allow: [...DEFAULT_ALLOW, ...c.networkAllow],
+        allow: c.permissionMode === 'trusted' ? ['*'] : [...DEFAULT_ALLOW, ...c.networkAllow],
         deny: c.networkDeny,
         allowPrivate: c.networkAllowPrivate,
       },

@@ -15,6 +15,9 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
+import { parseAuthority, RelayBuffers, reply, send } from './net-relay.js';
+
+export { parseAuthority };
 
 /** The port the bridge listens on inside each sandbox (its own network namespace: nothing else is there). */
 export const BRIDGE_PORT = 3128;
@@ -23,13 +26,6 @@ export const MAX_UPSTREAM = 256;
 /** A tunnel or request with no bytes either way for this long is closed. */
 export const IDLE_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * A tunnel reads from upstream up to this much at once, into buffers of its own that go straight to the client
- * and are reused once written (no copy, no fresh memory per read): a download costs a few reads per MiB
- * instead of one per 64 KiB (bench/proxy-bench.mjs). At most RELAY_SPARE buffers wait for reuse.
- */
-const RELAY_CHUNK = 256 * 1024;
-const RELAY_SPARE = 4;
 const LOOKUP_TIMEOUT_MS = 10_000;
 
 export type Refusal =
@@ -64,6 +60,9 @@ interface Client {
   commandId: string;
   /** Host names the user granted this command ('*': any). */
   granted: Set<string>;
+  /** Its connections open through the proxy: cut when the command ends (revoke). */
+  live: Set<Duplex>;
+  ended: boolean;
 }
 
 const HOP_BY_HOP = new Set([
@@ -116,7 +115,7 @@ export class NetProxy {
 
   /** A new credential for one command; its grants live and die with it. */
   register(token: string, commandId: string): void {
-    this.clients.set(token, { commandId, granted: new Set() });
+    this.clients.set(token, { commandId, granted: new Set(), live: new Set(), ended: false });
   }
 
   /** The user's grant for one command: these host names ('*': any) pass the allow-list for it. */
@@ -125,9 +124,26 @@ export class NetProxy {
     if (c) for (const h of hosts) c.granted.add(h);
   }
 
-  /** The command ended: its credential and grants are gone. */
+  /**
+   * The command ended: its credential and grants are gone, and so is every connection it opened through the
+   * proxy, so a socket it handed to another process (SCM_RIGHTS) carries nothing more.
+   */
   revoke(token: string): void {
+    const c = this.clients.get(token);
     this.clients.delete(token);
+    if (!c) return;
+    c.ended = true;
+    for (const s of c.live) s.destroy();
+    c.live.clear();
+  }
+
+  /** Ties a connection to the command whose credential came with it; false when that command has ended. */
+  private track(client: Client | undefined, socket: Duplex): boolean {
+    if (!client) return true;
+    if (client.ended) return false;
+    client.live.add(socket);
+    socket.once('close', () => client.live.delete(socket));
+    return true;
   }
 
   close(): Promise<void> {
@@ -166,12 +182,15 @@ export class NetProxy {
     }
     const r = await this.check(target.host, target.port, 'CONNECT', client);
     if (!r.ok) return void socket.end(reply(r.status, r.statusText, r.body));
-    if (socket.destroyed) return this.release();
+    if (socket.destroyed || !this.track(client, socket)) {
+      socket.destroy();
+      return this.release();
+    }
     let open = false;
-    const spare: Buffer[] = [];
+    const buffers = new RelayBuffers();
     const relay = (n: number, buf: Buffer): boolean => {
-      const written = () => void (spare.length < RELAY_SPARE && spare.push(buf));
-      if (!socket.write(buf.subarray(0, n), written)) {
+      buffers.filled(n, buf);
+      if (!socket.write(buf.subarray(0, n), () => buffers.release(buf))) {
         up.pause();
         socket.once('drain', () => up.resume());
       }
@@ -181,7 +200,7 @@ export class NetProxy {
       host: r.address,
       port: target.port,
       family: isIP(r.address),
-      onread: { buffer: () => spare.pop() ?? Buffer.allocUnsafe(RELAY_CHUNK), callback: relay },
+      onread: { buffer: () => buffers.next(), callback: relay },
     });
     const fail = () => {
       if (!open && socket.writable)
@@ -240,6 +259,10 @@ export class NetProxy {
     const port = url.port ? Number(url.port) : 80;
     const r = await this.check(host, port, req.method ?? 'GET', client);
     if (!r.ok) return void send(res, r.status, r.body);
+    if (!this.track(client, req.socket)) {
+      req.socket.destroy();
+      return this.release();
+    }
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers))
       if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
@@ -346,15 +369,6 @@ export class NetProxy {
   }
 }
 
-/** `host:port` of a CONNECT (IPv6 in brackets), normalized; undefined when malformed. */
-export function parseAuthority(s: string): { host: string; port: number } | undefined {
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/\s]+):(\d{1,5})$/.exec(s);
-  if (!m) return undefined;
-  const host = normalizeHost(m[1] as string);
-  const port = Number(m[2]);
-  return host && port >= 1 && port <= 65535 ? { host, port } : undefined;
-}
-
 /** What a refused request reads: which host, why, and what would allow it. */
 export function refusalBody(d: NetDecision): string {
   const hp = `${d.host}:${d.port}`;
@@ -373,20 +387,4 @@ export function refusalBody(d: NetDecision): string {
     bad_request: `malformed proxy request.`,
   };
   return `workbench-mcp proxy refused ${hp}: ${lines[d.reason ?? 'bad_request']}\n`;
-}
-
-function reply(status: number, text: string, body: string): string {
-  return (
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  );
-}
-
-function send(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, {
-    'content-type': 'text/plain; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  res.end(body);
 }

@@ -72,7 +72,7 @@ export class CommandRegistry {
   private closing = false;
   private readonly spawner: Spawner;
   private sweeper: NodeJS.Timeout | undefined;
-  /** `safe`: the filtering proxy and each command's credential for it. */
+  /** `safe` and `trusted`: the filtering proxy and each command's credential for it. */
   private readonly net: NetAccess;
 
   /** No side effects: startUp() does the start-up work, shutdown() ends it. */
@@ -120,7 +120,7 @@ export class CommandRegistry {
       dirs: this.host.dirs,
       privateFiles: [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f)),
       seccompFile: writeSeccompFilter(this.host.dirs.root),
-      net: c.permissionMode === 'safe' && c.sandbox !== 'off' ? this.net.mounts() : undefined,
+      net: c.permissionMode !== 'dangerous' && c.sandbox !== 'off' ? this.net.mounts() : undefined,
     };
   }
 
@@ -261,7 +261,7 @@ export class CommandRegistry {
         landlock: plan.status.in_use === 'landlock',
       },
     });
-    // `safe` with the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
+    // With the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
     const net =
       sandboxed && plan.status.network === 'proxy'
         ? this.net.attach(cmd, spec.callKey, spec.netGrant ?? [])

@@ -4,8 +4,9 @@
 // (dropped, no-new-privileges, a user namespace of its own in which no further namespace can be made), its
 // own PID namespace and /proc, a read-only system with secret files and control sockets masked
 // (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
-// /tmp, and the workspace and runtime directory writable; `safe` also gets a network namespace with only lo,
-// where the bridge (native/wb-netbridge.c) relays 127.0.0.1:3128 to the server's filtering proxy. `dangerous`
+// /tmp, and the workspace and runtime directory writable; `safe` and `trusted` also get a network namespace
+// with only lo, where the bridge (native/wb-netbridge.c) relays 127.0.0.1:3128 to the server's filtering proxy
+// (`trusted` keeps the host's network only where the bridge cannot run; docs/security-model.md). `dangerous`
 // runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap with the
 // real options. Where bubblewrap cannot run (a container's seccomp profile refusing user namespaces), the
 // Landlock helper confines commands instead (sandbox-landlock.ts), when it was built and works here.
@@ -78,8 +79,9 @@ export function wrapperArgv(plan: SandboxPlan, cwd: string): string[] {
   return [plan.bwrap as string, ...bwrapArgs(plan, cwd)];
 }
 
+/** `safe` always has a network namespace of its own; `trusted` when the proxy can be its way out. */
 function netIsolated(ctx: SandboxContext): boolean {
-  return ctx.mode === 'safe';
+  return ctx.mode === 'safe' || (ctx.mode === 'trusted' && ctx.net !== undefined && 'socket' in ctx.net);
 }
 
 const PROBE_TIMEOUT_MS = 5000;
@@ -190,10 +192,12 @@ function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 're
   const net = netIsolated(ctx);
   const proxy = net && ctx.net !== undefined && 'socket' in ctx.net;
   const netText = proxy
-    ? "network: HTTP(S) only, through the server's filtering proxy (allow-list by host name; own network namespace)"
+    ? ctx.mode === 'trusted'
+      ? "network: HTTP(S) to any public host, through the server's filtering proxy (own network namespace: host loopback and abstract sockets out of reach)"
+      : "network: HTTP(S) only, through the server's filtering proxy (allow-list by host name; own network namespace)"
     : net
       ? `no network (own network namespace${ctx.net && 'unavailable' in ctx.net ? `; no proxy: ${ctx.net.unavailable}` : ''})`
-      : 'host network';
+      : `host network${ctx.mode === 'trusted' && ctx.net && 'unavailable' in ctx.net ? ` (no proxy: ${ctx.net.unavailable})` : ''}`;
   const reason =
     'bubblewrap: no capabilities whoever runs the server (all dropped, no-new-privileges' +
     (userns
