@@ -57,6 +57,8 @@ export class EventStreams {
     }, COMMAND_POLL_MS);
     const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     const unlisten = [
+      // While a page is open, refusals the operator may lift wait for them (policy/approvals.ts).
+      this.host.approvals.watch(),
       this.host.activity.listen((e) => queue('activity', e)),
       this.host.approvals.changes.listen((v) => queue('approval', v)),
       this.host.edits.changes.listen((e) => queue('edit', editView(e))),

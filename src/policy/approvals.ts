@@ -79,10 +79,35 @@ export class ApprovalDesk {
   private readonly entries = new Map<string, Entry>();
   private readonly standing = new Map<string, number>();
   private readonly reasons = new Map<string, { text: string; at: number }>();
+  private watchers = 0;
   /** Every change of a request, for the console. */
   readonly changes = new Feed<ApprovalView>(100);
 
   constructor(private readonly clock: Clock) {}
+
+  /** A console page is open: someone can answer (docs/console.md#approvals). Returns the release. */
+  watch(): () => void {
+    this.watchers++;
+    let released = false;
+    return () => {
+      if (!released) this.watchers--;
+      released = true;
+    };
+  }
+
+  get attended(): boolean {
+    return this.watchers > 0;
+  }
+
+  /** Spends an approval the operator already gave for this call (asked earlier), if there is one. */
+  takeApproved(clientKey: string, key: string): boolean {
+    for (const e of this.entries.values())
+      if (e.clientKey === clientKey && e.key === key && e.view.state === 'approved') {
+        this.settle(e, 'used');
+        return true;
+      }
+    return false;
+  }
 
   /** The model's stated reason for a permission (request_permissions), shown with its next request. */
   noteReason(clientKey: string, kind: ApprovalKind, text: string): void {

@@ -143,7 +143,8 @@ describe('the kept bearer token', () => {
     expect(await ping(s.url, configured)).toBe(200);
     expect(s.stderr()).not.toMatch(/bearer token/);
     await s.stop();
-    expect(existsSync(path.join(state, 'workbench-mcp'))).toBe(false);
+    // Only the console's link key was kept (removed at shutdown), never a token.
+    expect(keptNames(path.join(state, 'workbench-mcp'))).toEqual(['workspace']);
 
     const tokens: string[] = [];
     for (let i = 0; i < 2; i++) {
@@ -155,7 +156,7 @@ describe('the kept bearer token', () => {
     }
     expect(tokens[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(tokens[0]).not.toBe(tokens[1]);
-    expect(existsSync(path.join(state, 'workbench-mcp'))).toBe(false);
+    expect(keptNames(path.join(state, 'workbench-mcp'))).toEqual(['workspace']);
   });
 
   it('SERVICE_STATE_DIR names the directory; without XDG_STATE_HOME the default is ~/.local/state', async () => {
@@ -245,3 +246,12 @@ describe('an unsafe state directory stops the start (exit 2, one line naming it)
     expect(existsSync(path.join(dir, 'no-such-home'))).toBe(false);
   });
 });
+
+/** The names of the files kept under a state root (every workspace directory), sorted. */
+function keptNames(root: string): string[] {
+  if (!existsSync(root)) return [];
+  const names = readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => d.name);
+  return [...new Set(names)].sort();
+}

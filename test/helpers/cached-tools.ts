@@ -10,6 +10,8 @@ import { REPO_ROOT } from './server.js';
 export const CACHED = {
   'playwright-core': { dir: 'playwright', pkg: 'playwright-core@1.65.1', entry: 'playwright-core/index.mjs' },
   'mcp-remote': { dir: 'mcp-remote', pkg: 'mcp-remote@0.15.1', entry: 'mcp-remote/dist/client.js' },
+  // The accessibility checker the console's browser test runs in the page (test/console/).
+  'axe-core': { dir: 'axe', pkg: 'axe-core@4.11.0', entry: 'axe-core/axe.min.js' },
 } as const;
 
 export type CachedTool = keyof typeof CACHED;

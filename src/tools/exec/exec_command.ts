@@ -165,7 +165,7 @@ async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<R
     );
   }
   // No one to ask through the client: the operator's console, when it is on (docs/console.md#approvals).
-  if (liftable && operatorReachable(ctx)) {
+  if (liftable && operatorReachable(ctx, 'exec_command', args)) {
     await askOperator(ctx, {
       tool: 'exec_command',
       args,
@@ -190,7 +190,12 @@ async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<R
         ? 'the first is the kernel sandbox, which also stops what a script does.'
         : 'no kernel sandbox is in use here, so a script that does the same would not be stopped.'),
     { permission_mode: mode, rule: v.kind, needs: v.needs },
-    { suggestion },
+    {
+      suggestion:
+        liftable && ctx.runtime.approvals
+          ? `${suggestion} Or ask the user to open this server's console (\`workbench-mcp console\`), then send the same call again: it waits for their approval there.`
+          : suggestion,
+    },
   );
 }
 
@@ -218,7 +223,7 @@ async function proxyGrant(args: Args, callKey: string, ctx: ToolContext): Promis
     throw grantRefused(r.reason, config.permissionMode, v);
   }
   if (!consent.canAsk) {
-    if (!operatorReachable(ctx)) return [];
+    if (!operatorReachable(ctx, 'exec_command', args)) return [];
     await askOperator(ctx, {
       tool: 'exec_command',
       args,

@@ -19,21 +19,33 @@ export interface OperatorAsk {
   waitMs: number;
 }
 
-/** Whether the operator's console can be asked at all (it is on, and this is not the server itself). */
-export function operatorReachable(ctx: ToolContext): boolean {
-  return ctx.runtime.approvals !== undefined && ctx.principal.kind !== 'server';
+/**
+ * Whether the operator can be asked: the console is on and a page of it is open (nobody to wait for
+ * otherwise), or the operator already approved this very call while it waited earlier.
+ */
+export function operatorReachable(ctx: ToolContext, tool: string, args: Record<string, unknown>): boolean {
+  const desk = ctx.runtime.approvals;
+  if (!desk || ctx.principal.kind === 'server') return false;
+  return desk.attended || desk.takeApproved(clientKeyOf(ctx), fingerprint(tool, args));
 }
 
-/** Resolves when the operator approved; throws APPROVAL_PENDING or PERMISSION_DENIED otherwise. */
+function clientKeyOf(ctx: ToolContext): string {
+  return `${ctx.principal.kind}:${ctx.principal.id}`;
+}
+
+/**
+ * Resolves when the operator approved (or had approved: see operatorReachable); throws APPROVAL_PENDING or
+ * PERMISSION_DENIED otherwise.
+ */
 export async function askOperator(ctx: ToolContext, a: OperatorAsk): Promise<void> {
   const desk = ctx.runtime.approvals;
   if (!desk) throw new Error('no operator console');
-  const clientKey = `${ctx.principal.kind}:${ctx.principal.id}`;
-  if (desk.standingFor(clientKey, a.kind)) return;
+  const clientKey = clientKeyOf(ctx);
+  if (desk.standingFor(clientKey, a.kind) || !desk.attended) return;
   const view = desk.request({
     kind: a.kind,
     clientKey,
-    client: ctx.principal.label ?? ctx.principal.id,
+    client: ctx.principal.label ?? clientKey,
     key: fingerprint(a.tool, a.args),
     subject: a.subject,
     why: a.why,

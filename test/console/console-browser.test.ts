@@ -1,0 +1,167 @@
+// The operator's console in headless Chromium (docs/console.md): opened from the banner's one-time link (a
+// reused link is refused), a handshake-era client's `rm -rf build` in `safe` waits until the test clicks
+// Approve and then returns its output, Deny answers PERMISSION_DENIED with the note, Kill stops a running
+// command, an apply_patch shows as a diff and Revert restores the file, and every request the page makes stays
+// on the console's own origin. axe-core finds no serious or critical violation at phone and desktop size.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool } from '../helpers/rpc.js';
+import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
+import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
+
+const missing = requireOrSkip(
+  'the console browser test',
+  !existsSync(CHROMIUM)
+    ? `${CHROMIUM} not found (Debian: apt-get install -y chromium)`
+    : (missingReason('playwright-core') ?? missingReason('axe-core')),
+);
+
+describe.skipIf(missing !== undefined)('the operator console in Chromium', () => {
+  let ws: TempWorkspace;
+  let logDir: string;
+  let srv: SpawnedServer;
+  let origin: string;
+  let browser: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let page: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    ws = makeWorkspace({
+      'src/app.txt': 'one\ntwo\nthree\n',
+      'build/out.txt': 'x\n',
+      'build2/out.txt': 'y\n',
+    });
+    logDir = mkdtempSync(path.join(tmpdir(), 'wb-console-audit-'));
+    srv = await startServer({
+      workspace: ws.dir,
+      env: { SERVICE_AUDIT_LOG: path.join(logDir, 'audit.jsonl') },
+    });
+    const link = consoleLink(srv.stderr());
+    origin = new URL(link).origin;
+    const { chromium } = await importCached<Playwright>('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await ctx.newPage();
+    page.on('request', (r: { url(): string }) => requests.push(r.url()));
+    await page.goto(link);
+    await page.waitForSelector('body[data-ready="yes"]', { timeout: 30_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+    ws?.cleanup();
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
+  });
+
+  it('opens from the banner link; the same link a second time is refused', async () => {
+    expect(await page.title()).toBe('workbench-mcp console');
+    const again = await fetch(consoleLink(srv.stderr()), { redirect: 'manual' });
+    expect(again.status).toBe(403);
+    expect(await again.text()).toContain('workbench-mcp console');
+  });
+
+  it('a handshake-era client waits for Approve, then gets the output of its rm -rf', async () => {
+    const call = callTool(srv.url, 'exec_command', {
+      cmd: 'rm -rf build && echo removed',
+      yield_time_ms: 30_000,
+    });
+    const card = page.locator('[data-approval]', { hasText: 'rm -rf build' });
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByRole('button', { name: 'Approve once' }).click();
+    const r = await call;
+    expect(r.isError).toBe(false);
+    expect(r.structuredContent).toMatchObject({ status: 'exited', exit_code: 0 });
+    expect(r.structuredContent.stdout).toContain('removed');
+    expect(existsSync(path.join(ws.dir, 'build'))).toBe(false);
+  });
+
+  it('Deny answers PERMISSION_DENIED with the operator note, and nothing runs', async () => {
+    const call = callTool(srv.url, 'exec_command', { cmd: 'rm -rf build2', yield_time_ms: 30_000 });
+    const card = page.locator('[data-approval]', { hasText: 'rm -rf build2' });
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByLabel('Note').fill('keep build2');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    const r = await call;
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error.code).toBe('PERMISSION_DENIED');
+    expect(r.structuredContent.error.details.note).toBe('keep build2');
+    expect(existsSync(path.join(ws.dir, 'build2/out.txt'))).toBe(true);
+  });
+
+  it('Kill stops a running command', async () => {
+    const r = await callTool(srv.url, 'exec_command', { cmd: 'echo started; sleep 600', yield_time_ms: 500 });
+    const id = r.structuredContent.command_id as string;
+    expect(r.structuredContent.status).toBe('running');
+    const card = page.locator(`[data-command="${id}"]`);
+    await card.getByRole('button', { name: `Kill command ${id}` }).click();
+    await card.getByText('Stopped.').waitFor({ timeout: 30_000 });
+    const after = await callTool(srv.url, 'write_stdin', { command_id: id, chars: '', yield_time_ms: 0 });
+    expect(after.structuredContent.status).not.toBe('running');
+  });
+
+  it('an apply_patch shows as a diff, and Revert restores the file', async () => {
+    const patch =
+      '*** Begin Patch\n*** Update File: src/app.txt\n@@\n one\n-two\n+TWO\n three\n*** End Patch\n';
+    const r = await callTool(srv.url, 'apply_patch', { patch });
+    expect(r.isError).toBe(false);
+    expect(readFileSync(path.join(ws.dir, 'src/app.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
+    const card = page.locator('[data-edit]', { hasText: 'src/app.txt' }).first();
+    await card.locator('.diff .del', { hasText: '-two' }).waitFor({ timeout: 30_000 });
+    await card.locator('.diff .add', { hasText: '+TWO' }).waitFor();
+    await card.getByRole('button', { name: /Revert edit/ }).click();
+    await card.getByText('Reverted.').waitFor({ timeout: 30_000 });
+    expect(readFileSync(path.join(ws.dir, 'src/app.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    const audit = readFileSync(path.join(logDir, 'audit.jsonl'), 'utf8');
+    expect(audit).toMatch(/"who":"operator:console","tool":"revert_edit"/);
+  });
+
+  it('every request the page made went to its own origin (it works without a network)', () => {
+    expect(requests.length).toBeGreaterThan(2);
+    for (const u of requests) expect(new URL(u).origin, u).toBe(origin);
+  });
+
+  it('axe-core: no serious or critical violation at 390 px and 1280 px', async () => {
+    // A request waiting, so its card (inputs, buttons) is checked too and shows in the screenshots.
+    const waiting = callTool(srv.url, 'exec_command', { cmd: 'rm -rf build2/cache', yield_time_ms: 30_000 });
+    const card = page.locator('[data-approval]', { hasText: 'rm -rf build2/cache' });
+    await card.waitFor({ timeout: 30_000 });
+    const axe = readFileSync(cachedPath('axe-core'), 'utf8');
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(axe);
+      const found = await page.evaluate(async () => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const g = globalThis as any;
+        const r = await g.axe.run(g.document);
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+      });
+      const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+      expect(bad, `width ${width}`).toEqual([]);
+    }
+    if (process.env.WB_CONSOLE_SCREENSHOTS === '1') {
+      const dir = path.join(REPO_ROOT, 'docs/images');
+      mkdirSync(dir, { recursive: true });
+      for (const [w, h, name] of [
+        [1280, 900, 'console-desktop'],
+        [390, 844, 'console-phone'],
+      ] as const) {
+        await page.setViewportSize({ width: w, height: h });
+        await page.evaluate(() => globalThis.scrollTo(0, 0));
+        await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      writeFileSync(
+        path.join(dir, '.generated-by'),
+        'Made by `WB_CONSOLE_SCREENSHOTS=1 npx vitest run test/console/console-browser.test.ts`.\n',
+      );
+    }
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect((await waiting).structuredContent.error.code).toBe('PERMISSION_DENIED');
+  });
+});
