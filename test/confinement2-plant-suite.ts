@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, HUNG_MS } from './exec-support.js';
+import type { SuiteVariant } from './helpers/container-sim.js';
 import { canRunAs, NOBODY, ownedDir, startBinAs, type BinServer, type RunAs } from './helpers/hostile-bin.js';
 
 const S_ISUID = 0o4000;
@@ -39,9 +40,11 @@ function privileged(root: string): string[] {
   return out;
 }
 
-export function plantSuite(as: RunAs): void {
-  const d = canRunAs(as, 'the setuid, /dev and /tmp attacks') ? describe : describe.skip;
-  d(`what a command leaves behind, server as ${as}`, () => {
+/** `variant`: servers started another way than bubblewrap (test/helpers/container-sim.ts LANDLOCK_SIM). */
+export function plantSuite(as: RunAs, variant?: SuiteVariant): void {
+  const d = canRunAs(as, 'the setuid, /dev and /tmp attacks', variant?.need) ? describe : describe.skip;
+  const label = variant ? `, ${variant.label}` : '';
+  d(`what a command leaves behind, server as ${as}${label}`, () => {
     const tag = randomBytes(4).toString('hex');
     const made: string[] = [];
     let ws: string;
@@ -63,9 +66,10 @@ export function plantSuite(as: RunAs): void {
       mkdirSync(nearWs, { mode: 0o755 });
       if (as === 'nobody') chownSync(nearWs, NOBODY, NOBODY);
       made.push(ws, rt, near);
+      const how = { as, launcher: variant?.launcher(), env: variant?.env };
       [srv, nearSrv] = await Promise.all([
-        startBinAs({ workspace: ws, runtimeRoot: rt, as }),
-        startBinAs({ workspace: nearWs, runtimeRoot: rt, as }),
+        startBinAs({ workspace: ws, runtimeRoot: rt, ...how }),
+        startBinAs({ workspace: nearWs, runtimeRoot: rt, ...how }),
       ]);
     }, HUNG_MS);
     afterAll(async () => {
@@ -117,20 +121,31 @@ export function plantSuite(as: RunAs): void {
       });
     }
 
-    it('/dev/shm is small and private: 256 MiB into /dev/shm/x fails or is capped, and the next command sees no x', async () => {
-      const r = await run(
-        'd=/dev/shm; dd if=/dev/zero of=$d/x bs=1M count=256 2>&1 | tail -n 1; echo "rc=${PIPESTATUS[0]} size=$(stat -c %s $d/x 2>/dev/null || echo 0)"',
-      );
-      console.log(`[plant ${as}] /dev/shm: ${(r.stdout ?? '').trim()}`);
-      const m = /rc=(\d+) size=(\d+)/.exec(r.stdout ?? '');
-      expect(m, r.stdout).not.toBeNull();
-      const [rc, size] = [Number(m?.[1]), Number(m?.[2])];
-      expect(rc !== 0 || size < 256 * 1024 * 1024, `dd exited ${rc} with ${size} bytes in /dev/shm/x`).toBe(
-        true,
-      );
-      const next = await run('d=/dev/shm; ls -A $d; echo end');
-      expect(next.stdout).not.toMatch(/^x$/m);
-    });
+    // Landlock cannot give a command a /dev/shm of its own (it would be the host's, shared by every command):
+    // there it is not writable at all.
+    if (variant?.landlock)
+      it('/dev/shm is not writable under Landlock: a write fails and nothing lands in the host /dev/shm', async () => {
+        const name = `wb-shm-${tag}`;
+        const r = await run(`d=/dev/shm; echo x > $d/${name}; echo "rc=$?"`);
+        expect(r.stdout).toMatch(/rc=[1-9]/);
+        expect(r.stderr).toMatch(/Permission denied/);
+        expect(existsSync(`/dev/shm/${name}`)).toBe(false);
+      });
+    else
+      it('/dev/shm is small and private: 256 MiB into /dev/shm/x fails or is capped, and the next command sees no x', async () => {
+        const r = await run(
+          'd=/dev/shm; dd if=/dev/zero of=$d/x bs=1M count=256 2>&1 | tail -n 1; echo "rc=${PIPESTATUS[0]} size=$(stat -c %s $d/x 2>/dev/null || echo 0)"',
+        );
+        console.log(`[plant ${as}] /dev/shm: ${(r.stdout ?? '').trim()}`);
+        const m = /rc=(\d+) size=(\d+)/.exec(r.stdout ?? '');
+        expect(m, r.stdout).not.toBeNull();
+        const [rc, size] = [Number(m?.[1]), Number(m?.[2])];
+        expect(rc !== 0 || size < 256 * 1024 * 1024, `dd exited ${rc} with ${size} bytes in /dev/shm/x`).toBe(
+          true,
+        );
+        const next = await run('d=/dev/shm; ls -A $d; echo end');
+        expect(next.stdout).not.toMatch(/^x$/m);
+      });
 
     it('writing a new file into /dev itself fails', async () => {
       const r = await run(

@@ -28,6 +28,8 @@ export interface BinOptions {
   env?: Record<string, string>;
   /** Node options before the bin (e.g. `--import` of an in-process probe). */
   nodeArgs?: string[];
+  /** Programs the server is started through, before any user switch (test/helpers/container-sim.ts). */
+  launcher?: string[];
   /**
    * Called while the server process is stopped just before it execs node (its pid is already final), so a
    * test can prepare what depends on that pid without racing the start.
@@ -51,9 +53,8 @@ export function startOrRefusal(o: BinOptions): Promise<StartOutcome> {
   const node = [process.execPath, ...(o.nodeArgs ?? []), BIN, '--workspace', o.workspace, '--port', '0'];
   const user = o.as === 'root' ? [] : ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
   // `kill -STOP $$` then exec: the pid is the server's, and the test resumes it once it is ready for it.
-  const argv = o.beforeStart
-    ? ['sh', '-c', 'kill -STOP $$; exec "$@"', 'sh', ...user, ...node]
-    : [...user, ...node];
+  const inner = [...(o.launcher ?? []), ...user, ...node];
+  const argv = o.beforeStart ? ['sh', '-c', 'kill -STOP $$; exec "$@"', 'sh', ...inner] : inner;
   const proc = spawn(argv[0] as string, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr?.on('data', (c: Buffer) => (err += c.toString()));
@@ -105,8 +106,8 @@ export async function startBinAs(o: BinOptions): Promise<BinServer> {
 }
 
 /** Whether a suite whose server runs as `as` can run here; prints why not (a failure under CI=true). */
-export function canRunAs(as: RunAs, what: string): boolean {
-  if (!needBwrap(`${what} (server as ${as})`)) return false;
+export function canRunAs(as: RunAs, what: string, need: (what: string) => boolean = needBwrap): boolean {
+  if (!need(`${what} (server as ${as})`)) return false;
   const why =
     process.getuid?.() !== 0
       ? as === 'root'
