@@ -177,8 +177,14 @@ describe('the blocked note', () => {
       outputNote('Cannot connect to the Docker daemon at unix:///var/run/docker.sock.', safe)?.why,
     ).toMatch(/hidden/);
     expect(outputNote('npm ERR! 404 Not Found', safe)).toBeUndefined();
-    // A name lookup failing in trusted or dangerous mode is the network's answer, not the sandbox's.
-    expect(outputNote('Could not resolve host: x', { ...safe, mode: 'trusted' })).toBeUndefined();
+    // A name lookup failing in trusted with the host's network, or in dangerous mode, is the network's answer,
+    // not the sandbox's; trusted behind the proxy has no name lookups of its own either, and is told so.
+    expect(
+      outputNote('Could not resolve host: x', { ...safe, mode: 'trusted', network: 'host' }),
+    ).toBeUndefined();
+    expect(outputNote('Could not resolve host: x', { ...safe, mode: 'trusted' })?.why).toMatch(
+      /^trusted mode/,
+    );
     expect(
       outputNote('Read-only file system', { ...safe, mode: 'dangerous', sandboxed: false }),
     ).toBeUndefined();
@@ -352,6 +358,34 @@ describe('the proxy over its unix socket', () => {
     expect(await req('tok4')).toMatch(/^HTTP\/1.1 403/);
     proxy.revoke('tok3');
     expect(await req('tok3')).toMatch(/^HTTP\/1.1 403/);
+  });
+
+  it('a tunnel a granted command opened is cut when the command ends (revoke), whoever holds the socket', async () => {
+    let seen = '';
+    const echo = net.createServer((c) => c.on('data', (d) => ((seen += d.toString()), c.write(d))));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
+    proxy.register('tok5', 'cmd5');
+    proxy.grant('tok5', ['granted.test']);
+    const s = net.connect(sock);
+    let got = '';
+    let sent = false;
+    s.on('error', () => {});
+    const closed = new Promise<void>((r) => s.once('close', () => r()));
+    const echoed = new Promise<void>((r) =>
+      s.on('data', (d) => {
+        got += d.toString('latin1');
+        if (got.startsWith('HTTP/1.1 200') && !sent) sent = s.write('before-end') || true;
+        if (got.endsWith('before-end')) r();
+      }),
+    );
+    s.write(`CONNECT granted.test:${(echo.address() as AddressInfo).port} HTTP/1.1\r\n${auth('tok5')}\r\n`);
+    await echoed;
+    expect(seen).toBe('before-end');
+    proxy.revoke('tok5');
+    // Only a tunnel left open would fail this (by the test's timeout): revoke closes it.
+    await closed;
+    expect(s.destroyed).toBe(true);
+    echo.close();
   });
 
   it('an allowed name resolving to loopback is refused unless SERVICE_NETWORK_ALLOW_PRIVATE names it', async () => {
