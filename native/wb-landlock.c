@@ -164,9 +164,13 @@ static void grant_read(int fd, const char *path, int depth) {
   }
   if (depth > 32) fail("hidden paths nest too deep at", path);
   add_rule(fd, FS_READ_DIR, path);
+  /* A directory this user cannot list: nothing below it is granted (it stays out of reach). */
   int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-  if (!d) fail("cannot list", path);
+  if (!d) {
+    if (dfd >= 0) close(dfd);
+    return;
+  }
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;

@@ -254,12 +254,7 @@ export class CommandRegistry {
       maxOutputBytes: spec.maxOutputBytes,
       tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
       clock: this.host.clock,
-      notes: {
-        mode,
-        sandboxed: confined,
-        network: plan.status.network,
-        landlock: plan.status.in_use === 'landlock',
-      },
+      notes: { mode, sandboxed: confined, network: plan.status.network, landlock: !plan.bwrap && confined },
     });
     // With the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
     const net =
@@ -277,6 +272,7 @@ export class CommandRegistry {
       extra: spec.env,
       proxy: net?.proxyUrl,
     });
+    if (plan.pathFor && env.PATH) env.PATH = plan.pathFor(env.PATH);
     let handle;
     try {
       const cgroup = this.processLimit().next();

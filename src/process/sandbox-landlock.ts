@@ -26,6 +26,8 @@ export interface LandlockPlan {
   seccomp: string | undefined;
   /** The helper's options, up to and including `--`. */
   args: () => string[];
+  /** A command's PATH without the directories it cannot use here (visiblePath). */
+  pathFor: (pathVar: string) => string;
   abi: number;
   reason: string;
   network: 'none' | 'host';
@@ -87,9 +89,25 @@ export function planLandlock(
     seccomp,
     abi,
     args: () => landlockArgs(ctx, slot),
+    pathFor: (pathVar) => visiblePath(pathVar, ctx),
     reason: describe(ctx, abi, seccomp !== undefined),
     network: ctx.mode === 'safe' ? 'none' : 'host',
   };
+}
+
+/**
+ * PATH without the directories inside hidden ones (a root server's ~/.local/bin, ~/.cargo/bin, …): bubblewrap
+ * empties them, so a command's shell looks further; here their programs are found but cannot run (EACCES).
+ */
+export function visiblePath(pathVar: string, ctx: SandboxContext): string {
+  const d = ctx.dirs;
+  const writable = [ctx.workspaceReal, d.home, d.tmp, d.cache];
+  const hidden = maskedPaths(ctx);
+  const under = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`);
+  return pathVar
+    .split(':')
+    .filter((p) => writable.some((w) => under(p, w)) || !hidden.some((h) => under(p, h)))
+    .join(':');
 }
 
 function probeAbi(helper: string): number | string {

@@ -32,6 +32,8 @@ export interface SandboxPlan {
   bwrap?: string;
   /** The Landlock helper (native/wb-landlock.c), when it confines commands instead of bwrap. */
   landlock?: string;
+  /** A command's PATH as the sandbox lets it work (Landlock: without hidden directories). */
+  pathFor?: (pathVar: string) => string;
   /** The seccomp filter to open on SECCOMP_FD for every sandboxed spawn. */
   seccomp?: string;
   /** bwrap options before `--chdir` (the helper's whole options with Landlock): refreshed now and then. */
@@ -157,7 +159,7 @@ function landlock(ctx: SandboxContext): SandboxPlan | { status: { unavailable: s
     reason: p.reason,
     network: p.network,
   };
-  return { status, landlock: p.helper, args: p.args, seccomp: p.seccomp };
+  return { status, landlock: p.helper, args: p.args, seccomp: p.seccomp, pathFor: p.pathFor };
 }
 
 /** Run bwrap once with the real options; the first line of its complaint, or undefined when it works. */
