@@ -64,18 +64,41 @@ function secs(ms: number): string {
 
 export type CommandResult = z.output<typeof COMMAND_RESULT>;
 
-export function commandOutcome(
-  c: Command,
-  registry: CommandRegistry,
-): { structured: CommandResult; text: string } {
-  const pageLimit = Math.min(Math.max(c.maxOutputBytes, 4096), READ_LIMIT_MAX);
-  const views = {} as Record<StreamName, ReturnType<typeof viewNew>>;
+type Views = Record<StreamName, ReturnType<typeof viewNew>>;
+
+/** The output each stream produced since the last result, and the read cursors moved past it. */
+function takeNewOutput(c: Command, pageLimit: number): Views {
+  const views = {} as Views;
   for (const s of ['stdout', 'stderr'] as const) {
     const buf = c.streams[s];
     const to = buf.total;
     views[s] = viewNew(buf, outputRef(c.id, s), c.cursor[s], to, c.maxOutputBytes, pageLimit);
     c.cursor[s] = to;
   }
+  return views;
+}
+
+/** The status line and each stream's new output, as the model reads them. */
+function outputLines(c: Command, views: Views): string[] {
+  // The id is said where a next call needs it (running, or output left out), not on every finished result.
+  const needsId = c.running || views.stdout.omitted > 0 || views.stderr.omitted > 0;
+  const lines = [needsId ? `${statusLine(c)} command_id: ${c.id}` : statusLine(c)];
+  const label = (s: StreamName) => (c.tty ? 'terminal output' : s);
+  for (const s of ['stdout', 'stderr'] as const) {
+    const v = views[s];
+    if (!v.text) continue;
+    lines.push(`--- ${label(s)} ---`, v.text.endsWith('\n') ? v.text.slice(0, -1) : v.text);
+  }
+  if (!views.stdout.text && !views.stderr.text) lines.push(c.running ? '(no new output yet)' : '(no output)');
+  return lines;
+}
+
+export function commandOutcome(
+  c: Command,
+  registry: CommandRegistry,
+): { structured: CommandResult; text: string } {
+  const pageLimit = Math.min(Math.max(c.maxOutputBytes, 4096), READ_LIMIT_MAX);
+  const views = takeNewOutput(c, pageLimit);
   const refs = { stdout: outputRef(c.id, 'stdout'), stderr: outputRef(c.id, 'stderr') };
   const omitted = (s: StreamName) => (views[s].omitted > 0 ? refs[s] : undefined);
   const structured: CommandResult = lean({
@@ -90,16 +113,7 @@ export function commandOutcome(
     stderr_omitted_bytes: views.stderr.omitted,
     output_refs: { stdout: omitted('stdout'), stderr: omitted('stderr') },
   });
-  // The id is said where a next call needs it (running, or output left out), not on every finished result.
-  const needsId = c.running || views.stdout.omitted > 0 || views.stderr.omitted > 0;
-  const lines = [needsId ? `${statusLine(c)} command_id: ${c.id}` : statusLine(c)];
-  const label = (s: StreamName) => (c.tty ? 'terminal output' : s);
-  for (const s of ['stdout', 'stderr'] as const) {
-    const v = views[s];
-    if (!v.text) continue;
-    lines.push(`--- ${label(s)} ---`, v.text.endsWith('\n') ? v.text.slice(0, -1) : v.text);
-  }
-  if (!views.stdout.text && !views.stderr.text) lines.push(c.running ? '(no new output yet)' : '(no output)');
+  const lines = outputLines(c, views);
   const blocked = c.takeBlocked();
   if (blocked) {
     structured.blocked = blocked;

@@ -6,7 +6,7 @@ import { validUtf8, utf8Boundary } from '../../workspace/text.js';
 import { resolvePath, notFound } from '../../workspace/paths.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import { pathArg } from '../common.js';
 import { readRange } from './read-range.js';
 
@@ -36,84 +36,93 @@ const output = z.object({
   next_action: NEXT_ACTION.optional(),
 });
 
+type Args = z.output<typeof input>;
+
+/** The range asked for as text: refused when the file is binary, the start is past its end, or not UTF-8. */
+async function readText(ctx: ToolContext, args: Args) {
+  if (args.end_line !== undefined && args.end_line < args.start_line) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `end_line (${args.end_line}) is before start_line (${args.start_line})`,
+      {},
+      {
+        suggestion: 'Pass end_line ≥ start_line, or leave end_line out to read to the end.',
+      },
+    );
+  }
+  const r = resolvePath(ctx.runtime.root, args.path);
+  if (!r.exists) throw notFound(r.rel, 'file');
+  const range = await readRange(ctx.runtime.root.real, r.real, r.rel, {
+    startLine: args.start_line,
+    endLine: args.end_line,
+    maxLines: Math.min(args.max_lines ?? MAX_LINES_PER_CALL, MAX_LINES_PER_CALL),
+    maxBytes: args.max_bytes,
+  });
+  if (range.binary) {
+    throw new ToolError(
+      'BINARY_FILE',
+      `${r.rel} is a binary file (it contains NUL bytes)`,
+      { path: r.rel, size_bytes: range.totalBytes },
+      {
+        suggestion:
+          'Binary files cannot be read as text; view_image shows images, exec_command with xxd or file inspects others.',
+      },
+    );
+  }
+  if (args.start_line > Math.max(range.totalLines, 1)) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `start_line ${args.start_line} is past the end of ${r.rel} (${range.totalLines} lines)`,
+      { total_lines: range.totalLines },
+      {
+        retry: callText('read_file', { path: r.rel, start_line: Math.max(1, range.totalLines - 99) }),
+      },
+    );
+  }
+  const buf = range.lineCut ? range.buf.subarray(0, utf8Boundary(range.buf, range.buf.length)) : range.buf;
+  if (!validUtf8(buf)) {
+    throw new ToolError(
+      'UNSUPPORTED_ENCODING',
+      `${r.rel} is not valid UTF-8 text`,
+      { path: r.rel },
+      {
+        suggestion:
+          'Convert it for reading with exec_command, e.g. iconv -f latin1 -t utf-8 FILE, or inspect it with xxd.',
+      },
+    );
+  }
+  let content = buf.toString('utf8');
+  if (args.start_line === 1 && content.charCodeAt(0) === 0xfeff) content = content.slice(1);
+  return { rel: r.rel, range, content };
+}
+
+/** The arguments of the call that continues at `next`, repeating only what the caller set. */
+function continuation(args: Args, rel: string, next: number): Record<string, unknown> {
+  const nextArgs: Record<string, unknown> = { path: rel, start_line: next };
+  if (args.end_line !== undefined) nextArgs.end_line = args.end_line;
+  if (args.max_lines !== undefined) nextArgs.max_lines = args.max_lines;
+  if (args.max_bytes !== DEFAULT_MAX_BYTES) nextArgs.max_bytes = args.max_bytes;
+  if (args.line_numbers) nextArgs.line_numbers = true;
+  return nextArgs;
+}
+
 export const readFileTool = defineTool({
   name: 'read_file',
   title: 'Read file',
   description:
-    'Read a UTF-8 text file or a range of its lines: at most 2000 lines and max_bytes per call, next_action ' +
-    'continues.',
+    `Read a UTF-8 text file or a range of its lines: at most ${MAX_LINES_PER_CALL} lines and max_bytes per call, ` +
+    'next_action continues.',
   input,
   output,
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    if (args.end_line !== undefined && args.end_line < args.start_line) {
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `end_line (${args.end_line}) is before start_line (${args.start_line})`,
-        {},
-        {
-          suggestion: 'Pass end_line ≥ start_line, or leave end_line out to read to the end.',
-        },
-      );
-    }
-    const r = resolvePath(ctx.runtime.root, args.path);
-    if (!r.exists) throw notFound(r.rel, 'file');
-    const range = await readRange(ctx.runtime.root.real, r.real, r.rel, {
-      startLine: args.start_line,
-      endLine: args.end_line,
-      maxLines: Math.min(args.max_lines ?? MAX_LINES_PER_CALL, MAX_LINES_PER_CALL),
-      maxBytes: args.max_bytes,
-    });
-    if (range.binary) {
-      throw new ToolError(
-        'BINARY_FILE',
-        `${r.rel} is a binary file (it contains NUL bytes)`,
-        { path: r.rel, size_bytes: range.totalBytes },
-        {
-          suggestion:
-            'Binary files cannot be read as text; view_image shows images, exec_command with xxd or file inspects others.',
-        },
-      );
-    }
-    if (args.start_line > Math.max(range.totalLines, 1)) {
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `start_line ${args.start_line} is past the end of ${r.rel} (${range.totalLines} lines)`,
-        { total_lines: range.totalLines },
-        {
-          retry: callText('read_file', { path: r.rel, start_line: Math.max(1, range.totalLines - 99) }),
-        },
-      );
-    }
-    let buf = range.buf;
-    if (range.lineCut) buf = buf.subarray(0, utf8Boundary(buf, buf.length));
-    if (!validUtf8(buf)) {
-      throw new ToolError(
-        'UNSUPPORTED_ENCODING',
-        `${r.rel} is not valid UTF-8 text`,
-        { path: r.rel },
-        {
-          suggestion:
-            'Convert it for reading with exec_command, e.g. iconv -f latin1 -t utf-8 FILE, or inspect it with xxd.',
-        },
-      );
-    }
-    let content = buf.toString('utf8');
-    if (args.start_line === 1 && content.charCodeAt(0) === 0xfeff) content = content.slice(1);
+    const { rel, range, content } = await readText(ctx, args);
     const truncated = range.truncatedBy !== null;
-    const next = truncated ? range.lastLine + 1 : null;
     const partial = args.start_line > 1 || range.lastLine < range.totalLines;
-    let nextArgs: Record<string, unknown> | undefined;
-    if (next !== null) {
-      nextArgs = { path: r.rel, start_line: next };
-      if (args.end_line !== undefined) nextArgs.end_line = args.end_line;
-      if (args.max_lines !== undefined) nextArgs.max_lines = args.max_lines;
-      if (args.max_bytes !== DEFAULT_MAX_BYTES) nextArgs.max_bytes = args.max_bytes;
-      if (args.line_numbers) nextArgs.line_numbers = true;
-    }
+    const nextArgs = truncated ? continuation(args, rel, range.lastLine + 1) : undefined;
     const structured = lean(
       {
-        path: r.rel,
+        path: rel,
         content,
         ...(partial ? { start_line: args.start_line, end_line: range.lastLine } : {}),
         total_lines: range.totalLines,

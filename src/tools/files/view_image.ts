@@ -4,9 +4,9 @@ import { close, read } from 'node:fs';
 import { promisify } from 'node:util';
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import { lean } from '../result.js';
-import { humanBytes, pathArg, resolveExisting } from '../common.js';
+import { humanBytes, pathArg, resolveExisting, type Existing } from '../common.js';
 import { imageInfo } from './image-header.js';
 import { openRegularForTool } from '../../workspace/confined-fs.js';
 
@@ -49,34 +49,7 @@ export const viewImageTool = defineTool({
         { path: f.rel },
         { retry: `list_dir {"path":${JSON.stringify(f.rel)}}` },
       );
-    // Opened and checked on the descriptor (docs/design-notes.md#symlink-races): a FIFO answers at once, a
-    // swapped directory is refused.
-    const { fd, stat } = openRegularForTool(ctx.runtime.root.real, f.real, f.rel);
-    let data: Buffer;
-    try {
-      const size = Number(stat.size);
-      if (size > args.max_bytes) {
-        throw new ToolError(
-          'OUTPUT_TOO_LARGE',
-          `${f.rel} is ${humanBytes(size)}, over max_bytes (${humanBytes(args.max_bytes)})`,
-          { size_bytes: size, max_bytes: args.max_bytes },
-          {
-            suggestion:
-              'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
-          },
-        );
-      }
-      data = Buffer.allocUnsafe(size);
-      let got = 0;
-      while (got < size) {
-        const { bytesRead } = await readAsync(fd, data, got, size - got, got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      data = data.subarray(0, got);
-    } finally {
-      await closeAsync(fd);
-    }
+    const data = await readImage(ctx, f, args.max_bytes);
     const info = imageInfo(data);
     if (!info) {
       throw new ToolError(
@@ -115,3 +88,33 @@ export const viewImageTool = defineTool({
     };
   },
 });
+
+/** The file's bytes, at most `maxBytes` of them. Opened and checked on the descriptor
+ *  (docs/design-notes.md#symlink-races): a FIFO answers at once, a swapped directory is refused. */
+async function readImage(ctx: ToolContext, f: Existing, maxBytes: number): Promise<Buffer> {
+  const { fd, stat } = openRegularForTool(ctx.runtime.root.real, f.real, f.rel);
+  try {
+    const size = Number(stat.size);
+    if (size > maxBytes) {
+      throw new ToolError(
+        'OUTPUT_TOO_LARGE',
+        `${f.rel} is ${humanBytes(size)}, over max_bytes (${humanBytes(maxBytes)})`,
+        { size_bytes: size, max_bytes: maxBytes },
+        {
+          suggestion:
+            'Make a smaller copy with exec_command (e.g. convert IN -resize 1600x1600 OUT.png) and view that.',
+        },
+      );
+    }
+    const data = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const { bytesRead } = await readAsync(fd, data, got, size - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return data.subarray(0, got);
+  } finally {
+    await closeAsync(fd);
+  }
+}
