@@ -1,0 +1,203 @@
+// `npm run bench:console` (docs/console.md#cost): what an open operator's console costs the MCP server. With a
+// console page streaming (an SSE client on /api/events reading every event), the server's CPU per call of
+// tools/list and read_file against the same calls with no page open, measured as alternating rounds in one run
+// (CPU from /proc/<pid>/schedstat, nanoseconds on CPU), medians compared: target ≤ 1.05×. Then 16 mixed clients
+// (bench/mcp-bench.mjs) with the console open: target 0 errors. Results: bench/results/console.{json,md}.
+// Usage: npm run bench:console [-- --calls 2000] [--rounds 4] [--mixed-seconds 20]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  BENCH_DIR,
+  benchWorkspace,
+  ensureBuilt,
+  httpToolClient,
+  round,
+  startServer,
+  writeResults,
+} from './lib.mjs';
+
+const { values } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '4' },
+    'mixed-seconds': { type: 'string', default: '20' },
+  },
+});
+const CALLS = Number(values.calls);
+const ROUNDS = Number(values.rounds);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+
+function get(port, p, headers = {}) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(
+        { host: '127.0.0.1', port, path: p, headers: { host: `127.0.0.1:${port}`, ...headers } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res));
+        },
+      )
+      .on('error', reject);
+  });
+}
+
+/** Opens the console with the banner's link; resolves the session cookie. */
+async function consoleSession(stderr) {
+  const m = /operator's console:\s+(http:\/\/127\.0\.0\.1:(\d+)(\/open\?t=[A-Za-z0-9_-]+))/.exec(stderr);
+  if (!m) throw new Error(`no console link in the banner:\n${stderr}`);
+  const port = Number(m[2]);
+  const res = await get(port, m[3]);
+  return { port, cookie: String(res.headers['set-cookie']).split(';')[0] };
+}
+
+/** A streaming page: reads every event until closed; counts the bytes it got. */
+function openStream({ port, cookie }) {
+  let bytes = 0;
+  let req;
+  const ready = new Promise((resolve, reject) => {
+    req = http.get(
+      { host: '127.0.0.1', port, path: '/api/events', headers: { host: `127.0.0.1:${port}`, cookie } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`events: HTTP ${res.statusCode}`));
+        res.on('data', (c) => (bytes += c.length));
+        resolve();
+      },
+    );
+    req.on('error', reject);
+  });
+  return { ready, bytes: () => bytes, close: () => req.destroy() };
+}
+
+async function perCall(srv, client, name, args) {
+  const before = cpuNs(srv.pid);
+  for (let i = 0; i < CALLS; i++) {
+    const r = await client.callTool(name, args);
+    if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.structuredContent)}`);
+  }
+  return (cpuNs(srv.pid) - before) / CALLS / 1000; // µs of server CPU per call
+}
+
+async function mixed(srv, ws, seconds) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-console-mixed-')), 'mixed.json');
+  try {
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(BENCH_DIR, 'mcp-bench.mjs'),
+        ...['--base-url', srv.base, '--token', srv.token, '--workspace', ws, '--pid', String(srv.pid)],
+        ...[
+          '--scenarios',
+          'mixed_clients',
+          '--mixed-clients',
+          '16',
+          '--duration',
+          String(seconds),
+          '--quiet',
+        ],
+        ...['--out', out],
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (r.status !== 0) throw new Error('mcp-bench failed');
+    const res = JSON.parse(readFileSync(out, 'utf8'));
+    const row = (res.results ?? res.runs ?? []).find?.((x) => x.label === 'mixed_clients') ?? res;
+    return { errors: row.errors ?? null, ops: row.ops ?? null };
+  } finally {
+    rmSync(path.dirname(out), { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  ensureBuilt();
+  const ws = benchWorkspace();
+  const srv = await startServer(ws, { SERVICE_STATE_DIR: 'off' });
+  try {
+    const session = await consoleSession(srv.stderr());
+    const client = httpToolClient(srv.url, srv.token);
+    const calls = [
+      ['tools/list', null],
+      ['read_file', { path: 'mcp-bench/large.d.ts', max_lines: 50 }],
+    ];
+    // Warm up both paths (tool modules, JIT).
+    await perCall(srv, client, 'read_file', calls[1][1]);
+    const cpu = { closed: { read_file: [], 'tools/list': [] }, open: { read_file: [], 'tools/list': [] } };
+    let streamed = 0;
+    for (let round_ = 0; round_ < ROUNDS; round_++) {
+      for (const state of round_ % 2 ? ['open', 'closed'] : ['closed', 'open']) {
+        const stream = state === 'open' ? openStream(session) : undefined;
+        await stream?.ready;
+        cpu[state]['tools/list'].push(await listPerCall(srv));
+        cpu[state].read_file.push(await perCall(srv, client, 'read_file', calls[1][1]));
+        if (stream) {
+          await new Promise((r) => setTimeout(r, 300)); // the last batch of events
+          streamed += stream.bytes();
+          stream.close();
+        }
+      }
+    }
+    client.close();
+    const stream = openStream(session);
+    await stream.ready;
+    const mix = await mixed(srv, ws, Number(values['mixed-seconds']));
+    stream.close();
+    const rows = ['tools/list', 'read_file'].map((name) => {
+      const open = median(cpu.open[name]);
+      const closed = median(cpu.closed[name]);
+      const ratio = open / closed;
+      return {
+        target: `${name}: server CPU per call, console streaming vs closed`,
+        measured: round(ratio, 3),
+        unit: '×',
+        limit: 1.05,
+        pass: ratio <= 1.05,
+        note: `${round(open, 1)} µs vs ${round(closed, 1)} µs (medians of ${ROUNDS} rounds × ${CALLS} calls)`,
+      };
+    });
+    rows.push({
+      target: '16 mixed clients with the console streaming: errors',
+      measured: mix.errors,
+      unit: '',
+      limit: 0,
+      pass: mix.errors === 0,
+      note: `${mix.ops ?? '?'} ops in ${values['mixed-seconds']} s (bench/mcp-bench.mjs mixed_clients); the page got ${round(streamed / 1024, 1)} KiB of events during the CPU rounds`,
+    });
+    writeResults('console', "The operator's console: what an open page costs the MCP server", rows, {
+      cpu_us: cpu,
+    });
+  } finally {
+    await srv.stop();
+  }
+
+  async function listPerCall(s) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const before = cpuNs(s.pid);
+    for (let i = 0; i < CALLS; i++)
+      await new Promise((resolve, reject) => {
+        const req = http.request(s.url, {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${s.token}`,
+            'content-length': Buffer.byteLength(body),
+          },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    agent.destroy();
+    return (cpuNs(s.pid) - before) / CALLS / 1000;
+  }
+}
+
+await main();
