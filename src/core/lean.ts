@@ -46,10 +46,11 @@ type FieldValue<T, F extends keyof T, K> = F extends 'next_action'
     ? Lean<Exclude<T[F], null | undefined>, K>
     : Exclude<Lean<T[F], K>, DefaultScalar>;
 
+/** An index signature (a record's keys) says nothing of which keys are present: it stays as it is. */
 type LeanObject<T, K> = {
-  [F in keyof T as Optional<T, F, K> extends true ? never : F]: FieldValue<T, F, K>;
+  [F in keyof T as string extends F ? F : Optional<T, F, K> extends true ? never : F]: FieldValue<T, F, K>;
 } & {
-  [F in keyof T as Optional<T, F, K> extends true ? F : never]?: FieldValue<T, F, K>;
+  [F in keyof T as string extends F ? never : Optional<T, F, K> extends true ? F : never]?: FieldValue<T, F, K>;
 };
 
 /** What lean(value, keep) returns for a T (`K`: the names in `keep`). */

@@ -2,6 +2,8 @@
 // "Paths"). A revision never starts with `-` and holds no control character, so it can never be read as an
 // option even by a subcommand without `--end-of-options` (git blame); paths are confined to the workspace and
 // passed as literal absolute pathspecs after `--`. Returns values or throws INVALID_ARGUMENT; runs nothing.
+// nearestDir finds where to look a path's repository up from.
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { resolvePath, type WorkspaceRoot } from '../workspace/paths.js';
@@ -86,4 +88,19 @@ export function gitPath(root: WorkspaceRoot, input: string, argName: string): Gi
     exists: r.exists,
     real: r.real,
   };
+}
+
+/**
+ * The nearest existing directory at or above `p` (a real path inside the workspace), or `root`: where a
+ * repository is looked up for a path that may exist only in history.
+ */
+export function nearestDir(p: string, root: string): string {
+  for (let d = p; ; d = path.dirname(d)) {
+    try {
+      if (statSync(d).isDirectory()) return d;
+    } catch {
+      // missing in the working tree: try the parent
+    }
+    if (d === root || d === path.dirname(d)) return root;
+  }
 }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { GitHost } from './run.js';
 import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
+import { classifyGitFailure } from './failure.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
 
 export interface GitRepo {
@@ -128,14 +129,14 @@ async function discover(
   });
   if (rp.spawnError) throw gitUnavailable(rp.spawnError);
   if (rp.code !== 0) {
-    const msg = rp.stderr.trim();
+    const failure = classifyGitFailure(rp).kind;
     explainUnseen(runtime.root.real, dirReal);
-    if (/not a git repository/i.test(msg)) {
+    if (failure === 'not_repository') {
       const above = enclosingRepo(runtime.root.real);
       if (above) throw insideLargerRepo(above);
       return { kind: 'not_repo', reason: 'not inside a git repository' };
     }
-    if (/must be run in a work tree/i.test(msg)) {
+    if (failure === 'not_work_tree') {
       return { kind: 'not_repo', reason: 'inside a git directory or a bare repository, not a work tree' };
     }
     throw gitFailed('rev-parse', rp);

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { runArgv, type ArgvResult } from '../process/argv.js';
+import { classifyGitFailure } from './failure.js';
 import type { ToolJail } from '../process/jail.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
 
@@ -240,15 +241,10 @@ export function stderrSummary(stderr: string, maxLines = 4): string {
   return lines.slice(0, maxLines).join(' / ').slice(0, 600);
 }
 
-const UNKNOWN_REV =
-  /unknown revision|bad revision|not a valid object name|invalid object name|ambiguous argument|bad object|no such ref|not a valid (tag|commit)|needed a single revision/i;
-
-export function isUnknownRevision(stderr: string): boolean {
-  return UNKNOWN_REV.test(stderr);
-}
-
+/** GIT_ERROR for a git process that failed in a way the calling tool has no better answer for (git/failure.ts). */
 export function gitFailed(what: string, r: ArgvResult): ToolError {
-  if (r.timedOut) {
+  const failure = classifyGitFailure(r).kind;
+  if (failure === 'timeout') {
     return new ToolError(
       'GIT_ERROR',
       `git ${what} did not finish within ${GIT_TIMEOUT_MS / 1000} s and was stopped`,
@@ -259,15 +255,16 @@ export function gitFailed(what: string, r: ArgvResult): ToolError {
     );
   }
   const summary = stderrSummary(r.stderr) || `exit code ${r.code ?? r.signal}`;
-  const hints = /dubious ownership/i.test(r.stderr)
-    ? {
-        suggestion:
-          'The repository belongs to another user, so git refuses to read it; serve a workspace the server user owns.',
-      }
-    : {
-        suggestion:
-          'Read the git message above; correct the arguments, or check the repository with exec_command.',
-      };
+  const hints =
+    failure === 'dubious_ownership'
+      ? {
+          suggestion:
+            'The repository belongs to another user, so git refuses to read it; serve a workspace the server user owns.',
+        }
+      : {
+          suggestion:
+            'Read the git message above; correct the arguments, or check the repository with exec_command.',
+        };
   return new ToolError(
     'GIT_ERROR',
     `git ${what} failed: ${summary}`,

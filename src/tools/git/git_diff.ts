@@ -5,7 +5,7 @@
 // (git/baseline). Runs git with external diff and textconv off. `index <blob>..<blob>` lines are left out.
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
-import { gitPath } from '../../git/args.js';
+import { gitPath, type GitPath } from '../../git/args.js';
 import { baselineChanges } from '../../git/baseline.js';
 import { parseNumstatZ } from '../../git/parse-diff.js';
 import { gitFailed, runGit } from '../../git/run.js';
@@ -35,6 +35,7 @@ import {
   type DiffFile,
   type DiffSectionInput,
   type PathScope,
+  type RepoOrNot,
 } from './shared.js';
 
 export const MAX_CONTEXT_LINES = 1000;
@@ -151,6 +152,62 @@ function nextCall(args: Args, dir: PathScope, d: AssembledDiff): Record<string, 
   return next;
 }
 
+/** The sections to show: git's staged and unstaged diffs, or outside a repository what apply_patch changed. */
+async function diffSections(
+  ctx: ToolContext,
+  args: Args,
+  dir: PathScope,
+  only: GitPath[] | undefined,
+  found: RepoOrNot,
+): Promise<DiffSectionInput[]> {
+  if (!found.repo)
+    return args.unstaged
+      ? [
+          sinceStartSection(
+            ctx,
+            dir,
+            only?.map((p) => p.rel),
+            args,
+          ),
+        ]
+      : [];
+  const repo = found.repo;
+  const specs = only ? only.map((p) => p.spec) : scopeSpec(repo, dir);
+  const want = [...(args.staged ? [true] : []), ...(args.unstaged ? [false] : [])];
+  return Promise.all(want.map((staged) => gitSection(ctx, repo, staged, specs, args)));
+}
+
+/** What an empty diff says. */
+function noChanges(args: Args, dir: PathScope, source: 'git' | 'since_start'): string[] {
+  const what =
+    source === 'since_start'
+      ? 'no changes since start-up'
+      : args.staged && args.unstaged
+        ? 'no staged or unstaged changes'
+        : args.staged
+          ? 'no staged changes'
+          : 'no unstaged changes';
+  const lines = [
+    what +
+      (source === 'git' ? ' (untracked files are not diffed; git_status lists them)' : '') +
+      missingNote(dir),
+  ];
+  if (source === 'since_start' && !args.unstaged)
+    lines.push('(outside a repository there is no index: pass unstaged: true)');
+  return lines;
+}
+
+/** The note after a cut diff: how much was shown and the call that continues. */
+function cutNote(args: Args, d: AssembledDiff, next: Record<string, unknown> | null): string {
+  const shown = d.files.filter((f) => f.shown === 'full').length;
+  let note = `[diff cut at max_bytes=${args.max_bytes}: ${shown} of ${d.files.length} files shown in full`;
+  const partial = d.files.find((f) => f.shown === 'partial');
+  if (partial)
+    note += `; ${partial.path} alone is larger (try context_lines: 0 or a larger max_bytes, or read_file)`;
+  if (next) note += `; more: ${callText('git_diff', next)}`;
+  return `${note}]`;
+}
+
 export const gitDiffTool = defineTool({
   name: 'git_diff',
   title: 'Git diff',
@@ -174,74 +231,33 @@ export const gitDiffTool = defineTool({
     const dir = pathScope(ctx, args.path);
     const only = args.paths?.map((p, i) => gitPath(ctx.runtime.root, p, `paths[${i}]`));
     const found = await repoFor(ctx, dir.lookup);
-    let sections: DiffSectionInput[];
-    let source: 'git' | 'since_start';
-    if (found.repo) {
-      const repo = found.repo;
-      const specs = only ? only.map((p) => p.spec) : scopeSpec(repo, dir);
-      const want = [...(args.staged ? [true] : []), ...(args.unstaged ? [false] : [])];
-      sections = await Promise.all(want.map((staged) => gitSection(ctx, repo, staged, specs, args)));
-      source = 'git';
-    } else {
-      sections = args.unstaged
-        ? [
-            sinceStartSection(
-              ctx,
-              dir,
-              only?.map((p) => p.rel),
-              args,
-            ),
-          ]
-        : [];
-      source = 'since_start';
-    }
-    const d = assembleDiff(sections, args.max_bytes);
-    const structured: Record<string, unknown> = lean({
-      ...repoFields(ctx, found),
-      source: source === 'since_start' ? source : undefined,
-      files: diffFilesOut(d.files, args.staged),
-      diff: d.text,
-      truncated: d.truncated,
-    });
+    const source = found.repo ? 'git' : 'since_start';
+    const d = assembleDiff(await diffSections(ctx, args, dir, only, found), args.max_bytes);
+    const next = d.truncated ? nextCall(args, dir, d) : null;
+    const structured: z.output<typeof output> = {
+      ...lean(
+        {
+          ...repoFields(ctx, found),
+          source: source === 'since_start' ? source : undefined,
+          files: diffFilesOut(d.files, args.staged),
+          diff: d.text,
+          truncated: d.truncated,
+        },
+        ['path'],
+      ),
+      ...(next ? { next_action: { tool: 'git_diff', arguments: next } } : {}),
+    };
     const lines: string[] = [];
     if (source === 'since_start')
       lines.push(
         `[${dir.rel} is not in a git repository (${found.reason}); showing changes made through apply_patch since start-up]`,
       );
-    if (d.files.length === 0) {
-      const what =
-        source === 'since_start'
-          ? 'no changes since start-up'
-          : args.staged && args.unstaged
-            ? 'no staged or unstaged changes'
-            : args.staged
-              ? 'no staged changes'
-              : 'no unstaged changes';
-      lines.push(
-        what +
-          (source === 'git' ? ' (untracked files are not diffed; git_status lists them)' : '') +
-          missingNote(dir),
-      );
-      if (source === 'since_start' && !args.unstaged)
-        lines.push('(outside a repository there is no index: pass unstaged: true)');
-      return { structured, text: lines.join('\n') };
-    }
+    if (d.files.length === 0)
+      return { structured, text: [...lines, ...noChanges(args, dir, source)].join('\n') };
     if (d.files.length > 1 || d.truncated)
       lines.push(...d.files.map((f) => `${fileLine(f)}${shownNote(f)}`), '');
     let text = lines.join('\n') + d.text;
-    if (d.truncated) {
-      const next = nextCall(args, dir, d);
-      const shown = d.files.filter((f) => f.shown === 'full').length;
-      let note = `[diff cut at max_bytes=${args.max_bytes}: ${shown} of ${d.files.length} files shown in full`;
-      const partial = d.files.find((f) => f.shown === 'partial');
-      if (partial)
-        note += `; ${partial.path} alone is larger (try context_lines: 0 or a larger max_bytes, or read_file)`;
-      if (next) {
-        structured.next_action = { tool: 'git_diff', arguments: next };
-        note += `; more: ${callText('git_diff', next)}`;
-      }
-      text += `${text.endsWith('\n') ? '' : '\n'}${note}]`;
-    }
+    if (d.truncated) text += `${text.endsWith('\n') ? '' : '\n'}${cutNote(args, d, next)}`;
     return { structured, text };
   },
 });

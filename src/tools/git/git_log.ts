@@ -4,14 +4,18 @@
 import * as z from 'zod';
 import { validateRev } from '../../git/args.js';
 import { LOG_FORMAT, parseLog } from '../../git/parse-log.js';
-import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
+import { classifyGitFailure } from '../../git/failure.js';
+import { gitFailed, runGit } from '../../git/run.js';
+import type { GitRepo } from '../../git/repo.js';
+import type { ArgvResult } from '../../process/argv.js';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import { explicitArgs } from '../common.js';
 import {
   COMMIT,
+  COMMIT_KEEP,
   commitOut,
   gitPathArg,
   missingNote,
@@ -40,6 +44,48 @@ const output = z.object({
   next_action: NEXT_ACTION.optional(),
 });
 
+type Args = z.output<typeof input>;
+
+/** git log for one page (one commit more than asked, to know whether more follow), or `empty` on an unborn branch. */
+async function runLog(
+  ctx: ToolContext,
+  repo: GitRepo,
+  args: Args,
+  ref: string,
+  spec: string[],
+): Promise<ArgvResult | 'empty'> {
+  const argv = ['log', '-z', `--format=${LOG_FORMAT}`, '--no-color', '--no-show-signature'];
+  argv.push(`--max-count=${args.max_count + 1}`);
+  if (args.skip) argv.push(`--skip=${args.skip}`);
+  argv.push('--end-of-options', ref, '--', ...spec);
+  const r = await runGit(ctx.runtime, argv, {
+    cwd: repo.cwd,
+    pin: repo.pin,
+    filterArgs: repo.filterArgs,
+    maxStdoutBytes: LOG_MAX_BYTES,
+    signal: ctx.signal,
+  });
+  if (r.code === 0 || r.truncated) return r;
+  const failure = classifyGitFailure(r);
+  if (
+    failure.kind === 'no_commits' ||
+    (failure.kind === 'unknown_revision' && failure.mentionsHead && ref === 'HEAD')
+  )
+    return 'empty';
+  if (failure.kind === 'unknown_revision') {
+    throw new ToolError(
+      'NOT_FOUND',
+      `revision ${JSON.stringify(ref)} not found`,
+      { ref },
+      {
+        suggestion:
+          'Use a branch, tag or commit id that exists; git_log {"ref": "HEAD"} lists recent commits.',
+      },
+    );
+  }
+  throw gitFailed('log', r);
+}
+
 export const gitLogTool = defineTool({
   name: 'git_log',
   title: 'Git log',
@@ -57,50 +103,12 @@ export const gitLogTool = defineTool({
         text: `${dir.rel} is not in a git repository (${found.reason}); there is no history to show.`,
       };
     }
-    const repo = found.repo;
-    const spec = scopeSpec(repo, dir);
-    const argv = [
-      'log',
-      '-z',
-      `--format=${LOG_FORMAT}`,
-      '--no-color',
-      '--no-show-signature',
-      `--max-count=${args.max_count + 1}`,
-    ];
-    if (args.skip) argv.push(`--skip=${args.skip}`);
-    argv.push('--end-of-options', ref, '--', ...spec);
-    const r = await runGit(ctx.runtime, argv, {
-      cwd: repo.cwd,
-      pin: repo.pin,
-      filterArgs: repo.filterArgs,
-      maxStdoutBytes: LOG_MAX_BYTES,
-      signal: ctx.signal,
-    });
-    const structured: Record<string, unknown> = repoFields(ctx, found);
-    if (r.code !== 0 && !r.truncated) {
-      if (
-        /does not have any commits yet/i.test(r.stderr) ||
-        (ref === 'HEAD' && isUnknownRevision(r.stderr) && /HEAD/.test(r.stderr))
-      ) {
-        return { structured, text: 'no commits yet' };
-      }
-      if (isUnknownRevision(r.stderr)) {
-        throw new ToolError(
-          'NOT_FOUND',
-          `revision ${JSON.stringify(ref)} not found`,
-          { ref },
-          {
-            suggestion:
-              'Use a branch, tag or commit id that exists; git_log {"ref": "HEAD"} lists recent commits.',
-          },
-        );
-      }
-      throw gitFailed('log', r);
-    }
+    const spec = scopeSpec(found.repo, dir);
+    const r = await runLog(ctx, found.repo, args, ref, spec);
+    if (r === 'empty') return { structured: repoFields(ctx, found), text: 'no commits yet' };
     const parsed = parseLog(r.stdout);
     const commits = parsed.commits.slice(0, args.max_count);
     const hasMore = parsed.commits.length > args.max_count || (r.truncated && commits.length > 0);
-    Object.assign(structured, lean({ commits: commits.map(commitOut), has_more: hasMore }));
     const lines = commits.map((c) => {
       const refs = c.refs.length ? ` (${c.refs.join(', ')})` : '';
       return `${c.sha.slice(0, 10)} ${c.author.date.slice(0, 10)} ${c.author.name}: ${c.subject}${refs}`;
@@ -108,14 +116,19 @@ export const gitLogTool = defineTool({
     if (commits.length === 0)
       lines.push((args.skip ? `no commits after skipping ${args.skip}` : 'no commits') + missingNote(dir));
     if (spec.length) lines.unshift(`[commits touching ${scopeName(dir)}]`);
+    let next: Record<string, unknown> | undefined;
     if (hasMore) {
-      const next = {
+      next = {
         ...explicitArgs(input, { path: dir.rel, ref, max_count: args.max_count }),
         skip: args.skip + commits.length,
       };
-      structured.next_action = { tool: 'git_log', arguments: next };
       lines.push(`[more: ${callText('git_log', next)}]`);
     }
+    const structured: z.output<typeof output> = {
+      ...repoFields(ctx, found),
+      ...lean({ commits: commits.map(commitOut), has_more: hasMore }, COMMIT_KEEP),
+      ...(next ? { next_action: { tool: 'git_log', arguments: next } } : {}),
+    };
     return { structured, text: lines.join('\n') };
   },
 });

@@ -2,14 +2,13 @@
 // include_diff is false, the diff against its first parent, cut to max_bytes by whole files with next_action
 // for the rest), or the contents of a blob or tree named like "HEAD~2:src/a.ts". The repository is the one
 // that contains the first of `paths`, else the workspace root. External diff and textconv are off.
-import { statSync } from 'node:fs';
-import path from 'node:path';
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
-import { gitPath, validateRev, type GitPath } from '../../git/args.js';
+import { gitPath, nearestDir, validateRev, type GitPath } from '../../git/args.js';
+import { classifyGitFailure, isMissingRevision } from '../../git/failure.js';
 import { parseNumstatZ } from '../../git/parse-diff.js';
 import { LOG_FORMAT, parseLog, type LogCommit } from '../../git/parse-log.js';
-import { gitFailed, isUnknownRevision, runGit } from '../../git/run.js';
+import { gitFailed, runGit } from '../../git/run.js';
 import type { GitRepo } from '../../git/repo.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
@@ -17,6 +16,7 @@ import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 import {
   assembleDiff,
   COMMIT,
+  COMMIT_KEEP,
   DEFAULT_DIFF_MAX_BYTES,
   DIFF_FILE,
   commitOut,
@@ -30,6 +30,7 @@ import {
   repoFor,
   wsPath,
   type AssembledDiff,
+  type DiffFile,
 } from './shared.js';
 
 const input = z.object({
@@ -57,17 +58,7 @@ type Args = z.output<typeof input>;
 /** Where to look for the repository: the first path's directory (or nearest existing parent), else the root. */
 function lookupDir(ctx: ToolContext, first: GitPath | undefined): string {
   const root = ctx.runtime.root.real;
-  if (!first) return root;
-  let p = first.spec;
-  for (;;) {
-    try {
-      if (statSync(p).isDirectory()) return p;
-    } catch {
-      // missing: try the parent
-    }
-    if (p === root) return root;
-    p = path.dirname(p);
-  }
+  return first ? nearestDir(first.spec, root) : root;
 }
 
 function notFoundRev(rev: string): ToolError {
@@ -90,11 +81,8 @@ async function objectType(ctx: ToolContext, repo: GitRepo, rev: string): Promise
     maxStdoutBytes: 64,
     signal: ctx.signal,
   });
-  if (r.code !== 0) {
-    if (isUnknownRevision(r.stderr) || /does not exist|exists on disk, but not in/i.test(r.stderr))
-      throw notFoundRev(rev);
-    throw gitFailed('cat-file', r);
-  }
+  if (r.code !== 0)
+    throw isMissingRevision(classifyGitFailure(r)) ? notFoundRev(rev) : gitFailed('cat-file', r);
   return r.stdout.toString('utf8').trim();
 }
 
@@ -148,7 +136,8 @@ async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
         })
       : null,
   ]);
-  if (meta.code !== 0) throw isUnknownRevision(meta.stderr) ? notFoundRev(rev) : gitFailed('show', meta);
+  if (meta.code !== 0)
+    throw classifyGitFailure(meta).kind === 'unknown_revision' ? notFoundRev(rev) : gitFailed('show', meta);
   if (patch && patch.code !== 0 && !patch.truncated) throw gitFailed('show', patch);
   let parsed = parseLog(meta.stdout, 1);
   // A commit that does not touch the given paths prints nothing under a pathspec: its header alone, no files.
@@ -184,6 +173,49 @@ async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
   return { commit, d };
 }
 
+type Output = z.output<typeof output>;
+
+/** A blob's or a tree's contents (a binary blob's are not shown), cut at max_bytes. */
+async function showObject(ctx: ToolContext, repo: GitRepo, args: Args, rev: string, type: 'blob' | 'tree') {
+  const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
+    cwd: repo.cwd,
+    pin: repo.pin,
+    filterArgs: repo.filterArgs,
+    maxStdoutBytes: args.max_bytes + 1,
+    signal: ctx.signal,
+  });
+  if (r.code !== 0 && !r.truncated) throw gitFailed('show', r);
+  const binary = r.stdout.subarray(0, 8000).includes(0);
+  let content = binary ? '' : r.stdout.subarray(0, args.max_bytes).toString('utf8');
+  if (!binary && r.truncated) content = content.replace(/\uFFFD$/, '');
+  let text = binary ? `${rev} is a binary blob; its contents are not shown.` : content;
+  if (r.truncated)
+    text += `${text.endsWith('\n') ? '' : '\n'}[cut at max_bytes=${args.max_bytes}; read_file shows the working-tree copy in ranges]`;
+  return { fields: lean({ type, content, binary, truncated: r.truncated }), text };
+}
+
+/** The model's text for a commit: its header, one line per file, the diff and how to continue it. */
+function commitText(
+  args: Args,
+  commit: LogCommit,
+  d: AssembledDiff,
+  listed: boolean,
+  next: Record<string, unknown> | null,
+): string {
+  const parts = [header(commit), ''];
+  const mark = (f: DiffFile) =>
+    f.shown === 'omitted' && args.include_diff ? '  [not shown]' : f.shown === 'partial' ? '  [cut]' : '';
+  if (d.files.length) parts.push(...d.files.map((f) => fileLine(f) + mark(f)), '');
+  else parts.push(listed ? '(no changes to the given paths)' : '(no file changes)', '');
+  let text = parts.join('\n') + (args.include_diff ? d.text : '');
+  if (d.truncated && args.include_diff) {
+    let note = `[diff cut at max_bytes=${args.max_bytes}`;
+    if (next) note += `; more: ${callText('git_show', next)}`;
+    text += `${text.endsWith('\n') ? '' : '\n'}${note}]`;
+  }
+  return text;
+}
+
 export const gitShowTool = defineTool({
   name: 'git_show',
   title: 'Git show',
@@ -205,62 +237,28 @@ export const gitShowTool = defineTool({
     }
     const repo = found.repo;
     const type = await objectType(ctx, repo, rev);
-    const structured: Record<string, unknown> = repoFields(ctx, found);
     if (type === 'blob' || type === 'tree') {
-      const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
-        cwd: repo.cwd,
-        pin: repo.pin,
-        filterArgs: repo.filterArgs,
-        maxStdoutBytes: args.max_bytes + 1,
-        signal: ctx.signal,
-      });
-      if (r.code !== 0 && !r.truncated) throw gitFailed('show', r);
-      const binary = r.stdout.subarray(0, 8000).includes(0);
-      let content = binary ? '' : r.stdout.subarray(0, args.max_bytes).toString('utf8');
-      if (!binary && r.truncated) content = content.replace(/\uFFFD$/, '');
-      Object.assign(structured, lean({ type, content, binary, truncated: r.truncated }));
-      let text = binary ? `${rev} is a binary blob; its contents are not shown.` : content;
-      if (r.truncated)
-        text += `${text.endsWith('\n') ? '' : '\n'}[cut at max_bytes=${args.max_bytes}; read_file shows the working-tree copy in ranges]`;
-      return { structured, text };
+      const o = await showObject(ctx, repo, args, rev, type);
+      return { structured: { ...repoFields(ctx, found), ...o.fields }, text: o.text };
     }
     if (type !== 'commit' && type !== 'tag') throw notFoundRev(rev);
     const { commit, d } = await showCommit(ctx, repo, args, rev, only?.map((p) => p.spec) ?? []);
-    Object.assign(
-      structured,
-      lean({
-        type: 'commit',
-        commit: commitOut(commit),
-        files: diffFilesOut(d.files, false),
-        diff: args.include_diff ? d.text : undefined,
-        truncated: d.truncated,
-      }),
-    );
-    const parts = [header(commit), ''];
-    if (d.files.length)
-      parts.push(
-        ...d.files.map(
-          (f) =>
-            fileLine(f) +
-            (f.shown === 'omitted' && args.include_diff
-              ? '  [not shown]'
-              : f.shown === 'partial'
-                ? '  [cut]'
-                : ''),
-        ),
-        '',
-      );
-    else parts.push(only ? '(no changes to the given paths)' : '(no file changes)', '');
-    let text = parts.join('\n') + (args.include_diff ? d.text : '');
-    if (d.truncated && args.include_diff) {
-      const next = nextCall(args, commit.sha, d); // pinned: HEAD may move between pages
-      let note = `[diff cut at max_bytes=${args.max_bytes}`;
-      if (next) {
-        structured.next_action = { tool: 'git_show', arguments: next };
-        note += `; more: ${callText('git_show', next)}`;
-      }
-      text += `${text.endsWith('\n') ? '' : '\n'}${note}]`;
-    }
-    return { structured, text };
+    // pinned to the commit's id: HEAD may move between pages
+    const next = d.truncated && args.include_diff ? nextCall(args, commit.sha, d) : null;
+    const structured: Output = {
+      ...repoFields(ctx, found),
+      ...lean(
+        {
+          type: 'commit' as const,
+          commit: commitOut(commit),
+          files: diffFilesOut(d.files, false),
+          diff: args.include_diff ? d.text : undefined,
+          truncated: d.truncated,
+        },
+        [...COMMIT_KEEP, 'path'],
+      ),
+      ...(next ? { next_action: { tool: 'git_show', arguments: next } } : {}),
+    };
+    return { structured, text: commitText(args, commit, d, only !== undefined, next) };
   },
 });

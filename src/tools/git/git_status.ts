@@ -21,6 +21,7 @@ import {
   scopeSpec,
   showPath,
   wsPath,
+  type PathScope,
 } from './shared.js';
 
 export const DEFAULT_STATUS_ENTRIES = 500;
@@ -103,6 +104,33 @@ function branchLine(b: StatusBranch): string {
   return s;
 }
 
+type Args = z.output<typeof input>;
+
+/** The text lines for the entries shown, or what an empty status means. */
+function entryLines(entries: Entry[], args: Args, dir: PathScope, total: number): string[] {
+  const lines = entries.map((e) =>
+    e.orig_path !== null
+      ? `${e.code} ${showPath(e.orig_path)} -> ${showPath(e.path)}`
+      : `${e.code} ${showPath(e.path)}`,
+  );
+  if (total === 0)
+    lines.push(
+      (args.include_untracked
+        ? 'nothing to commit, working tree clean'
+        : 'no changes to tracked files (untracked files not listed)') + missingNote(dir),
+    );
+  return lines;
+}
+
+/** A cut status: the call that shows more (all entries, then tracked files only), if there is one. */
+function nextCall(args: Args, dir: PathScope): Record<string, unknown> | null {
+  const same = { path: dir.rel, include_untracked: args.include_untracked, max_entries: args.max_entries };
+  if (args.max_entries < MAX_STATUS_ENTRIES)
+    return explicitArgs(input, { ...same, max_entries: MAX_STATUS_ENTRIES });
+  if (args.include_untracked) return explicitArgs(input, { ...same, include_untracked: false });
+  return null;
+}
+
 export const gitStatusTool = defineTool({
   name: 'git_status',
   title: 'Git status',
@@ -136,61 +164,44 @@ export const gitStatusTool = defineTool({
     });
     if (r.code !== 0 && !r.truncated) throw gitFailed('status', r);
     const parsed = parseStatusV2(r.stdout, !r.truncated);
-    const conv = (p: string) => wsPath(ctx, repo.top, p);
-    const all = parsed.entries.map((e) => toEntry(e, conv));
+    const all = parsed.entries.map((e) => toEntry(e, (p) => wsPath(ctx, repo.top, p)));
     const entries = all.slice(0, args.max_entries);
     const truncated = all.length > entries.length || parsed.cut;
-    const counts = {
-      staged: all.filter((e) => e.staged).length,
-      unstaged: all.filter((e) => e.unstaged).length,
-      untracked: all.filter((e) => e.kind === 'untracked').length,
-      conflicted: all.filter((e) => e.kind === 'unmerged').length,
-    };
-    const structured: Record<string, unknown> = lean({
-      ...repoFields(ctx, found),
-      branch: parsed.branch,
-      entries: entries.map((e) => ({
-        path: e.path,
-        orig_path: e.orig_path,
-        code: e.code,
-        submodule: e.submodule,
-      })),
-      ...(truncated ? { total_entries: all.length, truncated, counts } : {}),
-    });
-    const lines: string[] = [];
-    if (parsed.branch) lines.push(branchLine(parsed.branch));
+    const lines = parsed.branch ? [branchLine(parsed.branch)] : [];
     if (spec.length) lines.push(`[limited to ${scopeName(dir)}]`);
-    for (const e of entries) {
-      lines.push(
-        e.orig_path !== null
-          ? `${e.code} ${showPath(e.orig_path)} -> ${showPath(e.path)}`
-          : `${e.code} ${showPath(e.path)}`,
-      );
-    }
-    if (all.length === 0)
-      lines.push(
-        (args.include_untracked
-          ? 'nothing to commit, working tree clean'
-          : 'no changes to tracked files (untracked files not listed)') + missingNote(dir),
-      );
+    lines.push(...entryLines(entries, args, dir, all.length));
+    const next = truncated ? nextCall(args, dir) : null;
     if (truncated) {
-      let next: Record<string, unknown> | null = null;
-      const same = {
-        path: dir.rel,
-        include_untracked: args.include_untracked,
-        max_entries: args.max_entries,
-      };
-      if (args.max_entries < MAX_STATUS_ENTRIES)
-        next = explicitArgs(input, { ...same, max_entries: MAX_STATUS_ENTRIES });
-      else if (args.include_untracked) next = explicitArgs(input, { ...same, include_untracked: false });
       const total = parsed.cut ? `at least ${all.length}` : String(all.length);
-      let note = `[showing ${entries.length} of ${total} entries`;
-      if (next) {
-        structured.next_action = { tool: 'git_status', arguments: next };
-        note += `; more: ${callText('git_status', next)}`;
-      } else note += '; narrow path to see the rest';
-      lines.push(note + ']');
+      const more = next ? `; more: ${callText('git_status', next)}` : '; narrow path to see the rest';
+      lines.push(`[showing ${entries.length} of ${total} entries${more}]`);
     }
+    const structured: z.output<typeof output> = {
+      ...lean(
+        {
+          ...repoFields(ctx, found),
+          branch: parsed.branch,
+          entries: entries.map((e) => ({
+            path: e.path,
+            orig_path: e.orig_path,
+            code: e.code,
+            submodule: e.submodule,
+          })),
+          ...(truncated ? { total_entries: all.length, truncated, counts: countsOf(all) } : {}),
+        },
+        ['path', 'code'],
+      ),
+      ...(next ? { next_action: { tool: 'git_status', arguments: next } } : {}),
+    };
     return { structured, text: lines.join('\n') };
   },
 });
+
+function countsOf(all: Entry[]) {
+  return {
+    staged: all.filter((e) => e.staged).length,
+    unstaged: all.filter((e) => e.unstaged).length,
+    untracked: all.filter((e) => e.kind === 'untracked').length,
+    conflicted: all.filter((e) => e.kind === 'unmerged').length,
+  };
+}

@@ -5,7 +5,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { gitPath } from '../../git/args.js';
+import { gitPath, nearestDir } from '../../git/args.js';
 import { openRepo, type GitRepo } from '../../git/repo.js';
 import { splitPatch, type FileChangeKind, type NumstatEntry } from '../../git/parse-diff.js';
 import { toPosixRel } from '../../workspace/paths.js';
@@ -30,7 +30,8 @@ export function repoFields(ctx: ToolContext, found: RepoOrNot): { repo_root?: st
   return top === '.' ? {} : { repo_root: top };
 }
 
-const PERSON = z.object({ name: z.string(), email: z.string(), date: z.string() });
+/** An empty email (`<>`) is left out, as every field at its default (core/lean.ts). */
+const PERSON = z.object({ name: z.string(), email: z.string().optional(), date: z.string() });
 
 /** One commit as git_log lists it and git_show shows it; `committer` only when it differs from `author`. */
 export const COMMIT = z.object({
@@ -39,20 +40,25 @@ export const COMMIT = z.object({
   author: PERSON,
   committer: PERSON.optional(),
   refs: z.array(z.string()).optional(),
-  subject: z.string(),
+  subject: z.string().optional(),
   body: z.string().optional(),
   body_truncated: z.boolean().optional(),
 });
 
-type Person = z.infer<typeof PERSON>;
+type Person = z.input<typeof PERSON>;
+
+/** Fields of a commit that are never empty, named so that their lean type says so (an empty subject goes). */
+export const COMMIT_KEEP = ['sha', 'author', 'name', 'date'] as const;
 
 /** A parsed commit as results carry it: lean, committer left out when it is the author. */
-export function commitOut<C extends { author: Person; committer: Person }>(c: C): Record<string, unknown> {
+export function commitOut<C extends { sha: string; subject: string; author: Person; committer: Person }>(
+  c: C,
+) {
   const same =
     c.committer.name === c.author.name &&
     c.committer.email === c.author.email &&
     c.committer.date === c.author.date;
-  return lean({ ...c, committer: same ? undefined : c.committer }, ['subject']);
+  return lean({ ...c, committer: same ? undefined : c.committer }, COMMIT_KEEP);
 }
 
 export const DEFAULT_DIFF_MAX_BYTES = 262_144;
@@ -82,17 +88,6 @@ export interface PathScope {
   isDir: boolean;
   /** The path exists in the working tree (a deleted file is still a path in history). */
   exists: boolean;
-}
-
-function nearestDir(p: string, root: string): string {
-  for (let d = p; ; d = path.dirname(d)) {
-    try {
-      if (statSync(d).isDirectory()) return d;
-    } catch {
-      // missing: try the parent
-    }
-    if (d === root || d === path.dirname(d)) return root;
-  }
 }
 
 /**
@@ -178,13 +173,16 @@ export const DIFF_FILE = z.object({
 });
 
 /** DiffFiles as results carry them (DIFF_FILE). */
-export function diffFilesOut(files: DiffFile[], withSection: boolean): Array<Record<string, unknown>> {
+export function diffFilesOut(files: DiffFile[], withSection: boolean): Array<z.output<typeof DIFF_FILE>> {
   return files.map((f) =>
-    lean({
-      ...f,
-      section: withSection ? f.section : undefined,
-      shown: f.shown === 'full' ? undefined : f.shown,
-    }),
+    lean(
+      {
+        ...f,
+        section: withSection && f.section !== 'commit' ? f.section : undefined,
+        shown: f.shown === 'full' ? undefined : f.shown,
+      },
+      ['path'],
+    ),
   );
 }
 
@@ -231,6 +229,27 @@ function dropIndexLine(text: string): string {
   return head.replace(INDEX_LINE, '') + text.slice(head.length);
 }
 
+/** A section's files, one per path: numstat lists an unmerged path once per stage (kept once, larger counts). */
+function sectionFiles(s: DiffSectionInput): { byPath: Map<string, DiffFile>; own: DiffFile[] } {
+  const byPath = new Map<string, DiffFile>();
+  const own: DiffFile[] = [];
+  for (const f of s.files) {
+    const prevSame = byPath.get(f.path);
+    if (prevSame) {
+      prevSame.kind = 'unmerged';
+      if ((f.additions ?? 0) + (f.deletions ?? 0) > (prevSame.additions ?? 0) + (prevSame.deletions ?? 0)) {
+        prevSame.additions = f.additions;
+        prevSame.deletions = f.deletions;
+      }
+      continue;
+    }
+    const d: DiffFile = { ...f, kind: f.kind ?? 'modified', shown: s.patch === null ? 'full' : 'omitted' };
+    byPath.set(f.path, d);
+    own.push(d);
+  }
+  return { byPath, own };
+}
+
 /**
  * Joins sections into one text of at most maxBytes, file by file in git's order. The first file that does
  * not fit ends the text (shown partially when nothing was shown before it); it and every later file are
@@ -244,23 +263,7 @@ export function assembleDiff(inputs: DiffSectionInput[], maxBytes: number): Asse
   let used = 0;
   let stopped = false;
   for (const s of inputs) {
-    const byPath = new Map<string, DiffFile>();
-    const own: DiffFile[] = [];
-    for (const f of s.files) {
-      const prevSame = byPath.get(f.path);
-      if (prevSame) {
-        // numstat lists an unmerged path once per stage: keep one entry, the larger counts
-        prevSame.kind = 'unmerged';
-        if ((f.additions ?? 0) + (f.deletions ?? 0) > (prevSame.additions ?? 0) + (prevSame.deletions ?? 0)) {
-          prevSame.additions = f.additions;
-          prevSame.deletions = f.deletions;
-        }
-        continue;
-      }
-      const d: DiffFile = { ...f, kind: f.kind ?? 'modified', shown: s.patch === null ? 'full' : 'omitted' };
-      byPath.set(f.path, d);
-      own.push(d);
-    }
+    const { byPath, own } = sectionFiles(s);
     files.push(...own);
     if (s.patch === null) continue;
     const sections = splitPatch(s.patch);
