@@ -11,17 +11,26 @@
 # `dangerous` only with an explicit `-e SERVICE_PERMISSION_MODE=dangerous` at run time.
 
 FROM node:20-bookworm-slim AS build
+# A C compiler for the native helpers (dist/native/): the network bridge of `safe`, and the Landlock sandbox that
+# confines commands where the container runtime does not let bubblewrap create namespaces (docs/security-model.md).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY native ./native
 COPY src ./src
-# `npm ci` runs the `prepare` script (the TypeScript build); then only runtime dependencies stay.
+# `npm ci` runs the `prepare` script (the TypeScript build and the native helpers, which must be there); then
+# only runtime dependencies stay.
 RUN npm ci --no-audit --no-fund \
+ && test -x dist/native/wb-landlock && test -x dist/native/wb-netbridge \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 # tini reaps the orphans of the commands the server runs; git for the git tools; ripgrep as search fallback;
-# bubblewrap is used when the container runtime allows user namespaces (else SERVICE_SANDBOX=auto says so).
+# bubblewrap is used when the container runtime allows user namespaces, else the Landlock helper built above
+# (SERVICE_SANDBOX=auto; server_info says which).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini git ripgrep bubblewrap ca-certificates \
  && rm -rf /var/lib/apt/lists/* \

@@ -81,6 +81,17 @@ describe('decisions.md 32: the Dockerfile, checked statically (hadolint-style)',
     }
   });
 
+  it('the build stage has a C compiler and the native sources, and fails unless the Landlock helper and the bridge were built', () => {
+    const build = all.slice(0, lastFrom);
+    const runs = of('RUN', build).map((i) => i.args);
+    expect(runs.some((r) => /apt-get install[^&]*\bgcc\b/.test(r) && r.includes('libc6-dev'))).toBe(true);
+    expect(of('COPY', build).map((i) => i.args.trim())).toContain('native ./native');
+    const ci = runs.find((r) => r.includes('npm ci')) ?? '';
+    for (const helper of ['wb-landlock', 'wb-netbridge'])
+      expect(ci).toContain(`test -x dist/native/${helper}`);
+    expect(of('COPY').some((i) => /--from=build \/app\/dist \.\/dist/.test(i.args))).toBe(true);
+  });
+
   it('.dockerignore keeps the checkout, dependencies and secrets out of the build context', () => {
     const ignored = read('.dockerignore')
       .split('\n')
