@@ -65,7 +65,7 @@ describe('a tty command returns once its first output settles (issue 12 item 6)'
   });
 });
 
-describe('the first-command rehearsal leaves nothing behind (src/cli/main.ts rehearse)', () => {
+describe('the first-command rehearsal leaves nothing behind (src/cli/warm-up.ts rehearse)', () => {
   it('after the rehearsal, check_exec_environment counts no running and no finished command', async () => {
     ws = makeWorkspace({});
     server = await startServer({ workspace: ws.dir, env: { SERVICE_LOG_LEVEL: 'debug' } });

@@ -1,0 +1,42 @@
+// The warm-up right after the server is ready (cli/main.ts): the first command's helper, the tool modules and
+// a rehearsal of one command, so the first real call does not wait for them.
+import { SERVER_PRINCIPAL } from '../core/principal.js';
+import type { Logger } from '../core/log.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/**
+ * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper, the
+ * tool modules) so it does not wait for them (docs/tools.md#commands, docs/architecture.md), and without a
+ * sandbox say what `safe`/`trusted` then cannot stop (docs/security-model.md).
+ */
+export function afterReady(runtime: Runtime, log: Logger): void {
+  runtime.commands.warm();
+  const loaded = runtime.catalog.preload();
+  loaded.catch((e: unknown) => log.error(String((e as Error)?.message ?? e)));
+  void rehearse(runtime, loaded).catch(() => {});
+  const s = runtime.commands.sandboxStatus();
+  if (s.in_use !== null || runtime.config.permissionMode === 'dangerous') return;
+  log.warn(
+    `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
+  );
+}
+
+/**
+ * Once the tools are loaded and the command helper is up, one `echo` through exec_command's whole path, then
+ * forgotten: the first real command finds its code compiled and the helper's first fork done
+ * (docs/architecture.md: the first command within 1.5× of later ones). Not a tool call of any client: no
+ * audit line, never listed.
+ */
+async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<void> {
+  // A test that stops the server at a pause point aims at its own tool call, not at this one.
+  if (runtime.config.testPause) return;
+  await loaded;
+  if (!(await runtime.commands.whenUp())) return;
+  const entry = await runtime.catalog.lookup('exec_command');
+  if (!entry) return;
+  const ctx = { runtime, principal: SERVER_PRINCIPAL, signal: new AbortController().signal };
+  const r = await entry.call({ cmd: 'echo rehearsal' }, ctx);
+  const id = r.structured.command_id;
+  if (typeof id === 'string') runtime.commands.forget(id);
+  runtime.log.debug('first-command rehearsal done', { forgotten: typeof id === 'string' });
+}
