@@ -2,7 +2,7 @@
 // aud = the exact MCP resource URL, sub and client_id, iat, exp, jti, and sid (the grant family, so revoking
 // a family revokes its tokens). Verification pins the algorithm to HS256 (no `none`, no key confusion), the
 // issuer and the audience, and reads time from the injected clock.
-import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
+import { jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Clock } from '../core/clock.js';
 import { randomToken, type RandomSource } from './secrets.js';
 
@@ -70,18 +70,29 @@ export class AccessTokens {
       // aud must be exactly the resource, not a list that happens to contain it.
       if (payload.aud !== expected.audience)
         return { ok: false, reason: 'the token is for another resource' };
-      if (
-        typeof payload.client_id !== 'string' ||
-        payload.client_id !== payload.sub ||
-        typeof payload.sid !== 'string'
-      ) {
+      if (!isAccessClaims(payload) || payload.client_id !== payload.sub) {
         return { ok: false, reason: 'the token is malformed' };
       }
-      return { ok: true, claims: payload as unknown as AccessClaims };
+      return { ok: true, claims: payload };
     } catch (e) {
       return { ok: false, reason: describe(e) };
     }
   }
+}
+
+/** Every claim of AccessClaims present with its type (jose checked iss, aud, iat and exp already). */
+function isAccessClaims(p: JWTPayload): p is JWTPayload & AccessClaims {
+  return (
+    typeof p.iss === 'string' &&
+    typeof p.aud === 'string' &&
+    typeof p.sub === 'string' &&
+    typeof p.client_id === 'string' &&
+    typeof p.sid === 'string' &&
+    typeof p.jti === 'string' &&
+    typeof p.iat === 'number' &&
+    typeof p.exp === 'number' &&
+    (p.scope === undefined || typeof p.scope === 'string')
+  );
 }
 
 function describe(e: unknown): string {

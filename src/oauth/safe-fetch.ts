@@ -53,10 +53,10 @@ async function checkedAddress(
 
 /** A lookup that answers with the already-checked address, in both shapes node:net may ask for. */
 function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
-  return ((_host: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+  return (_host, options, cb) => {
     if (options?.all) cb(null, [{ address, family }]);
     else cb(null, address, family);
-  }) as unknown as LookupFunction;
+  };
 }
 
 function isJsonMediaType(contentType: string | undefined): boolean {

@@ -90,7 +90,7 @@ export function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
   }
   let done = false;
   // The library throws on stream errors nobody listens to; EIO at exit is normal.
-  (term as unknown as { on(ev: string, f: (e: unknown) => void): void }).on('error', () => {});
+  ignoreErrors(term);
   term.onData((d: string | Buffer) => ev.onStdout(typeof d === 'string' ? Buffer.from(d) : d));
   term.onExit(({ exitCode, signal }) => {
     if (done) return;
@@ -118,4 +118,9 @@ export function spawnPty(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
     },
     signal: (sig) => signalTree(treeTarget(term.pid, spec), sig),
   };
+}
+
+/** node-pty's terminal is an event emitter at run time, though its type does not say so: listen for errors. */
+function ignoreErrors(term: object): void {
+  if ('on' in term && typeof term.on === 'function') term.on('error', () => {});
 }

@@ -158,7 +158,7 @@ export class Spawner {
     child.on('error', (e) => this.log.warn('spawner helper error', { error: String(e) }));
     // Neither the helper nor its channel keeps the server alive; the helper exits when the server does.
     child.unref();
-    (child as unknown as { channel?: { unref(): void } }).channel?.unref();
+    child.channel?.unref();
     const watch = new HelperWatch(
       {
         pid: child.pid,

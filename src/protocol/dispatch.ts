@@ -71,7 +71,7 @@ export class Dispatcher {
           const canAsk = era === 'modern' && isObject(cls.clientCapabilities?.elicitation);
           const result = await callTool(this.runtime, msg.params, principal, signal, canAsk);
           if ('inputRequired' in result) return this.inputRequired(msg, result.inputRequired);
-          const reply = this.ok(msg, era, result as unknown as Record<string, unknown>);
+          const reply = this.ok(msg, era, result);
           if (result.isError) reply.outcome = (result.structuredContent.error as { code: string }).code;
           return reply;
         }

@@ -11,11 +11,12 @@ export { lean };
 /** Emergency ceiling on model-facing text; each tool has tighter limits of its own. */
 export const TEXT_CEILING_BYTES = 2 * 1024 * 1024;
 
-export interface CallToolResult {
+/** A type, not an interface, so that it is also a plain JSON object (`Record<string, unknown>`) to the dispatcher. */
+export type CallToolResult = {
   content: Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>;
   structuredContent: Record<string, unknown>;
   isError: boolean;
-}
+};
 
 function ceiling(text: string): string {
   if (text.length * 3 <= TEXT_CEILING_BYTES) return text;
