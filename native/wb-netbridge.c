@@ -268,7 +268,10 @@ static void serve(int lfd, pid_t command) {
 }
 
 static void close_others(int keep) {
-  if (syscall(SYS_close_range, 3, keep - 1, 0) == 0 && syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) return;
+  /* keep is usually 3 itself: then there is nothing below it to close (close_range(3, 2) would be EINVAL and
+   * send every start through the loop below, thousands of close calls with a raised descriptor limit). */
+  if ((keep <= 3 || syscall(SYS_close_range, 3, keep - 1, 0) == 0) && syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
+    return;
   long max = sysconf(_SC_OPEN_MAX);
   if (max < 0 || max > 65536) max = 65536;
   for (int fd = 3; fd < max; fd++)
