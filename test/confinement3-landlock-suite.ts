@@ -134,6 +134,30 @@ export function landlockSuite(as: RunAs): void {
       expect(env.sc.policy.network).toMatch(/denied by the kernel/);
     });
 
+    it('SERVICE_SANDBOX=landlock forces it where bubblewrap would run (no launcher): commands are confined the same', async () => {
+      const rt = ownedDir('/tmp', 'wb-ll-frt-', as);
+      made.push(rt);
+      const forced = await startBinAs({
+        workspace: trustedWs,
+        runtimeRoot: rt,
+        as,
+        env: { SERVICE_SANDBOX: 'landlock' },
+      });
+      try {
+        const info = await call(forced.url, 'server_info');
+        expect(info.sc.sandbox.in_use, info.sc.sandbox.reason).toBe('landlock');
+        const r = await run(
+          `cat ${files.tmp}; echo x > /tmp/wb-ll-forced-${tag} || echo refused`,
+          () => forced,
+        );
+        expect(r.stdout + (r.stderr ?? '')).not.toContain(canary);
+        expect(r.stdout).toMatch(/refused\n$/);
+        expect(existsSync(`/tmp/wb-ll-forced-${tag}`)).toBe(false);
+      } finally {
+        await forced.stop();
+      }
+    });
+
     it('the capability set inside a command is empty (CapEff 0, no-new-privileges), whoever runs the server', async () => {
       const r = await run('grep -E "^(CapEff|CapPrm|CapAmb|CapBnd|NoNewPrivs):" /proc/self/status');
       for (const k of ['CapPrm', 'CapEff', 'CapAmb'])
