@@ -4,51 +4,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PAUSE_POINTS } from '../core/pause.js';
 import { badEntry, isHostPattern, isPrivateEntry, testResolve } from './network.js';
-import { ENTRIES, PREFIX, describeKind, type Entry } from './schema.js';
+import { ENTRIES, PREFIX, describeKind, isSettings, type Entry, type Settings } from './schema.js';
 
-export type PermissionMode = 'safe' | 'trusted' | 'dangerous';
-export type AuthMode = 'bearer' | 'oauth' | 'noauth';
-export type SandboxMode = 'auto' | 'bwrap' | 'landlock' | 'off';
+export type PermissionMode = Settings['permissionMode'];
+export type AuthMode = Settings['authMode'];
+export type SandboxMode = Settings['sandbox'];
 
-export interface Config {
+/** What load() works out beside the settings of the table (config/schema.ts), or reads from elsewhere. */
+interface Computed {
+  /** The directory to serve: the setting, else where the user ran the command. */
   workspace: string;
-  host: string;
-  port: number;
   stdio: boolean;
-  permissionMode: PermissionMode;
-  authMode: AuthMode;
-  authTokens: readonly string[];
-  authTokenFile?: string;
-  oauthPassword?: string;
-  oauthTokenSecret?: string;
-  oauthTokenTtl: number;
-  oauthClientId?: string;
-  oauthRedirectUris: readonly string[];
-  oauthClientSecret?: string;
-  serverUrl?: string;
-  trustProxyHeaders: boolean;
-  allowedOrigins: readonly string[];
-  externalAuthProxy: boolean;
-  dangerouslyFakeReadonlyAnnotations: boolean;
-  enableViewImage: boolean;
-  maxRequestBytes: number;
-  execMaxActive: number;
-  execMaxProcesses: number;
-  execMaxRetained: number;
-  execRetentionS: number;
-  execStreamBufferBytes: number;
-  execTotalBufferBytes: number;
-  sandbox: SandboxMode;
-  /** `safe`: host patterns the filtering proxy allows besides the defaults, refuses, and lets resolve privately. */
-  networkAllow: readonly string[];
-  networkDeny: readonly string[];
-  networkAllowPrivate: readonly string[];
-  runtimeRoot?: string;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  auditLog?: string;
-  /** The operator's console (src/console/): on unless SERVICE_CONSOLE=0; its loopback port (0: any free one). */
-  console: boolean;
-  consolePort: number;
   /** Where credentials are kept across restarts (state/), or undefined with `SERVICE_STATE_DIR=off`. */
   stateDir?: StateDirChoice;
   /** Which flag or variable set each key (`--workspace`, `SERVICE_WORKSPACE`); absent for a default. */
@@ -65,8 +31,13 @@ export interface Config {
   /** Test-only (config/network.ts): WB_TEST_RESOLVE maps host names to addresses for the proxy. Never documented
    *  for users, inert when unset. */
   testResolve?: Readonly<Record<string, readonly string[]>>;
-  oauthClientMetadataDocuments: boolean;
 }
+
+/**
+ * The server's configuration: every setting of config/schema.ts with the type its kind parses to (one source:
+ * the table), and what load() computes. Frozen.
+ */
+export type Config = Omit<Settings, keyof Computed> & Computed;
 
 /**
  * The root of kept state, `<dir>/<workspace id>/` below it (state/state-dir.ts). `from` names the setting it
@@ -234,15 +205,36 @@ export function load(
         `${http.flag} applies to the HTTP server only, and --stdio serves stdin/stdout; drop ${http.flag} or --stdio`,
       );
   }
+  if (!isSettings(out)) throw new ConfigError('internal error: a setting did not parse to its type');
   // Under `npm --prefix <checkout> start`, npm changes into the checkout; INIT_CWD is where the user ran it.
   const userCwd = env.npm_lifecycle_event === 'start' && env.INIT_CWD ? env.INIT_CWD : cwd;
-  out.workspace ??= userCwd;
-  out.userCwd = userCwd;
-  out.stdio = stdio;
-  out.stateDir = stateDirChoice(out.stateDir as string | undefined, sources.stateDir, env);
+  const stateDir = stateDirChoice(out.stateDir, sources.stateDir, env);
+  const authTokens = checkedTokens(out, sources);
+  const snapshot: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') snapshot[k] = v;
+  const pause = testPause(env);
+  const resolve = checkNetwork(out, sources, env);
+  const config: Config = {
+    ...out,
+    workspace: out.workspace ?? userCwd,
+    stateDir,
+    authTokens,
+    userCwd,
+    stdio,
+    sources: Object.freeze(sources),
+    env: Object.freeze(snapshot),
+    testPause: pause,
+    ...(env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1' ? { testCimdAllowLoopback: true } : {}),
+    ...(resolve ? { testResolve: resolve } : {}),
+  };
+  return { kind: 'serve', config: Object.freeze(config) };
+}
 
-  const tokenSources: Array<[string, string[]]> = [[`${PREFIX}AUTH_TOKEN`, out.authTokens as string[]]];
-  if (typeof out.authTokenFile === 'string') {
+/** The bearer tokens: SERVICE_AUTH_TOKEN's and those of the token file, each checked. */
+function checkedTokens(out: Settings, sources: Record<string, string>): readonly string[] {
+  const tokenSources: Array<[string, readonly string[]]> = [[`${PREFIX}AUTH_TOKEN`, out.authTokens]];
+  let all = out.authTokens;
+  if (out.authTokenFile !== undefined) {
     const from = `${sources.authTokenFile} ${out.authTokenFile}`;
     let text: string;
     try {
@@ -261,7 +253,7 @@ export function load(
         `${from} holds no token; put one token of at least 16 characters in it (e.g. openssl rand -hex 32 > FILE)`,
       );
     tokenSources.push([from, fileTokens]);
-    out.authTokens = [...(out.authTokens as string[]), ...fileTokens];
+    all = [...all, ...fileTokens];
   }
   for (const [from, tokens] of tokenSources) {
     for (const t of tokens) {
@@ -277,14 +269,7 @@ export function load(
       }
     }
   }
-  out.sources = Object.freeze(sources);
-  const snapshot: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') snapshot[k] = v;
-  out.env = Object.freeze(snapshot);
-  out.testPause = testPause(env);
-  if (env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1') out.testCimdAllowLoopback = true;
-  checkNetwork(out, sources, env);
-  return { kind: 'serve', config: Object.freeze(out) as unknown as Config };
+  return all;
 }
 
 /**
@@ -317,18 +302,18 @@ function stateDirChoice(
   return undefined;
 }
 
-/** The proxy's lists must be well-formed (a typo would silently allow or refuse the wrong hosts). */
+/** The proxy's lists must be well-formed (a typo would silently allow or refuse the wrong hosts); WB_TEST_RESOLVE. */
 function checkNetwork(
-  out: Record<string, unknown>,
+  out: Settings,
   sources: Record<string, string>,
   env: Record<string, string | undefined>,
-): void {
+): Readonly<Record<string, readonly string[]>> | undefined {
   for (const [key, ok] of [
     ['networkAllow', isHostPattern],
     ['networkDeny', isHostPattern],
     ['networkAllowPrivate', isPrivateEntry],
   ] as const) {
-    const bad = badEntry(out[key] as string[], ok);
+    const bad = badEntry(out[key], ok);
     if (bad !== undefined)
       throw new ConfigError(
         `${sources[key]}: ${JSON.stringify(bad)} is not ${key === 'networkAllowPrivate' ? 'a host name, IP or CIDR' : 'a host pattern (example.com, *.example.com, *)'}`,
@@ -336,7 +321,7 @@ function checkNetwork(
   }
   const resolve = testResolve(env.WB_TEST_RESOLVE);
   if (typeof resolve === 'string') throw new ConfigError(resolve);
-  if (resolve) out.testResolve = resolve;
+  return resolve;
 }
 
 /** WB_TEST_PAUSE=<point>[,<point>...] (docs/design-notes.md#pause-points): undefined unless set; an unknown point is an error. */

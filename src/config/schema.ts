@@ -31,9 +31,10 @@ export interface Entry {
   httpOnly?: boolean;
 }
 
-const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
+const int = (min: number, max: number) => ({ type: 'int', min, max }) as const;
 
-export const ENTRIES: readonly Entry[] = [
+/** The table, with every literal kept, so that the settings' type is read from it (`Settings`). */
+const TABLE = [
   {
     key: 'workspace',
     env: 'WORKSPACE',
@@ -358,7 +359,61 @@ export const ENTRIES: readonly Entry[] = [
     default: undefined,
     doc: 'JSON-lines file recording every tool call (who, what, result).',
   },
-];
+] as const satisfies readonly Entry[];
+
+export const ENTRIES: readonly Entry[] = TABLE;
+
+type TableEntry = (typeof TABLE)[number];
+
+/** The value a setting of kind K holds once parsed (load.ts parseValue). */
+type ValueOf<K> = K extends { type: 'int' }
+  ? number
+  : K extends { type: 'bool' }
+    ? boolean
+    : K extends { type: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : K extends { type: 'list' }
+        ? readonly string[]
+        : string;
+
+/** A setting always has a value when it has a default or is a list (empty by default). */
+type Present<E extends TableEntry> = E['default'] extends undefined
+  ? E['kind'] extends { type: 'list' }
+    ? true
+    : false
+  : true;
+
+/**
+ * Every setting of the table, by key, with the type its kind parses to: what load.ts reads from flags and the
+ * environment before the values it computes (config/load.ts `Config`). One source: this table.
+ */
+export type Settings = {
+  [E in TableEntry as Present<E> extends true ? E['key'] : never]: ValueOf<E['kind']>;
+} & {
+  [E in TableEntry as Present<E> extends true ? never : E['key']]?: ValueOf<E['kind']>;
+};
+
+/** Whether `v` is what entry `e` parses to (a parsed value always is; this is the run-time proof of the type). */
+function holds(e: Entry, v: unknown): boolean {
+  if (v === undefined) return e.default === undefined && e.kind.type !== 'list';
+  switch (e.kind.type) {
+    case 'int':
+      return typeof v === 'number';
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'enum':
+      return typeof v === 'string' && e.kind.values.includes(v);
+    case 'list':
+      return Array.isArray(v) && v.every((x) => typeof x === 'string');
+    default:
+      return typeof v === 'string';
+  }
+}
+
+/** Every entry's value in `values` has its entry's type. */
+export function isSettings(values: Record<string, unknown>): values is Record<string, unknown> & Settings {
+  return ENTRIES.every((e) => holds(e, values[e.key]));
+}
 
 export const PREFIX = 'SERVICE_';
 

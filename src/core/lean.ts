@@ -24,7 +24,13 @@ type MayBeDefault<V> = undefined extends V
           : true extends EmptyableMember<V>
             ? true
             : false;
-type EmptyableMember<V> = V extends readonly unknown[] ? true : V extends object ? ({} extends LeanObject<V, never> ? true : false) : false;
+type EmptyableMember<V> = V extends readonly unknown[]
+  ? true
+  : V extends object
+    ? Record<string, never> extends LeanObject<V, never>
+      ? true
+      : false
+    : false;
 
 /** Whether field `F` of `T` is optional in the lean result. */
 type Optional<T, F extends keyof T, K> = F extends 'next_action'
@@ -50,7 +56,11 @@ type FieldValue<T, F extends keyof T, K> = F extends 'next_action'
 type LeanObject<T, K> = {
   [F in keyof T as string extends F ? F : Optional<T, F, K> extends true ? never : F]: FieldValue<T, F, K>;
 } & {
-  [F in keyof T as string extends F ? never : Optional<T, F, K> extends true ? F : never]?: FieldValue<T, F, K>;
+  [F in keyof T as string extends F ? never : Optional<T, F, K> extends true ? F : never]?: FieldValue<
+    T,
+    F,
+    K
+  >;
 };
 
 /** What lean(value, keep) returns for a T (`K`: the names in `keep`). */
