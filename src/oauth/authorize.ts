@@ -25,8 +25,10 @@ import { lookupClient } from './client-lookup.js';
 import type { Client } from './clients.js';
 import type { OAuthContext } from './context.js';
 import { errorRedirectUrl, oauthError, sendErrorPage, sendRedirect, withQuery } from './errors.js';
-import { authorizePage, sendHtml } from './html.js';
-import { mediaType, parseForm, readBody } from './http-io.js';
+import { authorizePage, pairingPage, sendHtml } from './html.js';
+import type { ConsoleSignIns } from './console-signin.js';
+import { readBody } from '../http/body.js';
+import { mediaType, OAUTH_MAX_BODY_BYTES, parseForm } from './http-io.js';
 import type { AuthorizationRequest } from './pending.js';
 
 /** Every check of an authorization request, in order; a failure is an error page, never a redirect. */
@@ -49,6 +51,7 @@ export function redirectHost(uri: string): string {
 }
 
 function showForm(
+  ctx: OAuthContext,
   res: ServerResponse,
   client: Client,
   handle: string,
@@ -65,6 +68,7 @@ function showForm(
       handle,
       message,
       documentHost: client.documentHost,
+      consoleOn: ctx.signIns !== undefined,
     },
     [request.redirectUri],
   );
@@ -96,7 +100,7 @@ export async function handleAuthorizeGet(
     scope: form.get('scope'),
     base,
   };
-  showForm(res, client, ctx.pending.add(request), request, 200);
+  showForm(ctx, res, client, ctx.pending.add(request), request, 200);
 }
 
 function seconds(ms: number): number {
@@ -117,11 +121,14 @@ export async function handleAuthorizePost(
     const denied = oauthError('access_denied', 'The operator denied the authorization request');
     return sendRedirect(res, errorRedirectUrl(request.redirectUri, denied, request.state, request.base));
   }
+  // No password: the operator's console, with a pairing code (console-signin.ts); no attempt limit applies.
+  if (form.get('action') === 'console' && ctx.signIns) return askConsole(res, ctx, handle, request, client);
   const verdict = ctx.attempts.check(request.clientId);
   if (!verdict.ok) {
     const s = seconds(verdict.waitMs);
     const who = verdict.scope === 'client' ? 'for this application' : 'on this server';
     return showForm(
+      ctx,
       res,
       client,
       handle,
@@ -161,7 +168,7 @@ async function readAuthorizeForm(
       ),
     );
   }
-  const body = await readBody(req);
+  const body = await readBody(req, OAUTH_MAX_BODY_BYTES);
   if (body.ok) return parseForm(body.text);
   if (body.reason === 'too_large') {
     lingeringClose(req, res);
@@ -242,5 +249,80 @@ async function wrongPassword(
   const msg = next.ok
     ? 'Wrong password. Try again.'
     : `Wrong password. Wait ${seconds(next.waitMs)} seconds before the next attempt.`;
-  showForm(res, client, handle, request, 401, msg);
+  showForm(ctx, res, client, handle, request, 401, msg);
+}
+
+/** Files the sign-in on the operator's console and shows the pairing code; the page then waits (wait route). */
+function askConsole(
+  res: ServerResponse,
+  ctx: OAuthContext,
+  handle: string,
+  request: AuthorizationRequest,
+  client: Client,
+): void {
+  const signIns = ctx.signIns as ConsoleSignIns;
+  const name = client.clientName ?? 'An unnamed application';
+  const host = redirectHost(request.redirectUri);
+  const { token, code } = signIns.start(handle, request.clientId, name, host);
+  ctx.log?.info('oauth: sign-in sent to the operator console', { client_id: request.clientId });
+  sendHtml(res, 200, pairingPage({ clientName: name, redirectHost: host, code, waitUrl: waitUrl(token) }));
+}
+
+export const AUTHORIZE_WAIT_PATH = '/oauth/authorize/wait';
+/** How long one wait request holds for the operator before the page refreshes. */
+export const CONSOLE_WAIT_MS = 10_000;
+
+function waitUrl(token: string): string {
+  return `${AUTHORIZE_WAIT_PATH}?t=${encodeURIComponent(token)}`;
+}
+
+/** GET /oauth/authorize/wait?t=…: the pairing page's refresh; redirects once the operator decided. */
+export async function handleAuthorizeWait(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: OAuthContext,
+): Promise<void> {
+  const signIns = ctx.signIns;
+  const token = url.searchParams.get('t') ?? '';
+  const w = signIns?.get(token);
+  if (!signIns || !w)
+    return sendErrorPage(
+      res,
+      oauthError(
+        'invalid_request',
+        'This sign-in is no longer waiting (it expired, was withdrawn or finished)',
+      ),
+    );
+  const closed = new AbortController();
+  req.on('close', () => closed.abort());
+  const { result, note } = await signIns.approvals.wait(w.approvalId, CONSOLE_WAIT_MS, closed.signal);
+  if (res.destroyed) return;
+  if (result === 'pending') {
+    const request = ctx.pending.get(w.handle);
+    const found = request ? await lookupClient(ctx, request.clientId) : undefined;
+    const name = found?.ok ? (found.client.clientName ?? 'An unnamed application') : 'The application';
+    const host = request ? redirectHost(request.redirectUri) : '';
+    return sendHtml(
+      res,
+      200,
+      pairingPage({ clientName: name, redirectHost: host, code: w.code, waitUrl: waitUrl(token) }),
+    );
+  }
+  signIns.done(token);
+  const filed = await filedRequest(
+    res,
+    ctx,
+    parseForm(new URLSearchParams({ request: w.handle }).toString()),
+  );
+  if (!filed) return;
+  ctx.pending.take(w.handle);
+  const { request } = filed;
+  if (result === 'denied') {
+    const denied = oauthError('access_denied', `The operator denied the sign-in${note ? `: ${note}` : ''}`);
+    return sendRedirect(res, errorRedirectUrl(request.redirectUri, denied, request.state, request.base));
+  }
+  const code = ctx.codes.issue(request);
+  ctx.log?.info('oauth: authorization approved in the console', { client_id: request.clientId });
+  sendRedirect(res, withQuery(request.redirectUri, { code, state: request.state, iss: request.base }));
 }

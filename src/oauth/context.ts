@@ -1,5 +1,6 @@
 // Everything the OAuth endpoints share, built once per process by server.ts (one runtime owns all state,
 // docs/design-notes.md#one-workspace-one-runtime). Handlers receive it; none of them holds state of its own.
+import type { ConsoleSignIns } from './console-signin.js';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -34,4 +35,6 @@ export interface OAuthContext {
   baseUrl: (req: IncomingMessage) => string;
   allowedOrigins: readonly string[];
   log?: Logger;
+  /** The operator's console, when on: "Approve from the console" on the authorization page (console-signin.ts). */
+  signIns?: ConsoleSignIns;
 }

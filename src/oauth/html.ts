@@ -22,6 +22,7 @@ input[type=password]{box-sizing:border-box;width:100%;font-size:1.15rem;padding:
 button{font-size:1.05rem;padding:.65rem 1.25rem;border-radius:.4rem;border:1px solid #888;min-height:2.75rem;cursor:pointer}
 button.primary{background:#1f6feb;color:#fff;border-color:#1f6feb}
 small{color:GrayText}
+.code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:2rem;font-weight:600;letter-spacing:.15em}
 `;
 
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
@@ -40,11 +41,11 @@ export interface Page {
   formTargets?: string[];
 }
 
-function layout(title: string, body: string): string {
+function layout(title: string, body: string, head = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
+<meta charset="utf-8">${head}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)}</title>
@@ -68,6 +69,8 @@ export interface AuthorizeView {
   message?: string;
   /** For a client identified by a metadata document: the host that served it (the only verified identity). */
   documentHost?: string;
+  /** The operator's console is on: offer to approve there instead of typing the password. */
+  consoleOn?: boolean;
 }
 
 function whoLine(v: AuthorizeView): string {
@@ -93,10 +96,33 @@ ${message}
 <div class="row">
 <button class="primary" type="submit" name="action" value="approve">Authorize</button>
 <button type="submit" name="action" value="deny" formnovalidate>Deny</button>
-</div>
+</div>${
+    v.consoleOn
+      ? `
+<p>No password at hand? The operator can approve this sign-in in the server's console.</p>
+<div class="row"><button type="submit" name="action" value="console" formnovalidate>Approve from the console</button></div>`
+      : ''
+  }
 </form>
 <p><small>Client id: <span class="host">${escapeHtml(v.clientId)}</span></small></p>`;
   return { html: layout('Authorize access — workbench-mcp', body), formTargets };
+}
+
+/** Waiting for the operator's console (oauth/console-signin.ts): the pairing code, refreshed until decided. */
+export function pairingPage(v: {
+  clientName: string;
+  redirectHost: string;
+  code: string;
+  waitUrl: string;
+}): Page {
+  const body = `<h1>Waiting for the operator</h1>
+<p>Ask the operator to approve this sign-in in the workbench-mcp console and to type this pairing code there:</p>
+<p class="code" aria-label="Pairing code">${escapeHtml(v.code)}</p>
+<p><span class="who">${escapeHtml(v.clientName)}</span> will then go back to <span class="host">${escapeHtml(v.redirectHost)}</span>.
+This page checks again every few seconds.</p>
+<p><a href="${escapeHtml(v.waitUrl)}">Check now</a></p>`;
+  const refresh = `\n<meta http-equiv="refresh" content="3;url=${escapeHtml(v.waitUrl)}">`;
+  return { html: layout('Waiting for the operator — workbench-mcp', body, refresh) };
 }
 
 export function errorPage(code: string, description: string): Page {

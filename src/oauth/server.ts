@@ -9,7 +9,13 @@ import type { ExtraRoute } from '../http/server.js';
 import { AccessTokens } from './access-tokens.js';
 import { PasswordAttempts, WRONG_PASSWORD_DELAY_MS } from './attempts.js';
 import { OAuthAuthenticator } from './authenticator.js';
-import { handleAuthorizeGet, handleAuthorizePost } from './authorize.js';
+import {
+  AUTHORIZE_WAIT_PATH,
+  handleAuthorizeGet,
+  handleAuthorizePost,
+  handleAuthorizeWait,
+} from './authorize.js';
+import { ConsoleSignIns, type SignInApprovals } from './console-signin.js';
 import { CimdResolver, isCimdClientId } from './cimd.js';
 import { ClientAssertions } from './client-assertion.js';
 import { ClientRegistry, preRegisteredClient, type PreRegisteredSettings } from './clients.js';
@@ -56,6 +62,8 @@ export interface OAuthOptions {
   /** Fetching Client ID Metadata Documents: loopback allowed only by the test-only setting; an extra trusted CA
    *  for in-process tests (a spawned server trusts NODE_EXTRA_CA_CERTS). */
   cimd?: { enabled?: boolean; allowLoopback?: boolean; ca?: string | Buffer };
+  /** The operator's console's approvals, when it is on (console-signin.ts). */
+  signIns?: SignInApprovals;
 }
 
 export interface OAuthServer {
@@ -92,6 +100,7 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     baseUrl: o.baseUrl,
     allowedOrigins: o.allowedOrigins,
     log: o.log,
+    ...(o.signIns ? { signIns: new ConsoleSignIns(o.signIns, o.clock, random) } : {}),
   };
   const authenticator = new OAuthAuthenticator(
     context.tokens,
@@ -156,6 +165,10 @@ async function route(
       if (method === 'OPTIONS') sendPreflight(res, 'POST, OPTIONS', cors);
       else if (method !== 'POST') notAllowed(res, 'POST', cors);
       else await handleToken(req, res, ctx, cors);
+      return true;
+    case AUTHORIZE_WAIT_PATH:
+      if (method === 'GET') await handleAuthorizeWait(req, res, url, ctx);
+      else sendErrorPage(res, oauthError('invalid_request', 'Use GET to check a waiting sign-in', 405));
       return true;
     case AUTHORIZE_PATH:
       if (method === 'GET' || method === 'HEAD') await handleAuthorizeGet(req, res, url, ctx);

@@ -196,7 +196,11 @@ export class ApprovalDesk {
     if (!e) return { ok: false, reason: 'unknown' };
     if (e.view.state === 'withdrawn') return { ok: false, reason: 'withdrawn' };
     if (e.view.state !== 'pending') return { ok: false, reason: 'decided' };
-    if (e.code !== undefined && d.action === 'approve' && !safeEqual(d.code ?? '', e.code)) {
+    if (
+      e.code !== undefined &&
+      d.action === 'approve' &&
+      !safeEqual(normalCode(d.code), normalCode(e.code))
+    ) {
       e.wrongCodes++;
       if (e.wrongCodes >= MAX_WRONG_CODES) {
         this.settle(e, 'withdrawn', 'the pairing code was typed wrong three times');
@@ -245,4 +249,9 @@ export class ApprovalDesk {
       }
     for (const [k, until] of this.standing) if (until <= now) this.standing.delete(k);
   }
+}
+
+/** A pairing code as typed: case, spaces and dashes do not matter. */
+function normalCode(c: string | undefined): string {
+  return (c ?? '').toUpperCase().replace(/[^A-Z0-9]/g, '');
 }

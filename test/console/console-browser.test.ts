@@ -152,7 +152,7 @@ describe.skipIf(missing !== undefined)('the operator console in Chromium', () =>
         [390, 844, 'console-phone'],
       ] as const) {
         await page.setViewportSize({ width: w, height: h });
-        await page.evaluate(() => globalThis.scrollTo(0, 0));
+        await page.evaluate('window.scrollTo(0, 0)');
         await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
       }
       await page.setViewportSize({ width: 1280, height: 900 });
