@@ -26,7 +26,15 @@ import {
   type SandboxStatus,
 } from './sandbox.js';
 import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
-import { findShell, spawnPty, SpawnError, type ProcessEvents, type SpawnSpec } from './spawn.js';
+import { commandLimitError, isBwrap, shellArgv, ttyUnsupportedError } from './launch.js';
+import {
+  findShell,
+  spawnPty,
+  SpawnError,
+  type ProcessEvents,
+  type ProcessHandle,
+  type SpawnSpec,
+} from './spawn.js';
 import { Spawner } from './spawner.js';
 import { writeSeccompFilter } from './seccomp.js';
 
@@ -215,94 +223,11 @@ export class CommandRegistry {
     this.sweep();
     const max = this.host.config.execMaxActive;
     const running = this.running();
-    if (running.length >= max) {
-      throw new ToolError(
-        'COMMAND_LIMIT_REACHED',
-        `${running.length} commands are already running, the most this server allows at once (SERVICE_EXEC_MAX_ACTIVE=${max})`,
-        {
-          max_running: max,
-          running: running.map((c) => ({
-            command_id: c.id,
-            cmd: c.cmd.slice(0, 200),
-            elapsed_ms: c.elapsedMs,
-          })),
-        },
-        {
-          suggestion:
-            'Wait for one to finish (poll it with write_stdin and empty chars) or stop one with kill_command, then retry.',
-        },
-      );
-    }
+    if (running.length >= max) throw commandLimitError(running, max);
     const plan = this.sandbox();
-    // bwrap is the leader of its sandbox; the Landlock helper becomes the command itself (sandbox-landlock.ts).
-    const sandboxed = plan.status.in_use === 'bwrap';
-    const confined = plan.status.in_use !== null;
-    // In a sandboxed terminal the leader is bwrap, which would die of a typed ^C; with job control on, the
-    // shell gives each job its own process group and the terminal, so ^C reaches only the job.
-    const shellArgv =
-      sandboxed && spec.tty
-        ? [this.shell.path, '-c', 'set -m; eval "$1"; exit $?', this.shell.name, spec.cmd]
-        : [this.shell.path, '-c', spec.cmd];
-    const mode = this.host.config.permissionMode;
-    const cmd = new Command({
-      id: newId(),
-      cmd: spec.cmd,
-      workdir: spec.workdir,
-      tty: spec.tty,
-      sandboxed,
-      timeoutMs: spec.timeoutMs,
-      maxOutputBytes: spec.maxOutputBytes,
-      tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
-      clock: this.host.clock,
-      notes: { mode, sandboxed: confined, network: plan.status.network, landlock: !plan.bwrap && confined },
-    });
-    // With the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
-    const net =
-      sandboxed && plan.status.network === 'proxy'
-        ? this.net.attach(cmd, spec.callKey, spec.netGrant ?? [])
-        : undefined;
-    const argv = confined
-      ? [...wrapperArgv(plan, spec.cwd), ...(net?.prefix ?? []), ...shellArgv]
-      : shellArgv;
-    const env = childEnv({
-      snapshot: this.host.config.env,
-      mode,
-      dirs: this.host.dirs,
-      tty: spec.tty,
-      extra: spec.env,
-      proxy: net?.proxyUrl,
-    });
-    if (plan.pathFor && env.PATH) env.PATH = plan.pathFor(env.PATH);
-    let handle;
-    try {
-      const cgroup = this.processLimit().next();
-      const ev: ProcessEvents = {
-        onStdout: (b) => cmd.output('stdout', b),
-        onStderr: (b) => cmd.output('stderr', b),
-        onExit: (code, sig, err) => cmd.exited(code, sig, err),
-      };
-      const seccomp = confined ? plan.seccomp : undefined;
-      const how: SpawnSpec = { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, cgroup, seccomp };
-      handle = spec.tty ? spawnPty(how, ev) : this.spawner.spawn(how, ev);
-    } catch (e) {
-      this.net.detach(cmd);
-      if (e instanceof SpawnError && e.kind === 'tty') {
-        throw new ToolError(
-          'TTY_UNSUPPORTED',
-          e.message,
-          {},
-          {
-            suggestion:
-              'Run the command without tty (tty: false); interactive programs then read from the stdin argument.',
-          },
-        );
-      }
-      if (!(e instanceof SpawnError)) throw e;
-      // The terminal exists but the program could not start in it: a failed command, like a pipe spawn error.
-      this.commands.set(cmd.id, cmd);
-      cmd.exited(null, null, e.message);
-      return cmd;
-    }
+    const cmd = this.newCommand(spec, plan);
+    const handle = this.spawnCommand(spec, cmd, plan);
+    if (!handle) return cmd;
     cmd.onFinish = () => {
       this.net.detach(cmd);
       this.sweep();
@@ -312,8 +237,75 @@ export class CommandRegistry {
     if (spec.stdin) handle.write(spec.stdin);
     if (!spec.tty) handle.closeStdin();
     if (handle.limited !== true) this.watchProcesses();
-    this.host.log.debug('command started', { command_id: cmd.id, pid: handle.pid, sandboxed });
+    this.host.log.debug('command started', { command_id: cmd.id, pid: handle.pid, sandboxed: cmd.sandboxed });
     return cmd;
+  }
+
+  private newCommand(spec: StartSpec, plan: SandboxPlan): Command {
+    const confined = plan.status.in_use !== null;
+    return new Command({
+      id: newId(),
+      cmd: spec.cmd,
+      workdir: spec.workdir,
+      tty: spec.tty,
+      sandboxed: isBwrap(plan),
+      timeoutMs: spec.timeoutMs,
+      maxOutputBytes: spec.maxOutputBytes,
+      tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
+      clock: this.host.clock,
+      notes: {
+        mode: this.host.config.permissionMode,
+        sandboxed: confined,
+        network: plan.status.network,
+        landlock: !plan.bwrap && confined,
+      },
+    });
+  }
+
+  /** What runs: the sandbox wrapper (and the proxy bridge), the shell, and the filtered environment. */
+  private launchSpec(spec: StartSpec, cmd: Command, plan: SandboxPlan): SpawnSpec {
+    const sandboxed = isBwrap(plan);
+    const confined = plan.status.in_use !== null;
+    // With the proxy: the bridge starts first in the sandbox, and the command gets its own credential.
+    const net =
+      sandboxed && plan.status.network === 'proxy'
+        ? this.net.attach(cmd, spec.callKey, spec.netGrant ?? [])
+        : undefined;
+    const shell = shellArgv(this.shell, sandboxed && spec.tty, spec.cmd);
+    const argv = confined ? [...wrapperArgv(plan, spec.cwd), ...(net?.prefix ?? []), ...shell] : shell;
+    const env = childEnv({
+      snapshot: this.host.config.env,
+      mode: this.host.config.permissionMode,
+      dirs: this.host.dirs,
+      tty: spec.tty,
+      extra: spec.env,
+      proxy: net?.proxyUrl,
+    });
+    if (plan.pathFor && env.PATH) env.PATH = plan.pathFor(env.PATH);
+    const seccomp = confined ? plan.seccomp : undefined;
+    return { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, seccomp };
+  }
+
+  /** Starts the process; undefined when a terminal program could not start (the command is kept as failed). */
+  private spawnCommand(spec: StartSpec, cmd: Command, plan: SandboxPlan): ProcessHandle | undefined {
+    const how = this.launchSpec(spec, cmd, plan);
+    try {
+      const ev: ProcessEvents = {
+        onStdout: (b) => cmd.output('stdout', b),
+        onStderr: (b) => cmd.output('stderr', b),
+        onExit: (code, sig, err) => cmd.exited(code, sig, err),
+      };
+      const withCgroup: SpawnSpec = { ...how, cgroup: this.processLimit().next() };
+      return spec.tty ? spawnPty(withCgroup, ev) : this.spawner.spawn(withCgroup, ev);
+    } catch (e) {
+      this.net.detach(cmd);
+      if (e instanceof SpawnError && e.kind === 'tty') throw ttyUnsupportedError(e.message);
+      if (!(e instanceof SpawnError)) throw e;
+      // The terminal exists but the program could not start in it: a failed command, like a pipe spawn error.
+      this.commands.set(cmd.id, cmd);
+      cmd.exited(null, null, e.message);
+      return undefined;
+    }
   }
 
   /**
