@@ -7,7 +7,7 @@
 // must be exactly its own, nothing of the server's tree may be left stopped, and the server keeps answering.
 // The last test stops the helper itself (SIGSTOP from outside): polls still answer, and new commands run.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -124,9 +124,15 @@ export function isolationSuite(as: RunAs, variant?: SuiteVariant): void {
       async () => {
         const go = `go-${tag}-a`;
         const v = await victim(go);
-        const b = await call(srv.url, 'exec_command', { cmd: 'python3 reach.py', yield_time_ms: 30_000 });
+        // The rows go to a file: without a PID namespace (Landlock) the attacker sees the whole machine, more
+        // output than one result carries whole.
+        const file = `reach-${tag}.jsonl`;
+        const b = await call(srv.url, 'exec_command', {
+          cmd: `python3 reach.py > ${file}; tail -n 1 ${file}`,
+          yield_time_ms: 30_000,
+        });
         const out = await pollUntil(srv.url, b.sc.command_id, /"done"/, '', b.sc.stdout ?? '');
-        const rows = out.stdout
+        const rows = readFileSync(path.join(ws, file), 'utf8')
           .trim()
           .split('\n')
           .map((l) => JSON.parse(l));
