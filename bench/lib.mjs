@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(BENCH_DIR, '..');
@@ -24,11 +24,22 @@ export function benchWorkspace() {
 }
 
 /**
+ * The server's own reader of its ready line (src/core/ready-line.ts), from the build: bench/ does not import
+ * test/, and tests import the same module from src/.
+ */
+export async function readyLineReader() {
+  ensureBuilt();
+  const mod = await import(pathToFileURL(path.join(REPO, 'dist/core/ready-line.js')).href);
+  return mod.parseReadyLine;
+}
+
+/**
  * Start the built bin on a free port, launched as an installed bin is: the file itself through its shebang (and
  * the V8 flags the shebang carries), or with `nodeArgs` through `node <nodeArgs> <bin>` (the soak's probe).
  * Resolves {url, base, host, port, pid, child, token, stop, stderr}.
  */
-export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js'), nodeArgs) {
+export async function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js'), nodeArgs) {
+  const parseReadyLine = await readyLineReader();
   const token = randomBytes(24).toString('base64url');
   const args = ['--workspace', workspace, '--port', '0'];
   const [file, argv] = nodeArgs ? [process.execPath, [...nodeArgs, bin, ...args]] : [bin, args];
@@ -47,18 +58,15 @@ export function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli
     const t = setTimeout(() => reject(new Error('server did not start: ' + err)), 60_000); // only a hung start
     child.stderr.on('data', (c) => {
       err += c;
-      const m = /listening on (http:\/\/([^\s:]+|\[[^\]]+\]):(\d+))\/mcp/.exec(err);
-      if (m) {
+      const ready = parseReadyLine(err);
+      if (ready) {
         clearTimeout(t);
         const stop = () =>
           new Promise((r) =>
             child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')),
           );
         resolve({
-          base: m[1],
-          url: `${m[1]}/mcp`,
-          host: m[2].replace(/^\[|\]$/g, ''),
-          port: Number(m[3]),
+          ...ready,
           pid: child.pid,
           child,
           token,

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, REPO, RESULTS, round, startStdio } from './lib.mjs';
+import { ensureBuilt, readyLineReader, REPO, RESULTS, round, startStdio } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -111,7 +111,7 @@ function httpRun(bin, ws) {
     let ready;
     child.stderr.on('data', (c) => {
       err += c;
-      if (ready === undefined && /listening on http:\/\/\S+\/mcp\n/.test(err)) {
+      if (ready === undefined && parseReadyLine(err)) {
         ready = performance.now() - t0;
         child.kill('SIGTERM');
       }
@@ -215,6 +215,7 @@ function rows(data, name) {
 }
 
 ensureBuilt();
+const parseReadyLine = await readyLineReader();
 const data = await measure();
 const ours = rows(data, 'us');
 const before = BEFORE ? rows(data, 'before') : undefined;

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReadyLine } from '../src/core/ready-line.js';
 import { BIN, TEST_TOKEN } from './helpers/server.js';
 import { call, HUNG_MS, needBwrap, waitFor } from './exec-support.js';
 
@@ -51,11 +52,11 @@ function startBin(workspace: string, runtimeRoot: string, as: RunAs): Promise<Se
     const hung = setTimeout(() => reject(new Error(`no ready line within ${HUNG_MS} ms: ${err}`)), HUNG_MS);
     proc.stderr?.on('data', (c: Buffer) => {
       err += c.toString();
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (!m) return;
+      const ready = parseReadyLine(err);
+      if (!ready) return;
       clearTimeout(hung);
       resolve({
-        url: m[1] as string,
+        url: ready.url,
         pid: proc.pid as number,
         proc,
         stop: () =>

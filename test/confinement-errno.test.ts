@@ -6,7 +6,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CEILING_MS, outcome, png, snapshotTree, toolFailures } from './helpers/confinement.js';
+import { parseReadyLine } from '../src/core/ready-line.js';
+import { CEILING_MS, outcome, png, toolFailures } from './helpers/confinement.js';
+import { snapshotTree } from './helpers/tree-snapshot.js';
 import { dirEntries } from './helpers/list-dir.js';
 import { BIN, startServer, TEST_TOKEN, type SpawnedServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
@@ -182,10 +184,10 @@ function startAs(
     const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), CEILING_MS);
     proc.stderr?.on('data', (c: Buffer) => {
       err += c.toString();
-      const m = /workbench-mcp listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m) {
+      const ready = parseReadyLine(err);
+      if (ready) {
         clearTimeout(timer);
-        resolve({ url: m[1] as string, proc, stderr: () => err });
+        resolve({ url: ready.url, proc, stderr: () => err });
       }
     });
     proc.once('exit', (code) => {

@@ -2,12 +2,12 @@
 // through a real in-process HTTP server, first as a dry run (nothing may change, same verdict), then for real;
 // the whole resulting tree (names, bytes, executable bits, no leftovers) is compared with expected/, or with
 // input/ when expected_error.json names the error code and patch line.
-import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { isUtf8 } from 'node:buffer';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from './helpers/rpc.js';
 import { REPO_ROOT, startInProcess, type InProcessServer } from './helpers/server.js';
+import { readableTree } from './helpers/tree-snapshot.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
 const GOLDEN = path.join(REPO_ROOT, 'test/golden/apply_patch');
@@ -26,30 +26,6 @@ afterAll(async () => {
   await srv.close();
   ws.cleanup();
 });
-
-/** The tree as a readable map: `dir/` entries, and files as mode marker + content (JSON text or hex). */
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const abs = path.join(dir, name);
-      const rel = path.relative(root, abs).split(path.sep).join('/');
-      if (rel === '.keep') continue;
-      const st = lstatSync(abs);
-      if (st.isDirectory()) {
-        out[rel + '/'] = 'dir';
-        walk(abs);
-      } else if (st.isSymbolicLink()) out[rel] = 'symlink';
-      else {
-        const buf = readFileSync(abs);
-        const exec = (st.mode & 0o111) !== 0 ? 'x ' : '- ';
-        out[rel] = exec + (isUtf8(buf) ? JSON.stringify(buf.toString('utf8')) : 'hex:' + buf.toString('hex'));
-      }
-    }
-  };
-  walk(root);
-  return out;
-}
 
 function resetWorkspace(from: string): void {
   for (const name of readdirSync(ws.dir)) rmSync(path.join(ws.dir, name), { recursive: true, force: true });
@@ -89,10 +65,10 @@ describe('apply_patch golden scenarios (tool-contract "apply_patch", decision 29
       const patch = readFileSync(path.join(dir, 'patch.txt'), 'utf8');
       const errorFile = path.join(dir, 'expected_error.json');
       resetWorkspace(input);
-      const before = snapshot(ws.dir);
+      const before = readableTree(ws.dir);
 
       const dry = await callTool(srv.url, 'apply_patch', { patch, dry_run: true });
-      expect(snapshot(ws.dir), 'dry_run must write nothing').toEqual(before);
+      expect(readableTree(ws.dir), 'dry_run must write nothing').toEqual(before);
       const real = await callTool(srv.url, 'apply_patch', { patch });
       const text = real.content[0]?.text ?? '';
 
@@ -104,14 +80,14 @@ describe('apply_patch golden scenarios (tool-contract "apply_patch", decision 29
         if (want.line !== undefined) expect(real.structuredContent.error.details.line, text).toBe(want.line);
         expect(text.startsWith(`${want.code}: `)).toBe(true);
         expect(dry.structuredContent.error?.code, 'dry run reaches the same verdict').toBe(want.code);
-        expect(snapshot(ws.dir), 'the tree is unchanged after an error').toEqual(before);
+        expect(readableTree(ws.dir), 'the tree is unchanged after an error').toEqual(before);
         return;
       }
       expect(dry.isError, dry.content[0]?.text).toBe(false);
       expect(dry.structuredContent.dry_run).toBe(true);
       expect(dry.content[0]?.text).toMatch(/^Patch checked \(\+\d+ -\d+\); dry_run: nothing was written:\n/);
       expect(real.isError, text).toBe(false);
-      expect(snapshot(ws.dir)).toEqual(snapshot(path.join(dir, 'expected')));
+      expect(readableTree(ws.dir)).toEqual(readableTree(path.join(dir, 'expected')));
       const sc = real.structuredContent;
       expect(sc.ok).toBe(true);
       expect(sc.dry_run).toBeUndefined(); // false: left out (decision 40)

@@ -3,21 +3,12 @@
 // with expected/, or with input/ when expected_error.json names the error. A near miss must offer the file's
 // own text as old_string, and sending that retry verbatim must succeed. setup.json makes symlinks, some into a
 // directory outside the workspace, which must never change.
-import {
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
-import { isUtf8 } from 'node:buffer';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from './helpers/rpc.js';
 import { REPO_ROOT, startInProcess, type InProcessServer } from './helpers/server.js';
+import { readableTree } from './helpers/tree-snapshot.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 
 const GOLDEN = path.join(REPO_ROOT, 'test/golden/edit_file');
@@ -39,30 +30,6 @@ afterAll(async () => {
   ws.cleanup();
   outside.cleanup();
 });
-
-/** The tree as a readable map: `dir/` entries, symlinks with their target, files as mode marker + content. */
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const abs = path.join(dir, name);
-      const rel = path.relative(root, abs).split(path.sep).join('/');
-      if (rel === '.keep') continue;
-      const st = lstatSync(abs);
-      if (st.isDirectory()) {
-        out[rel + '/'] = 'dir';
-        walk(abs);
-      } else if (st.isSymbolicLink()) out[rel] = 'symlink';
-      else {
-        const buf = readFileSync(abs);
-        const exec = (st.mode & 0o111) !== 0 ? 'x ' : '- ';
-        out[rel] = exec + (isUtf8(buf) ? JSON.stringify(buf.toString('utf8')) : 'hex:' + buf.toString('hex'));
-      }
-    }
-  };
-  walk(root);
-  return out;
-}
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -104,12 +71,12 @@ describe('edit_file golden scenarios (README "Editing files")', () => {
       const dir = path.join(GOLDEN, name);
       const args = readJson(path.join(dir, 'args.json')) as Record<string, unknown>;
       resetWorkspace(dir);
-      const before = snapshot(ws.dir);
-      const outsideBefore = snapshot(outside.dir);
+      const before = readableTree(ws.dir);
+      const outsideBefore = readableTree(outside.dir);
       const r = await callTool(srv.url, 'edit_file', args);
       const text = r.content[0]?.text ?? '';
       expect(r.content).toHaveLength(1);
-      expect(snapshot(outside.dir), 'nothing outside the workspace changes').toEqual(outsideBefore);
+      expect(readableTree(outside.dir), 'nothing outside the workspace changes').toEqual(outsideBefore);
 
       const errorFile = path.join(dir, 'expected_error.json');
       if (existsSync(errorFile)) {
@@ -119,7 +86,7 @@ describe('edit_file golden scenarios (README "Editing files")', () => {
         expect(error.code, text).toBe(want.code);
         if (want.details) expect(error.details, text).toMatchObject(want.details);
         expect(text.startsWith(`${want.code}: `)).toBe(true);
-        expect(snapshot(ws.dir), 'the tree is unchanged after an error').toEqual(before);
+        expect(readableTree(ws.dir), 'the tree is unchanged after an error').toEqual(before);
         if (want.code === 'EDIT_NOT_FOUND' || want.code === 'EDIT_AMBIGUOUS') {
           expect(error.retryable).toBe(true);
           expect(error.category).toBe('conflict');
@@ -140,7 +107,7 @@ describe('edit_file golden scenarios (README "Editing files")', () => {
       }
 
       expect(r.isError, text).toBe(false);
-      expect(snapshot(ws.dir)).toEqual(snapshot(path.join(dir, 'expected')));
+      expect(readableTree(ws.dir)).toEqual(readableTree(path.join(dir, 'expected')));
       const sc = r.structuredContent;
       expect(sc.ok).toBe(true);
       expect(

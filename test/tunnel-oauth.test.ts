@@ -9,6 +9,7 @@ import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READY_LINE } from '../src/core/ready-line.js';
 import { waitFor } from './exec-support.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import {
@@ -115,7 +116,7 @@ describe.runIf(ROOT)(
         expect(out).toContain(`{"mcpServers":{"workbench":{"url":"${url}"}}}`);
         expect(out).not.toContain('Authorization: Bearer');
         // Pinned: even asked directly on loopback, the server names the public origin.
-        const port = (await t.waitOut(/listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 'err'))[1];
+        const port = (await t.waitOut(READY_LINE, 'err'))[3];
         const local = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`);
         expect(((await local.json()) as { issuer: string }).issuer).toBe(`https://${RESERVED}`);
         const tree = await waitTree(t.proc.pid as number, [

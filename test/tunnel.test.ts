@@ -10,6 +10,7 @@ import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READY_LINE } from '../src/core/ready-line.js';
 import { waitFor } from './exec-support.js';
 import { REPO_ROOT } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
@@ -227,7 +228,7 @@ describe.runIf(ROOT)('contract "Tunnels": ngrok, bearer, checked by doctor', () 
       const { url, token } = await block(t);
       expect(url).toBe(`https://${NGROK}/mcp`);
       expect(t.out()).toContain('through ngrok (the address may change between runs');
-      const port = (await t.waitOut(/listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 'err'))[1] as string;
+      const port = (await t.waitOut(READY_LINE, 'err'))[3] as string;
       // The doctor line names the program as it runs here (src/cli/self.ts), with the workspace it serves.
       expect(t.out()).toMatch(
         new RegExp(

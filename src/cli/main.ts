@@ -18,6 +18,7 @@ import { createLogger, type Logger } from '../core/log.js';
 import { setPausePoints } from '../core/pause.js';
 import { SERVER_VERSION } from '../core/version.js';
 import { isLoopbackHostname } from '../core/hosts.js';
+import { readyLine } from '../core/ready-line.js';
 import type { OAuthSetup } from '../oauth/from-config.js';
 import { Runtime } from '../runtime/runtime.js';
 import { RuntimeDirError } from '../process/runtime-dir.js';
@@ -224,7 +225,7 @@ function onListening(s: HttpStart, auth: AuthSetup, port: number): void {
     scope: scopeArgs(config, { stateDir: true }),
   }).then((line) => {
     process.stderr.write(line);
-    process.stderr.write(`workbench-mcp listening on http://${host}:${port}/mcp\n`);
+    process.stderr.write(readyLine(host, port));
     // After the ready line: probing bubblewrap takes a few milliseconds.
     setImmediate(() => afterReady(runtime, log));
   });

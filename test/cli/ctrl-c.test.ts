@@ -3,6 +3,7 @@
 // the server instead of dying first (which the server would report as "the spawner helper ended").
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseReadyLine } from '../../src/core/ready-line.js';
 import { BIN, TEST_TOKEN } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { call } from '../exec-support.js';
@@ -23,8 +24,8 @@ describe('Ctrl-C (SIGINT to the process group, as a terminal sends it)', () => {
     const url = await new Promise<string>((resolve, reject) => {
       proc.stderr?.on('data', (c: Buffer) => {
         err += c.toString();
-        const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-        if (m) resolve(m[1] as string);
+        const ready = parseReadyLine(err);
+        if (ready) resolve(ready.url);
       });
       proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
     });

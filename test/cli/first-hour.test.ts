@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READY_LINE } from '../../src/core/ready-line.js';
 import { HUNG_MS, waitFor } from '../exec-support.js';
 import { bearer, request, send } from '../helpers/raw-http.js';
 import { BIN, startServer, TEST_TOKEN } from '../helpers/server.js';
@@ -184,7 +185,7 @@ describe('the start-up banner', () => {
     const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
     const server = spawnServer(['--port', '0'], env, ws.dir);
     try {
-      const err = await server.until(/workbench-mcp listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
+      const err = await server.until(READY_LINE);
       const doctorLine = /^ {2}check it: +(.+)$/m.exec(err)?.[1] as string;
       const tunnelLine = /^ {2}reach it from anywhere: +stop this server, then (.+)$/m.exec(
         err,

@@ -1,9 +1,6 @@
 // Shared pieces of the confinement attack tests (issue 10): tool calls over HTTP with a ceiling that only ends
-// a hung test, a byte-for-byte snapshot of a directory tree (names, types, modes, contents, link targets), the
-// symlink swapper (test/helpers/swapper.py) as a bounded child process, and a small valid PNG.
+// a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process, and a small valid PNG.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool } from './rpc.js';
@@ -75,42 +72,6 @@ export function toolFailures(stderr: string, max = 3): string[] {
     if (seen.size >= max) break;
   }
   return [...seen];
-}
-
-export type Snapshot = Record<string, string>;
-
-/** Every entry under `root` (lstat, never following links): type, mode, and content hash or link target. */
-export function snapshotTree(root: string): Snapshot {
-  const out: Snapshot = {};
-  const visit = (abs: string, rel: string) => {
-    const st = lstatSync(abs);
-    const mode = (st.mode & 0o7777).toString(8);
-    if (st.isSymbolicLink()) out[rel] = `link ${mode} -> ${readlinkSync(abs)}`;
-    else if (st.isFile())
-      out[rel] = `file ${mode} ${createHash('sha256').update(readFileSync(abs)).digest('hex')}`;
-    else if (st.isDirectory()) {
-      out[rel] = `dir ${mode}`;
-      for (const name of readdirSync(abs).sort())
-        visit(path.join(abs, name), rel === '.' ? name : `${rel}/${name}`);
-    } else out[rel] = `other ${mode}`;
-  };
-  visit(root, '.');
-  return out;
-}
-
-/** What changed between two snapshots (first 10 of each kind, with counts): empty lists when nothing did. */
-export function diffSnapshots(before: Snapshot, after: Snapshot) {
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  const added: string[] = [];
-  const removed: string[] = [];
-  const changed: string[] = [];
-  for (const k of [...keys].sort()) {
-    if (!(k in before)) added.push(`${k} (${after[k]})`);
-    else if (!(k in after)) removed.push(k);
-    else if (before[k] !== after[k]) changed.push(`${k}: ${before[k]} -> ${after[k]}`);
-  }
-  const cap = (xs: string[]) => (xs.length > 10 ? [...xs.slice(0, 10), `… ${xs.length - 10} more`] : xs);
-  return { added: cap(added), removed: cap(removed), changed: cap(changed) };
 }
 
 const SWAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'swapper.py');

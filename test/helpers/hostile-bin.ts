@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseReadyLine } from '../../src/core/ready-line.js';
 import { HUNG_MS, needBwrap } from '../exec-support.js';
 import { BIN, TEST_TOKEN } from './server.js';
 
@@ -86,10 +87,10 @@ export function startOrRefusal(o: BinOptions): Promise<StartOutcome> {
       });
     }
     proc.stderr?.on('data', () => {
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (!m) return;
+      const ready = parseReadyLine(err);
+      if (!ready) return;
       clearTimeout(hung);
-      resolve({ kind: 'ready', server: { url: m[1] as string, pid, proc, stderr: () => err, stop } });
+      resolve({ kind: 'ready', server: { url: ready.url, pid, proc, stderr: () => err, stop } });
     });
     proc.once('exit', (code) => {
       clearTimeout(hung);

@@ -10,6 +10,7 @@ import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '..
 import { load, type Config } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
 import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
+import { parseReadyLine } from '../../src/core/ready-line.js';
 import { createHttpServer, type ExtraRoute, type HttpDeps } from '../../src/http/server.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { checkRoot } from '../../src/workspace/paths.js';
@@ -69,13 +70,13 @@ export function startServer(opts: {
     }, opts.timeoutMs ?? 60_000);
     proc.stderr.on('data', (c: Buffer) => {
       err += c.toString();
-      const m = /workbench-mcp listening on (http:\/\/([^\s]+):(\d+)\/mcp)/.exec(err);
-      if (m) {
+      const ready = parseReadyLine(err);
+      if (ready) {
         clearTimeout(timer);
-        const port = Number(m[3]);
+        const { url, base, port } = ready;
         resolve({
-          url: m[1] as string,
-          base: (m[1] as string).replace(/\/mcp$/, ''),
+          url,
+          base,
           port,
           proc,
           stderr: () => err,

@@ -21,10 +21,10 @@ import {
   snapshot,
   startHostile,
   stillServing,
-  diffSnapshots,
   type HostileServer,
   type Layout,
 } from './support.js';
+import { treeChanges } from '../helpers/tree-snapshot.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -49,8 +49,8 @@ beforeAll(async () => {
 afterAll(async () => {
   printTallies();
   // Nothing in this file may change a file anywhere.
-  expect(diffSnapshots(before.canary, snapshot(L.canary))).toEqual([]);
-  expect(diffSnapshots(before.ws, snapshot(L.ws))).toEqual([]);
+  expect(treeChanges(before.canary, snapshot(L.canary))).toEqual([]);
+  expect(treeChanges(before.ws, snapshot(L.ws))).toEqual([]);
   await srv?.close();
   L?.cleanup();
 });

@@ -18,7 +18,6 @@ import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 import {
   callRaw,
   descendantsOf,
-  diffSnapshots,
   judge,
   makeLayout,
   memoryOf,
@@ -26,6 +25,7 @@ import {
   stillServing,
   type Layout,
 } from './support.js';
+import { treeChanges } from '../helpers/tree-snapshot.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -271,8 +271,8 @@ describe('issue 15 item 2: a disk-full apply_patch on a 1 MiB tmpfs (decision 15
         const v = judge(r, what);
         expect(v, `${what}: ${r.text.slice(0, 400)}`).toEqual({ kind: 'tool', code: 'PATCH_FAILED' });
         expect(r.json.result.structuredContent.error.details.errno, what).toBe('ENOSPC');
-        expect(diffSnapshots(before, snapshot(dir)), `${what}: the tree changed`).toEqual([]);
-        expect(diffSnapshots(canary, snapshot(L.canary)), `${what}: the canary changed`).toEqual([]);
+        expect(treeChanges(before, snapshot(dir)), `${what}: the tree changed`).toEqual([]);
+        expect(treeChanges(canary, snapshot(L.canary)), `${what}: the canary changed`).toEqual([]);
         // Still serving: reads work on the full disk.
         const rf = await callRaw(full.url, 'read_file', { path: 'small.txt' });
         expect(rf.json.result.structuredContent.content).toBe('one\ntwo\n');

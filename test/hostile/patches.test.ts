@@ -15,7 +15,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callRaw,
-  diffSnapshots,
   fcParams,
   judge,
   makeLayout,
@@ -27,6 +26,7 @@ import {
   type HostileServer,
   type Layout,
 } from './support.js';
+import { treeChanges } from '../helpers/tree-snapshot.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -394,8 +394,8 @@ async function apply(patch: string, dryRun: boolean | undefined) {
   const label = `apply_patch dry_run=${dryRun}\n${patch.slice(0, 1500)}\n→ ${r.text.slice(0, 500)}`;
   expect(srv.takeErrors(), `${label}\nthe server logged an error`).toEqual([]);
   const v = judge(r, label);
-  expect(diffSnapshots(before.canary, snapshot(L.canary)), `${label}\ncanary changed`).toEqual([]);
-  const changed = diffSnapshots(before.ws, snapshot(L.ws));
+  expect(treeChanges(before.canary, snapshot(L.canary)), `${label}\ncanary changed`).toEqual([]);
+  const changed = treeChanges(before.ws, snapshot(L.ws));
   return { v, r, label, changed, before };
 }
 
@@ -545,7 +545,7 @@ describe('issue 15 item 2: mutated and random patches (tool-contract "apply_patc
       ]),
     });
     expect(judge(r, 'final patch').kind).toBe('ok');
-    expect(diffSnapshots(before, snapshot(L.ws)).map((d) => d.split(':')[0])).toEqual(['p/one.txt']);
+    expect(treeChanges(before, snapshot(L.ws)).map((d) => d.split(':')[0])).toEqual(['p/one.txt']);
     restore();
   });
 });

@@ -1,17 +1,14 @@
 // Shared pieces of the hostile-input suite (issue 15, item 2): a workspace with a sibling directory of canary
-// files, tree snapshots (type, mode, size, content hash, mtime, link target) to prove that nothing outside
+// files, tree snapshots that also catch rewrites (test/helpers/tree-snapshot.ts) to prove that nothing outside
 // changed and nothing inside was half-written, the real HTTP stack started in this process with a logger that
 // records every error the server logs (a logged "request failed" / "tool failed" is an internal error even
 // when the client got an answer), the closed error families of the contract, and fast-check settings that
 // keep runs bounded and reproducible (FC_SEED / FC_PATH replay a failure fast-check reported).
-import { createHash } from 'node:crypto';
 import {
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -28,6 +25,7 @@ import { Runtime } from '../../src/runtime/runtime.js';
 import { git } from '../helpers/workspace.js';
 import { startInProcess, TEST_TOKEN } from '../helpers/server.js';
 import { raw, type RawReply } from '../helpers/raw-http.js';
+import { snapshotTree, type Snapshot } from '../helpers/tree-snapshot.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -135,45 +133,9 @@ export function makeLayout(opts: { git?: boolean } = {}): Layout {
   return { parent, ws, canary, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
 }
 
-/**
- * Every entry under `dir` (not following symlinks): type, mode, size, sha256 and mtime of files, link targets.
- * Two equal snapshots mean nothing was created, removed, rewritten (even with the same bytes) or re-moded.
- */
-const hashes = new Map<string, string>();
-
-export function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (abs: string, rel: string) => {
-    const st = lstatSync(abs);
-    const mode = (st.mode & 0o7777).toString(8);
-    if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(abs)}`;
-    else if (st.isDirectory()) {
-      out[rel] = `dir ${mode}`;
-      for (const name of readdirSync(abs).sort()) walk(path.join(abs, name), rel ? `${rel}/${name}` : name);
-    } else if (st.isFile()) {
-      // The hash is cached by inode, size, mtime and ctime: any write changes one of them.
-      const key = `${abs}|${st.ino}|${st.size}|${st.mtimeMs}|${st.ctimeMs}`;
-      let hash = hashes.get(key);
-      if (hash === undefined) {
-        hash = createHash('sha256').update(readFileSync(abs)).digest('hex').slice(0, 16);
-        hashes.set(key, hash);
-      }
-      out[rel] = `file ${mode} ${st.size} ${hash} ${st.mtimeMs} ${st.ino}`;
-    } else out[rel] = `other ${mode}`;
-  };
-  walk(dir, '');
-  return out;
-}
-
-/** The differences between two snapshots, for a readable failure. */
-export function diffSnapshots(a: Record<string, string>, b: Record<string, string>): string[] {
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-  return keys.filter((k) => a[k] !== b[k]).map((k) => `${k}: ${a[k] ?? '(absent)'} → ${b[k] ?? '(absent)'}`);
-}
-
-export function expectUnchanged(before: Record<string, string>, dir: string, what: string): void {
-  const d = diffSnapshots(before, snapshot(dir));
-  expect(d, `${what} changed`).toEqual([]);
+/** The hostile suite's snapshots also catch a file rewritten with the same bytes (tree-snapshot.ts). */
+export function snapshot(dir: string): Snapshot {
+  return snapshotTree(dir, { rewrites: true });
 }
 
 export interface HostileServer {

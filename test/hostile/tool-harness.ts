@@ -10,7 +10,6 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Json } from './arbitraries.js';
 import {
   callRaw,
-  diffSnapshots,
   judge,
   makeLayout,
   postRaw,
@@ -20,6 +19,7 @@ import {
   type HostileServer,
   type Layout,
 } from './support.js';
+import { treeChanges } from '../helpers/tree-snapshot.js';
 
 export type Tool = { name: string; inputSchema: Json; outputSchema: Json };
 type Check = (v: unknown) => { valid: boolean; errorMessage?: string };
@@ -156,8 +156,8 @@ export function toolHarness(): ToolHarness {
     expect(verdict?.valid, `${label}: result does not match the outputSchema: ${verdict?.errorMessage}`).toBe(
       true,
     );
-    expect(diffSnapshots(before.canary, snapshot(L.canary)), `${label}: canary files changed`).toEqual([]);
-    expect(diffSnapshots(before.ws, snapshot(L.ws)), `${label}: the workspace changed`).toEqual([]);
+    expect(treeChanges(before.canary, snapshot(L.canary)), `${label}: canary files changed`).toEqual([]);
+    expect(treeChanges(before.ws, snapshot(L.ws)), `${label}: the workspace changed`).toEqual([]);
     return { v, r };
   }
 

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostilePath, type Json } from './arbitraries.js';
-import { callRaw, diffSnapshots, fcParams, judge, postRaw, snapshot, stillServing } from './support.js';
+import { callRaw, fcParams, judge, postRaw, snapshot, stillServing } from './support.js';
+import { treeChanges } from '../helpers/tree-snapshot.js';
 import { ALLOWED, NO_GENERATED_STRINGS, SAFE_REQUIRED, toolHarness } from './tool-harness.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -157,8 +158,8 @@ describe('issue 15 item 2: invalid UTF-8 bytes in the raw body of tools/call', (
         expect(H.srv.takeErrors(), label).toEqual([]);
         if (v.kind === 'rpc') expect(v.code, label).toBe(-32700);
         if (v.kind === 'tool') expect(ALLOWED[name], `${label}: ${r.text.slice(0, 300)}`).toContain(v.code);
-        expect(diffSnapshots(before.canary, snapshot(H.L.canary)), label).toEqual([]);
-        expect(diffSnapshots(before.ws, snapshot(H.L.ws)), label).toEqual([]);
+        expect(treeChanges(before.canary, snapshot(H.L.canary)), label).toEqual([]);
+        expect(treeChanges(before.ws, snapshot(H.L.ws)), label).toEqual([]);
       }),
       fcParams(100),
     );
