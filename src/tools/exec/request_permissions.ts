@@ -52,12 +52,13 @@ export const requestPermissionsTool = defineTool({
     }
     // No one to ask through the client, but an operator on the console (docs/console.md#approvals).
     const desk = ctx.runtime.approvals;
-    if (need.askable && desk && ctx.principal.kind !== 'server') {
+    if (need.askable && desk && ctx.principal.kind !== 'server')
       desk.noteReason(
         `${ctx.principal.kind}:${ctx.principal.id}`,
         args.permission === 'network' ? 'network' : 'command',
         args.reason,
       );
+    if (need.askable && desk?.attended && ctx.principal.kind !== 'server') {
       const structured: z.output<typeof output> = { ask_on_call: true };
       if (args.arguments) structured.next_action = { tool: args.tool_name, arguments: args.arguments };
       return {
