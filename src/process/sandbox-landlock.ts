@@ -19,6 +19,8 @@ import { writeSeccompFilter } from './seccomp.js';
 const DEVICES_RW = ['/dev/null', '/dev/zero', '/dev/full', '/dev/tty', '/dev/ptmx', '/dev/pts'];
 const DEVICES_RO = ['/dev/random', '/dev/urandom'];
 const PROBE_TIMEOUT_MS = 5000;
+/** The hidden paths are looked up at most this often (a control socket that appears later is hidden then). */
+const MASKS_TTL_MS = 30_000;
 
 export interface LandlockPlan {
   helper: string;
@@ -84,12 +86,25 @@ export function planLandlock(
   const slot = seccomp ? fd : undefined;
   const why = run(helper, [...landlockArgs(ctx, slot), 'true'], seccomp);
   if (why) return { unavailable: `the Landlock helper cannot confine a command here (${why})` };
+  let cached: { at: number; args: string[]; path: Map<string, string> } | undefined;
+  const fresh = () => {
+    const now = Date.now();
+    if (!cached || now - cached.at > MASKS_TTL_MS)
+      cached = { at: now, args: landlockArgs(ctx, slot), path: new Map() };
+    return cached;
+  };
+  const pathFor = (pathVar: string) => {
+    const c = fresh();
+    const p = c.path.get(pathVar) ?? visiblePath(pathVar, ctx);
+    c.path.set(pathVar, p);
+    return p;
+  };
   return {
     helper,
     seccomp,
     abi,
-    args: () => landlockArgs(ctx, slot),
-    pathFor: (pathVar) => visiblePath(pathVar, ctx),
+    args: () => fresh().args,
+    pathFor,
     reason: describe(ctx, abi, seccomp !== undefined),
     network: ctx.mode === 'safe' ? 'none' : 'host',
   };
