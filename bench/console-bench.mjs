@@ -5,7 +5,9 @@
 // (bench/mcp-bench.mjs) with the console open: target 0 errors. Results: bench/results/console.{json,md}.
 // Usage: npm run bench:console [-- --calls 2000] [--rounds 4] [--mixed-seconds 20]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,7 @@ import {
   benchWorkspace,
   ensureBuilt,
   httpToolClient,
+  REPO,
   round,
   startServer,
   writeResults,
@@ -166,6 +169,9 @@ async function main() {
       pass: mix.errors === 0,
       note: `${mix.ops ?? '?'} ops in ${values['mixed-seconds']} s (bench/mcp-bench.mjs mixed_clients); the page got ${round(streamed / 1024, 1)} KiB of events during the CPU rounds`,
     });
+    rows.push(pageWeight());
+    const render = await firstRender(session);
+    if (render) rows.push(render);
     writeResults('console', "The operator's console: what an open page costs the MCP server", rows, {
       cpu_us: cpu,
     });
@@ -198,6 +204,73 @@ async function main() {
     agent.destroy();
     return (cpuNs(s.pid) - before) / CALLS / 1000;
   }
+}
+
+/** The page's bytes as served (dist/console/page), gzip-compressed: target ≤ 100 KB. */
+function pageWeight() {
+  const dir = path.join(REPO, 'dist/console/page');
+  const files = ['index.html', 'style.css', 'app.js'];
+  const raw = files.reduce((n, f) => n + readFileSync(path.join(dir, f)).length, 0);
+  const gz = files.reduce((n, f) => n + gzipSync(readFileSync(path.join(dir, f))).length, 0);
+  return {
+    target: 'console page weight (HTML + CSS + script, gzip)',
+    measured: round(gz / 1024, 1),
+    unit: 'KB',
+    limit: 100,
+    pass: gz <= 100 * 1024,
+    note: `${round(raw / 1024, 1)} KB uncompressed; no other request`,
+  };
+}
+
+/**
+ * First render in headless Chromium (playwright-core from node_modules/.cache, as the tests use it): from
+ * navigation to the state drawn (body[data-ready]), median of 7 fresh page loads; target ≤ 300 ms. Skipped with a
+ * note when Chromium or playwright-core is absent.
+ */
+async function firstRender(session) {
+  const chromiumPath = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
+  const pw = path.join(REPO, 'node_modules/.cache/playwright/node_modules/playwright-core/index.mjs');
+  if (!existsSync(chromiumPath) || !existsSync(pw)) {
+    process.stderr.write('first render not measured: Chromium or playwright-core is not installed\n');
+    return undefined;
+  }
+  const { chromium } = await import(pathToFileURL(pw).href);
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--no-first-run',
+    ],
+  });
+  const times = [];
+  try {
+    const { port, cookie } = session;
+    const [name, value] = cookie.split('=');
+    for (let i = 0; i < 7; i++) {
+      const ctx = await browser.newContext();
+      await ctx.addCookies([{ name, value, domain: '127.0.0.1', path: '/' }]);
+      const page = await ctx.newPage();
+      const t0 = performance.now();
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await page.waitForSelector('body[data-ready="yes"]');
+      times.push(performance.now() - t0);
+      await ctx.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  const med = median(times);
+  return {
+    target: 'console first render on loopback (navigation to state drawn, Chromium)',
+    measured: round(med, 1),
+    unit: 'ms',
+    limit: 300,
+    pass: med <= 300,
+    note: `median of ${times.length} fresh loads; min ${round(Math.min(...times), 1)} ms, max ${round(Math.max(...times), 1)} ms`,
+  };
 }
 
 await main();
