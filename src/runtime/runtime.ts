@@ -20,6 +20,7 @@ import { GrantStore } from '../policy/grants.js';
 import { ApprovalDesk } from '../policy/approvals.js';
 import { ActivityFeed } from '../core/activity.js';
 import { EditJournal } from '../patch/journal.js';
+import { Feed } from '../core/feed.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -54,6 +55,8 @@ export class Runtime {
   readonly activity: ActivityFeed | undefined;
   readonly approvals: ApprovalDesk | undefined;
   readonly edits: EditJournal | undefined;
+  /** Hosts the `safe` network proxy refused lately, for the console's Safety section. */
+  readonly netBlocks: Feed<{ time: number; host: string; reason: string }> | undefined;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
@@ -67,6 +70,7 @@ export class Runtime {
     this.activity = consoleOn ? new ActivityFeed() : undefined;
     this.approvals = consoleOn ? new ApprovalDesk(this.clock) : undefined;
     this.edits = consoleOn ? new EditJournal(this.clock) : undefined;
+    this.netBlocks = consoleOn ? new Feed(50) : undefined;
     this.startedAt = this.clock.now();
     this.catalog = catalogFor({
       enableViewImage: opts.config.enableViewImage,
@@ -86,7 +90,23 @@ export class Runtime {
       runtimeDir: this.dirs.root,
     });
     this.search.jail = this.jail;
-    this.commands = new CommandRegistry(this);
+    // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
+    const netBlocks = this.netBlocks;
+    const audit = this.audit;
+    this.commands = new CommandRegistry({
+      config: this.config,
+      dirs: this.dirs,
+      root: this.root,
+      clock: this.clock,
+      log: this.log,
+      audit: {
+        network: (e) => {
+          audit?.network(e);
+          if (netBlocks && !e.allowed)
+            netBlocks.publish({ time: this.clock.now(), host: e.host, reason: e.reason ?? 'refused' });
+        },
+      },
+    });
     this.commands.startUp();
   }
 
