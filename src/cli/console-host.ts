@@ -113,7 +113,8 @@ export function consoleHost(w: ConsoleWiring): ConsoleHost {
     connection: () => connection(w),
     credential: () => (c.authMode === 'bearer' ? w.credential() : undefined),
     safety: () => safety(rt),
-    networkBlocks: () => [],
+    audit: (action, args, error) => audit(action, args, rt.clock.monotonic(), error),
+    networkBlocks: () => [...(rt.netBlocks?.recent() ?? [])],
   };
 }
 

@@ -61,6 +61,8 @@ export interface ConsoleHost {
   /** The bearer token, for the operator who clicks "reveal". */
   credential(): string | undefined;
   safety(): SafetyView;
+  /** An audit line for what the operator did here (the audit log, when configured). */
+  audit(action: string, args: Record<string, unknown>, error?: string): void;
   /** Recent refusals by the `safe` network proxy. */
   networkBlocks(): Array<{ time: number; host: string; reason: string }>;
 }

@@ -155,7 +155,10 @@ export function createConsoleServer(host: ConsoleHost, o: { freshLinkCommand: st
     const m = /^\/api\/(approvals|commands|edits)\/([A-Za-z0-9_-]{1,64})\/(decide|kill|revert)$/.exec(
       url.pathname,
     );
-    if (url.pathname === '/api/credential') return json(res, 200, { credential: host.credential() ?? null });
+    if (url.pathname === '/api/credential') {
+      host.audit('reveal_credential', {});
+      return json(res, 200, { credential: host.credential() ?? null });
+    }
     if (!m) return refuse(res, 404, 'not_found', 'No such console action.');
     const [what, id, action] = [m[1], m[2] ?? '', m[3]];
     if (what === 'approvals' && action === 'decide') return decide(res, id, args);
@@ -185,6 +188,8 @@ export function createConsoleServer(host: ConsoleHost, o: { freshLinkCommand: st
     const code = typeof a.code === 'string' ? a.code : undefined;
     const minutes = typeof a.minutes === 'number' && Number.isFinite(a.minutes) ? a.minutes : undefined;
     const r = host.approvals.decide(id, { action, note, code, minutes });
+    const subject = host.approvals.get(id)?.subject ?? (r.ok ? r.view.subject : undefined);
+    host.audit(`${action}_request`, { request: id, subject, minutes, note }, r.ok ? undefined : r.reason);
     if (r.ok) return json(res, 200, { ok: true, request: r.view });
     const message = {
       unknown: `Request ${id} is not open.`,
