@@ -273,9 +273,54 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(again.structuredContent.blocked?.why).toBe('not on the allow-list');
   });
 
+  it('a client that cannot ask, with the console open: a refused host waits for the operator; approved, that one run reaches it', async () => {
+    const args = {
+      cmd: `curl -sS -o /dev/null -w "%{http_code}" --cacert ${reg.caPath} https://granted.test:${reg.port}/small/console`,
+      yield_time_ms: 30_000,
+    };
+    const exec = async () =>
+      (
+        await send(
+          server.url,
+          request('handshake', 'tools/call', { name: 'exec_command', arguments: args }),
+          bearer(),
+        )
+      ).json.result;
+    const first = await exec();
+    expect(first.structuredContent.blocked?.what).toBe(`granted.test:${reg.port}`);
+    // A console page is open (docs/console.md#approvals): the same call now waits for the operator.
+    const desk = server.runtime.approvals!;
+    const release = desk.watch();
+    try {
+      const asked = new Promise<string>((resolve) => {
+        const stop = desk.changes.listen((v) => {
+          if (v.kind === 'network' && v.state === 'pending' && v.subject === 'granted.test') {
+            stop();
+            resolve(v.id);
+          }
+        });
+      });
+      const running = exec();
+      const id = await asked;
+      expect(desk.decide(id, { action: 'approve' }).ok).toBe(true);
+      const ran = await running;
+      expect(ran.structuredContent).toMatchObject({ ok: true, exit_code: 0, stdout: '200' });
+      expect(
+        decisions().filter((e) => e.host === 'granted.test' && e.granted === true).length,
+      ).toBeGreaterThan(0);
+    } finally {
+      release();
+    }
+    // Spent: with no page open the next run meets the allow-list again.
+    const again = await exec();
+    expect(again.structuredContent.blocked?.why).toBe('not on the allow-list');
+  });
+
   it('where the bridge was not built, or cannot run here, safe has no network and the sandbox says why', async () => {
     const dirs = server.runtime.dirs;
-    const fake = path.join(ws.dir, 'fake-bridge.sh');
+    const fakeDir = path.join(ws.dir, 'fake-net');
+    mkdirSync(fakeDir, { recursive: true });
+    const fake = path.join(fakeDir, 'fake-bridge.sh');
     writeFileSync(fake, '#!/bin/sh\nexit 3\n', { mode: 0o755 });
     const ctx = {
       mode: 'safe' as const,
