@@ -9,7 +9,7 @@
 // is in the audit log. Needs bubblewrap and the built bridge (a C compiler): skipped with the reason when either
 // is absent, a failure under CI=true. Nothing here passes or fails by speed: waits end on events, and "at once"
 // is checked as "no lookup and no connection was attempted", from the audit log.
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import dgram from 'node:dgram';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -333,11 +333,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     };
     const broken = planSandbox({
       ...ctx,
-      net: {
-        socket: path.join(dirs.root, 'proxy.sock'),
-        bridge: fake,
-        bridgeAt: path.join(dirs.root, 'fake-bridge'),
-      },
+      net: { dir: fakeDir, socket: path.join(fakeDir, 'proxy.sock'), bridgeAt: fake },
     });
     expect(broken.status).toMatchObject({ in_use: 'bwrap', network: 'none' });
     expect(broken.status.reason).toContain('no proxy: the network bridge cannot run here');
@@ -346,12 +342,17 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(absent.status.reason).toContain('no proxy: the bridge program was not built (test)');
   });
 
-  it('no host socket is bound into the sandbox: only the proxy socket and the bridge, read-only', async () => {
-    const r = await run(server, 'cat /proc/self/mountinfo');
-    const mounts = (r.sc.stdout as string).split('\n').filter((l) => /proxy\.sock|wb-netbridge/.test(l));
-    expect(mounts).toHaveLength(2);
-    for (const m of mounts) expect(m).toMatch(/\sro[,\s]/);
-    const w = await run(server, 'echo x > "$(dirname "$HOME")/proxy.sock"; echo "rc=$?"');
+  it('no host socket is bound into the sandbox: only the directory of the proxy socket and the bridge, read-only', async () => {
+    const netDir = path.join(server.runtime.dirs.root, 'net');
+    const r = await run(server, `cat /proc/self/mountinfo; ls -A ${netDir}`);
+    const out = r.sc.stdout as string;
+    // mountinfo's fifth field is the mount point.
+    const mounts = out.split('\n').filter((l) => l.split(' ')[4]?.startsWith(server.runtime.dirs.root));
+    const net = mounts.filter((l) => l.split(' ')[4] === netDir);
+    expect(net).toHaveLength(1);
+    expect(net[0]).toMatch(/\sro[,\s]/);
+    expect(out.split('\n').slice(-3, -1).sort()).toEqual(['proxy.sock', 'wb-netbridge']);
+    const w = await run(server, `echo x > ${netDir}/proxy.sock; echo x > ${netDir}/other; echo "rc=$?"`);
     expect(w.sc.stdout).toContain('rc=1');
   });
 });

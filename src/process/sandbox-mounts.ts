@@ -25,14 +25,15 @@ export interface SandboxContext {
   privateFiles: readonly string[];
   /** The seccomp filter (seccomp.ts) bwrap loads from fd 3, or undefined where none can be built. */
   seccompFile: string | undefined;
-  /** `safe`: the filtering proxy's socket and the bridge program (net-access.ts), or why there are none. */
+  /** `safe`/`trusted`: the filtering proxy's socket and the bridge program (net-access.ts), or why not. */
   net?: NetMounts | { unavailable: string };
 }
 
-/** Bound read-only at paths inside the runtime directory, which commands cannot write. */
+/** A directory of the runtime directory (which commands cannot write), bound read-only at its own path. */
 export interface NetMounts {
+  /** Holds the proxy's socket and a copy of the bridge. */
+  dir: string;
   socket: string;
-  bridge: string;
   bridgeAt: string;
 }
 
@@ -121,9 +122,9 @@ export function mountArgs(ctx: SandboxContext): string[] {
     a.push('--tmpfs', base);
   }
   for (const w of writable) a.push('--bind', w, w);
-  // The proxy's socket and the bridge, under the (hidden) runtime directory: the only way out of `safe`.
-  if (ctx.net && 'socket' in ctx.net)
-    a.push('--ro-bind', ctx.net.socket, ctx.net.socket, '--ro-bind', ctx.net.bridge, ctx.net.bridgeAt);
+  // The proxy's socket and the bridge, under the (hidden) runtime directory: the only way out of `safe` and
+  // `trusted`.
+  if (ctx.net && 'socket' in ctx.net) a.push('--ro-bind', ctx.net.dir, ctx.net.dir);
   for (const e of emptied) a.push('--remount-ro', e);
   a.push('--remount-ro', '/dev');
   return a;
