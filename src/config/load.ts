@@ -7,7 +7,6 @@ import { badEntry, isHostPattern, isPrivateEntry, testResolve } from './network.
 import { ENTRIES, PREFIX, describeKind, isSettings, type Entry, type Settings } from './schema.js';
 
 export type PermissionMode = Settings['permissionMode'];
-export type AuthMode = Settings['authMode'];
 export type SandboxMode = Settings['sandbox'];
 
 /** What load() works out beside the settings of the table (config/schema.ts), or reads from elsewhere. */

@@ -11,13 +11,6 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-export function safeEqualAny(candidate: string, secrets: readonly string[]): boolean {
-  const c = digest(candidate);
-  let hit = false;
-  for (const s of secrets) hit = timingSafeEqual(c, digest(s)) || hit;
-  return hit;
-}
-
 /** A set of secrets digested once, so each check hashes only the candidate. */
 export class SecretSet {
   private readonly digests: Buffer[];

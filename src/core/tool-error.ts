@@ -110,7 +110,3 @@ export class ToolError extends Error {
     this.retryable = RETRYABLE.has(code);
   }
 }
-
-export function isToolError(e: unknown): e is ToolError {
-  return e instanceof ToolError;
-}

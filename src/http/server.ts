@@ -8,6 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AuthResult, Authenticator } from '../auth/authenticate.js';
 import { Dispatcher } from '../protocol/dispatch.js';
+import { INTERNAL_ERROR, SERVER_ERROR } from '../protocol/errors.js';
 import type { ProtocolHost } from '../protocol/host.js';
 import { baseUrl } from './base-url.js';
 import { ConnectionTable } from './connections.js';
@@ -89,7 +90,7 @@ function reportingAuthenticator(
   };
 }
 
-const BUSY = rpcError(-32000, 'Server busy: too many requests in flight; retry after a second');
+const BUSY = rpcError(SERVER_ERROR, 'Server busy: too many requests in flight; retry after a second');
 
 /** What the routes of one server use. */
 interface Routes {
@@ -143,7 +144,7 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     res.on('close', () => table.endRequest(req));
     route(routes, req, res).catch((e) => {
       runtime.log.error('request failed', { error: String((e as Error)?.stack ?? e) });
-      sendJson(res, 500, rpcError(-32603, 'Internal error; the failure was logged on the server'));
+      sendJson(res, 500, rpcError(INTERNAL_ERROR, 'Internal error; the failure was logged on the server'));
     });
   });
   server.on('connection', (socket: Socket) => {
@@ -225,7 +226,7 @@ function mcpRoute(
     res,
     405,
     rpcError(
-      -32000,
+      SERVER_ERROR,
       `Method Not Allowed: ${method} /mcp; this server answers POST only (no SSE stream, no sessions)`,
     ),
     {

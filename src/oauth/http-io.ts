@@ -1,15 +1,11 @@
-// Request plumbing shared by the OAuth endpoints: bounded body reading (8 KiB; a larger body is refused
-// without reading the rest), media-type tests, form parsing that reports repeated parameters (RFC 6749 §3.1,
-// §3.2: "parameters MUST NOT be included more than once"), and CORS for the endpoints browsers call.
+// Request plumbing shared by the OAuth endpoints: the body bound (8 KiB, read with http/body.ts; a larger
+// body is refused without reading the rest), media-type tests, form parsing that reports repeated parameters
+// (RFC 6749 §3.1, §3.2: "parameters MUST NOT be included more than once"), and CORS for the endpoints
+// browsers call.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody as readLimited, type BodyResult } from '../http/body.js';
 
 /** Largest body accepted by /oauth/register, /oauth/token and POST /oauth/authorize. */
 export const OAUTH_MAX_BODY_BYTES = 8 * 1024;
-
-export function readBody(req: IncomingMessage, limit = OAUTH_MAX_BODY_BYTES): Promise<BodyResult> {
-  return readLimited(req, limit);
-}
 
 /** The media type of Content-Type, lower-cased, without parameters. */
 export function mediaType(req: IncomingMessage): string {

@@ -13,7 +13,8 @@ import { checkRedirectUris } from './checks/redirect-uris-list.js';
 import { narrowGrantTypes, type AuthMethod, type Client } from './clients.js';
 import type { OAuthContext } from './context.js';
 import { oauthError, sendOAuthJson } from './errors.js';
-import { mediaType, readBody } from './http-io.js';
+import { readBody } from '../http/body.js';
+import { mediaType, OAUTH_MAX_BODY_BYTES } from './http-io.js';
 import { digest, randomToken } from './secrets.js';
 
 type Meta = Record<string, unknown>;
@@ -86,7 +87,7 @@ async function readMetadata(
   };
   if (mediaType(req) !== 'application/json')
     return refuse('Send the client metadata as JSON with Content-Type: application/json');
-  const body = await readBody(req);
+  const body = await readBody(req, OAUTH_MAX_BODY_BYTES);
   if (!body.ok) {
     if (body.reason !== 'too_large') return undefined;
     lingeringClose(req, res);

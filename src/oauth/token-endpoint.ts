@@ -26,7 +26,8 @@ import { SUPPORTED_GRANT_TYPES, type Client, type GrantType } from './clients.js
 import type { OAuthContext } from './context.js';
 import { oauthError, sendOAuthJson } from './errors.js';
 import type { Family } from './grants.js';
-import { mediaType, parseForm, readBody } from './http-io.js';
+import { readBody } from '../http/body.js';
+import { mediaType, OAUTH_MAX_BODY_BYTES, parseForm } from './http-io.js';
 import type { Redemption } from './codes.js';
 
 const CODE_CHECKS: readonly Check<CodeCtx>[] = [
@@ -112,7 +113,7 @@ async function readTokenForm(
     );
     return undefined;
   }
-  const body = await readBody(req);
+  const body = await readBody(req, OAUTH_MAX_BODY_BYTES);
   if (body.ok) return parseForm(body.text);
   if (body.reason === 'too_large') {
     lingeringClose(req, res);

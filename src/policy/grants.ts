@@ -43,7 +43,8 @@ export function fingerprint(tool: string, args: unknown): string {
     .digest('hex');
 }
 
-export class GrantStore {
+/** This process's one-time permission grants (oauth/grants.ts keeps the OAuth refresh grants, another thing). */
+export class OneTimeGrants {
   private readonly pending = new Map<string, Pending>();
 
   constructor(private readonly clock: Clock) {}

@@ -5,7 +5,7 @@
 import type { Principal } from '../core/principal.js';
 import type { ProtocolHost } from './host.js';
 import { callTool } from './call-tool.js';
-import { errorBody, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError } from './errors.js';
+import { errorBody, INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError } from './errors.js';
 import type { Classified, Era } from './classify.js';
 import type { Message, Request } from './jsonrpc.js';
 import {
@@ -84,7 +84,7 @@ export class Dispatcher {
       });
       return this.error(
         msg,
-        new ProtocolError(-32603, 'Internal error; the failure was logged on the server'),
+        new ProtocolError(INTERNAL_ERROR, 'Internal error; the failure was logged on the server'),
       );
     }
     return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method}`, 200));
@@ -157,8 +157,4 @@ function isObject(v: unknown): boolean {
 
 function modernFields(): Record<string, unknown> {
   return { resultType: 'complete', _meta: { [META_SERVER_INFO]: SERVER_INFO } };
-}
-
-export function invalidParams(message: string): ProtocolError {
-  return new ProtocolError(INVALID_PARAMS, `Invalid params: ${message}`, 200);
 }

@@ -16,7 +16,7 @@ import { CommandRegistry } from '../process/registry.js';
 import type { SandboxStatus } from '../process/sandbox.js';
 import { ToolJail } from '../process/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
-import { GrantStore } from '../policy/grants.js';
+import { OneTimeGrants } from '../policy/grants.js';
 import { ApprovalDesk } from '../policy/approvals.js';
 import { ActivityFeed } from '../core/activity.js';
 import { EditJournal } from '../patch/journal.js';
@@ -50,7 +50,7 @@ export class Runtime {
   /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
   readonly baseline = new ChangeBaseline();
   /** One-time grants asked through the client (docs/design-notes.md#permission-grants). */
-  readonly grants: GrantStore;
+  readonly grants: OneTimeGrants;
   /** The operator's console's parts (docs/console.md), over HTTP unless SERVICE_CONSOLE=0. */
   readonly activity: ActivityFeed | undefined;
   readonly approvals: ApprovalDesk | undefined;
@@ -65,7 +65,7 @@ export class Runtime {
     this.root = opts.root;
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock;
-    this.grants = new GrantStore(this.clock);
+    this.grants = new OneTimeGrants(this.clock);
     const consoleOn = opts.config.console && !opts.config.stdio;
     this.activity = consoleOn ? new ActivityFeed() : undefined;
     this.approvals = consoleOn ? new ApprovalDesk(this.clock) : undefined;

@@ -7,7 +7,7 @@ import type { Logger } from '../core/log.js';
 import type { BaselineHost } from '../git/baseline.js';
 import type { GitHost } from '../git/run.js';
 import type { FileLocks } from '../patch/locks.js';
-import type { GrantStore } from '../policy/grants.js';
+import type { OneTimeGrants } from '../policy/grants.js';
 import type { ApprovalDesk } from '../policy/approvals.js';
 import type { EditJournal } from '../patch/journal.js';
 import type { ToolJail } from '../process/jail.js';
@@ -67,7 +67,7 @@ export interface ToolServices extends GitHost, BaselineHost {
   readonly search: SearchEngines;
   readonly patchLocks: FileLocks;
   readonly commands: CommandRegistry;
-  readonly grants: GrantStore;
+  readonly grants: OneTimeGrants;
   /** The operator's approvals, when the console is on (docs/console.md#approvals). */
   readonly approvals?: ApprovalDesk | undefined;
   /** What apply_patch and edit_file changed, for the console's diffs and reverts (docs/console.md#edits). */

@@ -10,6 +10,7 @@ import { parseNumstatZ } from '../../git/parse-diff.js';
 import { LOG_FORMAT, parseLog, type LogCommit } from '../../git/parse-log.js';
 import { gitFailed, runGit } from '../../git/run.js';
 import type { GitRepo } from '../../git/repo.js';
+import { looksBinary } from '../../workspace/text.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
@@ -185,7 +186,7 @@ async function showObject(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
     signal: ctx.signal,
   });
   if (r.code !== 0 && !r.truncated) throw gitFailed('show', r);
-  const binary = r.stdout.subarray(0, 8000).includes(0);
+  const binary = looksBinary(r.stdout);
   let content = binary ? '' : r.stdout.subarray(0, args.max_bytes).toString('utf8');
   if (!binary && r.truncated) content = content.replace(/\uFFFD$/, '');
   let text = binary ? `${rev} is a binary blob; its contents are not shown.` : content;

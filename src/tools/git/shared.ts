@@ -335,5 +335,3 @@ const NEEDS_QUOTE = /[\x00-\x1f\x7f"]/;
 export function showPath(p: string): string {
   return NEEDS_QUOTE.test(p) ? JSON.stringify(p) : p;
 }
-
-export const NOT_REPO_NOTE = 'not a git repository';
