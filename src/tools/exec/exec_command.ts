@@ -8,7 +8,7 @@ import { classifyCommand, type Refusal } from '../../policy/classify.js';
 import { fingerprint, type Redeemed } from '../../policy/grants.js';
 import { requireDirectory, resolveExisting } from '../common.js';
 import { defineTool, InputRequired, type ToolContext } from '../define.js';
-import { COMMAND_RESULT, commandOutcome } from './shape.js';
+import { COMMAND_RESULT, takeCommandOutcome } from './shape.js';
 import { FIRST_OUTPUT_SETTLE, totals, waitForOutput } from './settle.js';
 import { askOperator, operatorReachable } from './operator-approval.js';
 
@@ -87,7 +87,7 @@ export const execCommandTool = defineTool({
     // `running` means the process exists (docs/tools.md#commands): a very short yield still waits for the
     // spawn itself.
     if (c.running) await c.started();
-    return commandOutcome(c, registry);
+    return takeCommandOutcome(c, registry);
   },
 });
 

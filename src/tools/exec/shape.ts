@@ -93,7 +93,12 @@ function outputLines(c: Command, views: Views): string[] {
   return lines;
 }
 
-export function commandOutcome(
+/**
+ * The result for `c` now, and it consumes what it reports: each stream's read cursor moves past the output
+ * returned, the blocked note is taken, and a final status is recorded as handed back (retention). Call it
+ * once per result.
+ */
+export function takeCommandOutcome(
   c: Command,
   registry: CommandRegistry,
 ): { structured: CommandResult; text: string } {

@@ -7,7 +7,7 @@ import type { Command } from '../../process/command.js';
 import { defineTool } from '../define.js';
 import { callText } from '../result.js';
 import { MAX_YIELD_MS } from './exec_command.js';
-import { COMMAND_ID, COMMAND_RESULT, commandOutcome, pollAction } from './shape.js';
+import { COMMAND_ID, COMMAND_RESULT, takeCommandOutcome, pollAction } from './shape.js';
 import { totals, waitForOutput, type Totals } from './settle.js';
 
 const input = z.object({
@@ -49,7 +49,7 @@ export const writeStdinTool = defineTool({
       c.write(args.chars);
     } else since = { ...c.cursor };
     await waitForOutput(c, since, args.yield_time_ms, ctx.signal);
-    return commandOutcome(c, registry);
+    return takeCommandOutcome(c, registry);
   },
 });
 
