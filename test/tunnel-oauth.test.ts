@@ -4,32 +4,21 @@
 // the origin it prints is pinned, and the OAuth metadata seen through the tunnel names the public origin. The
 // generated password is in no argv, and doctor completes the whole sign-in through the tunnel.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import type https from 'node:https';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READY_LINE } from '../src/core/ready-line.js';
 import { waitFor } from './exec-support.js';
-import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
-import {
-  makeCert,
-  mapNames,
-  needRoot,
-  removeDir,
-  startProxy,
-  stopProxy,
-  tlsRequest,
-} from './helpers/public-names.js';
+import type { TempWorkspace } from './helpers/workspace.js';
+import { needRoot, tlsRequest } from './helpers/public-names.js';
 import {
   exitCode,
   freePort,
   runDoctor,
-  standinBin,
   startTunnel,
   survivors,
   waitTree,
+  tunnelWorld,
   type RunningTunnel,
+  type TunnelWorld,
 } from './helpers/tunnel-run.js';
 
 const IP = '127.0.0.82';
@@ -37,27 +26,15 @@ const tag = randomBytes(3).toString('hex');
 const RESERVED = `wb${tag}-reserved.ngrok-free.app`;
 const ROOT = needRoot('OAuth tunnel tests through real-shaped public names');
 
-let dir: string;
-let certDir: string;
+let world: TunnelWorld;
 let ca: Buffer;
-let bin: string;
 let ws: TempWorkspace;
-let proxy: https.Server | undefined;
-let unmap: (() => Promise<void>) | undefined;
 let devPort = 0;
 let namedPort = 0;
 let devHost = '';
 let namedHost = '';
 
-function envFor(extra: Record<string, string>): Record<string, string> {
-  return {
-    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: path.join(dir, 'home'),
-    NODE_EXTRA_CA_CERTS: path.join(certDir, 'cert.pem'),
-    STANDIN_ROUTES: path.join(dir, 'routes'),
-    ...extra,
-  };
-}
+const envFor = (extra: Record<string, string>) => world.env(extra);
 
 async function oauthBlock(t: RunningTunnel): Promise<{ url: string; password: string }> {
   const url = (await t.waitOut(/^ {2}URL +(https:\/\/\S+\/mcp)$/m))[1] as string;
@@ -76,26 +53,16 @@ async function stop(t: RunningTunnel, tree: Awaited<ReturnType<typeof waitTree>>
 
 beforeAll(async () => {
   if (!ROOT) return;
-  dir = mkdtempSync(path.join(tmpdir(), 'wb-tunnel-oauth-'));
-  bin = standinBin(dir);
   devPort = await freePort();
   namedPort = await freePort();
   devHost = `wb${tag}q-${devPort}.euw.devtunnels.ms`;
   namedHost = `wb${tag}n-${namedPort}.usw2.devtunnels.ms`;
-  const hosts = [RESERVED, devHost, namedHost];
-  certDir = makeCert(hosts);
-  ca = readFileSync(path.join(certDir, 'cert.pem'));
-  ws = makeWorkspace({ 'README.md': '# published\n' });
-  unmap = await mapNames(IP, hosts);
-  proxy = await startProxy(IP, certDir, path.join(dir, 'routes'));
+  world = await tunnelWorld('wb-tunnel-oauth-', IP, [RESERVED, devHost, namedHost]);
+  ({ ca, ws } = world);
 }, 120_000);
 
 afterAll(async () => {
-  await stopProxy(proxy);
-  await unmap?.();
-  ws?.cleanup();
-  removeDir(certDir);
-  removeDir(dir);
+  await world?.close();
 });
 
 describe.runIf(ROOT)(
@@ -156,7 +123,7 @@ describe.runIf(ROOT)(
 
         const doctor = await runDoctor([url, '--port', String(devPort)], {
           PATH: process.env.PATH ?? '',
-          NODE_EXTRA_CA_CERTS: path.join(certDir, 'cert.pem'),
+          NODE_EXTRA_CA_CERTS: world.caFile,
           SERVICE_OAUTH_PASSWORD: password,
         });
         expect(doctor.out).toMatch(/^pass +authorization-server metadata: issuer https:\/\/wb/m);

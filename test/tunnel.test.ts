@@ -6,32 +6,23 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READY_LINE } from '../src/core/ready-line.js';
 import { waitFor } from './exec-support.js';
 import { REPO_ROOT } from './helpers/server.js';
-import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
-import {
-  makeCert,
-  mapNames,
-  needRoot,
-  removeDir,
-  startProxy,
-  stopProxy,
-  tlsRequest,
-  toolsListRequest,
-} from './helpers/public-names.js';
+import type { TempWorkspace } from './helpers/workspace.js';
+import { needRoot, removeDir, tlsRequest, toolsListRequest } from './helpers/public-names.js';
 import {
   exitCode,
   runDoctor,
-  standinBin,
   startTunnel,
   survivors,
   waitTree,
+  tunnelWorld,
   type RunningTunnel,
+  type TunnelWorld,
 } from './helpers/tunnel-run.js';
 
 const IP = '127.0.0.81';
@@ -42,24 +33,14 @@ const NGROK = `wb${tag}-203-0-113-7.ngrok-free.app`;
 const HOSTS = [CF_BOX, CF_API, NGROK];
 
 const ROOT = needRoot('tunnel tests through real-shaped public names');
+let world: TunnelWorld;
 let dir: string;
-let certDir: string;
 let ca: Buffer;
-let bin: string;
 let ws: TempWorkspace;
-let proxy: https.Server | undefined;
-let unmap: (() => Promise<void>) | undefined;
 
 function envFor(extra: Record<string, string>): Record<string, string> {
-  return {
-    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: path.join(dir, 'home'),
-    NODE_EXTRA_CA_CERTS: path.join(certDir, 'cert.pem'),
-    STANDIN_ROUTES: path.join(dir, 'routes'),
-    // A token for each run, as before kept tokens (test/tunnel-progress.test.ts checks the kept one).
-    SERVICE_STATE_DIR: 'off',
-    ...extra,
-  };
+  // A token for each run, as before kept tokens (test/tunnel-progress.test.ts checks the kept one).
+  return world.env({ SERVICE_STATE_DIR: 'off', ...extra });
 }
 
 /** The URL and generated token of a printed bearer block. */
@@ -77,21 +58,12 @@ async function toolsThrough(url: string, token: string): Promise<number> {
 
 beforeAll(async () => {
   if (!ROOT) return;
-  dir = mkdtempSync(path.join(tmpdir(), 'wb-tunnel-'));
-  bin = standinBin(dir);
-  certDir = makeCert(HOSTS);
-  ca = readFileSync(path.join(certDir, 'cert.pem'));
-  ws = makeWorkspace({ 'README.md': '# published\n' });
-  unmap = await mapNames(IP, HOSTS);
-  proxy = await startProxy(IP, certDir, path.join(dir, 'routes'));
+  world = await tunnelWorld('wb-tunnel-', IP, HOSTS);
+  ({ dir, ca, ws } = world);
 }, 120_000);
 
 afterAll(async () => {
-  await stopProxy(proxy);
-  await unmap?.();
-  ws?.cleanup();
-  removeDir(certDir);
-  removeDir(dir);
+  await world?.close();
 });
 
 describe.runIf(ROOT)('contract "Tunnels": cloudflared quick tunnel, bearer', () => {
@@ -243,7 +215,7 @@ describe.runIf(ROOT)('contract "Tunnels": ngrok, bearer, checked by doctor', () 
 
       const doctor = await runDoctor([url, '--port', port], {
         PATH: process.env.PATH ?? '',
-        NODE_EXTRA_CA_CERTS: path.join(certDir, 'cert.pem'),
+        NODE_EXTRA_CA_CERTS: world.caFile,
         SERVICE_AUTH_TOKEN: token,
       });
       expect(doctor.out).toMatch(/^pass +public endpoint: https:/m);

@@ -1,12 +1,17 @@
 // Running `workbench-mcp tunnel` in tests: a bin directory of stand-in provider programs (shell wrappers that
 // exec node on test/fixtures/tunnel-standins/*.mjs), the tunnel spawned from the built bin with its output
 // collected, waits on its output and exit (ceilings only end a hung test), and the process tree it started,
-// read from /proc (pid + start time, so a reused pid is never mistaken for a survivor).
+// read from /proc (pid + start time, so a reused pid is never mistaken for a survivor); and the world the
+// tunnel tests share (tunnelWorld).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type https from 'node:https';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HUNG_MS, waitFor } from '../exec-support.js';
+import { makeCert, mapNames, removeDir, startProxy, stopProxy } from './public-names.js';
 import { BIN, REPO_ROOT } from './server.js';
+import { makeWorkspace, type TempWorkspace } from './workspace.js';
 
 export function standinBin(dir: string): string {
   const bin = path.join(dir, 'bin');
@@ -17,6 +22,58 @@ export function standinBin(dir: string): string {
     chmodSync(path.join(bin, name), 0o755);
   }
   return bin;
+}
+
+/**
+ * What a tunnel test runs in: the stand-in providers first on PATH, a workspace to publish, and real-shaped
+ * public names for `hosts` (a certificate the runs trust, /etc/hosts entries to `ip`, and the TLS proxy on 443
+ * that the stand-ins route through `dir/routes`). Needs root (public-names.ts).
+ */
+export interface TunnelWorld {
+  dir: string;
+  ws: TempWorkspace;
+  /** The certificate of the public names, as a CA to trust, and its file. */
+  ca: Buffer;
+  caFile: string;
+  /** A tunnel run's environment: the stand-ins on PATH, a private HOME, the CA, the proxy's routes. */
+  env(extra?: Record<string, string>): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function tunnelWorld(
+  prefix: string,
+  ip: string,
+  hosts: readonly string[],
+): Promise<TunnelWorld> {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const bin = standinBin(dir);
+  const certDir = makeCert(hosts);
+  const caFile = path.join(certDir, 'cert.pem');
+  const ws = makeWorkspace({ 'README.md': '# published\n' });
+  let unmap: (() => Promise<void>) | undefined;
+  let proxy: https.Server | undefined;
+  const close = async () => {
+    await stopProxy(proxy);
+    await unmap?.();
+    ws.cleanup();
+    removeDir(certDir);
+    removeDir(dir);
+  };
+  try {
+    unmap = await mapNames(ip, hosts);
+    proxy = await startProxy(ip, certDir, path.join(dir, 'routes'));
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  const env = (extra: Record<string, string> = {}) => ({
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: path.join(dir, 'home'),
+    NODE_EXTRA_CA_CERTS: caFile,
+    STANDIN_ROUTES: path.join(dir, 'routes'),
+    ...extra,
+  });
+  return { dir, ws, ca: readFileSync(caFile), caFile, env, close };
 }
 
 export interface RunningTunnel {
