@@ -5,7 +5,7 @@
 // (dist/native/wb-landlock) and a kernel with Landlock: skipped with the reason when one is absent, a failure
 // under CI=true (CI installs the compiler; its kernels have Landlock, as this machine's does).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './server.js';
@@ -36,6 +36,7 @@ function build(): { launcher: string } | { why: string } {
       why: `the kernel's Landlock ABI ${n} < 6 cannot confine signals; the attacks would reach the host`,
     };
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-container-sim-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755); // the unprivileged server runs it too
   const launcher = path.join(dir, 'container-seccomp');
   const r = spawnSync(cc, ['-O2', '-Wall', '-o', launcher, SOURCE], { encoding: 'utf8' });
