@@ -48,7 +48,7 @@ export const execCommandTool = defineTool({
     'Run a shell command (bash -c) in the workspace, waiting up to yield_time_ms. Still running: status "running" and ' +
     'next_action (write_stdin, empty chars) to wait more. A non-zero exit is a normal result. Commands outlive the request: ' +
     'any client can poll, read or kill one by command_id. Output over max_output_bytes keeps head and tail; read_output ' +
-    'pages the rest. tty: true gives a terminal (REPLs) and returns once the first output pauses 0.25 s. ' +
+    `pages the rest. tty: true gives a terminal (REPLs) and returns once the first output pauses ${FIRST_OUTPUT_SETTLE.quietMs / 1000} s. ` +
     'Example: {"cmd": "npm test"} → {"status": "exited", "exit_code": 1, "stdout": "…"}.',
   input,
   output: COMMAND_RESULT,

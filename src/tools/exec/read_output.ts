@@ -6,6 +6,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
+import { HEAD_BYTES } from '../../process/output.js';
 import { fmt, READ_LIMIT_MAX, readPage } from './view.js';
 
 const REF = /^command:(?<id>[A-Za-z0-9_-]{1,200}):(?<stream>stdout|stderr)$/;
@@ -30,7 +31,7 @@ export const readOutputTool = defineTool({
   name: 'read_output',
   title: 'Read command output',
   description:
-    "Page a command's output by absolute byte offset (e.g. what a result left out). A stream keeps its first 64 KiB " +
+    `Page a command's output by absolute byte offset (e.g. what a result left out). A stream keeps its first ${HEAD_BYTES / 1024} KiB ` +
     'and its latest bytes; an offset in the dropped middle moves to the kept tail (skipped_bytes). next_action continues; ' +
     'eof ends a finished stream. Example: {"output_ref": "command:Qm…:stdout", "offset": 65536}.',
   input,
