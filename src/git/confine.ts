@@ -137,6 +137,9 @@ interface Listing {
  * same (an entry added, removed or replaced changes them) and only when both were older than SETTLE_MS when it
  * was read, since timestamps are coarse (the rule of git/repo's STABLE_MS; ctime cannot be set back). So a
  * repository with thousands of loose objects costs one lstat per directory per call, not a full re-read.
+ * Process-wide on purpose: an entry is a fact about the file system (a real path and the signature it was read
+ * under, checked on every use), not about one server, so servers in one process (tests) may share it; bounded
+ * by MAX_LISTINGS.
  */
 const listings = new Map<string, { sig: string; listing: Listing }>();
 const SETTLE_MS = 2000n;

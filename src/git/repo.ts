@@ -39,6 +39,10 @@ interface Entry {
   between: string[];
 }
 
+/**
+ * Each server's discoveries, keyed by its GitHost: owned by that instance in effect (gone with it, never seen
+ * by another, whose workspace and jail may differ), without every host type carrying a cache field.
+ */
 const caches = new WeakMap<GitHost, Map<string, Entry>>();
 
 const fileSig = (st: BigIntStats) =>

@@ -22,7 +22,11 @@ interface LineIndex {
   size: number;
 }
 
-/** Small LRU of line indexes by real path; an entry is used only while the file's stamp is unchanged. */
+/**
+ * Small LRU of line indexes by real path; an entry is used only while the file's stamp is unchanged.
+ * Process-wide on purpose: an index describes a file version (its stamp), not anything of one server, so
+ * servers in one process (tests) may share it; bounded by INDEX_CACHE_ENTRIES.
+ */
 const indexCache = new Map<string, LineIndex>();
 
 function remember(real: string, idx: LineIndex): void {
