@@ -25,7 +25,7 @@ function tail(c: Command): string {
   return parts.join('\n');
 }
 
-function view(c: Command, now: number): CommandView {
+function view(c: Command): CommandView {
   return {
     id: c.id,
     cmd: c.cmd,
@@ -33,7 +33,6 @@ function view(c: Command, now: number): CommandView {
     status: c.status,
     exit_code: c.exitCode,
     signal: c.signal,
-    started: now - c.elapsedMs,
     elapsed_ms: Math.round(c.elapsedMs),
     sandboxed: c.sandboxed,
     tail: tail(c),
@@ -67,14 +66,7 @@ export function consoleHost(w: ConsoleWiring): ConsoleHost {
     activity: w.parts.activity,
     approvals: w.parts.approvals,
     edits: w.parts.edits,
-    commands: () => {
-      const now = rt.clock.now();
-      return rt.commands
-        .list()
-        .slice(-COMMANDS_SHOWN)
-        .reverse()
-        .map((cmd) => view(cmd, now));
-    },
+    commands: () => rt.commands.list().slice(-COMMANDS_SHOWN).reverse().map(view),
     async kill(id) {
       const started = rt.clock.monotonic();
       let cmd: Command;

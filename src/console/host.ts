@@ -13,7 +13,6 @@ export interface CommandView {
   status: string;
   exit_code: number | null;
   signal: string | null;
-  started: number;
   elapsed_ms: number;
   sandboxed: boolean;
   /** The last few KiB of output, both streams, as text. */
