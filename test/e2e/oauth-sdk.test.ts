@@ -5,22 +5,11 @@
 // submits the password form and reads the code from the 302 (real-clients.md "Official SDK clients").
 // Then finishAuth(code), reconnect, tools/list; and a refresh through the SDK (contract "POST /oauth/token").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  UnauthorizedError as UnauthorizedV1,
-  type OAuthClientProvider as OAuthClientProviderV1,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  Client as ClientV2,
-  StreamableHTTPClientTransport as HttpV2,
-  UnauthorizedError as UnauthorizedV2,
-  type OAuthClientProvider as OAuthClientProviderV2,
-} from '@modelcontextprotocol/client';
 import { type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { startOAuthBin } from './oauth-helpers.js';
 import { BrowserlessProvider } from './oauth-provider.js';
+import { clientV1, listToolsV2, signInV1, signInV2, transportV1, transportV2 } from './oauth-sdk-clients.js';
 
 let ws: TempWorkspace;
 let server: SpawnedServer;
@@ -34,29 +23,20 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-async function expectUnauthorized(p: Promise<unknown>, cls: new (...a: never[]) => Error): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(cls);
-}
-
 describe('SDK v1 client (@modelcontextprotocol/sdk, handshake era) with an OAuthClientProvider', () => {
   it('discovery → registration → password form → token → tools/list, then a refresh through the SDK', async () => {
     const provider = new BrowserlessProvider('sdk-v1 test client');
-    const authProvider = provider as unknown as OAuthClientProviderV1;
     const url = new URL(server.url);
-    const first = new ClientV1({ name: 'oauth-v1', version: '1.0.0' });
-    await expectUnauthorized(first.connect(new HttpV1(url, { authProvider })), UnauthorizedV1);
+    const { transport, callback: cb } = await signInV1(url, provider);
     // What the SDK did on its own: it found the metadata, registered, and sent the "browser" to the page.
     expect(provider.clientInfo?.client_id).toBeTruthy();
     expect(provider.pageHtml).toContain('sdk-v1 test client');
-    const cb = provider.callback as URL;
     expect(cb.searchParams.get('iss')).toBe(server.base);
     expect(cb.searchParams.get('state')).toBe(provider.lastState);
-    const transport = new HttpV1(url, { authProvider });
-    await transport.finishAuth(cb.searchParams.get('code') as string);
     expect(provider.savedTokens?.token_type).toMatch(/^bearer$/i);
     expect(provider.savedTokens?.refresh_token).toBeTruthy();
 
-    const client = new ClientV1({ name: 'oauth-v1', version: '1.0.0' });
+    const client = clientV1();
     await client.connect(transport);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('read_file');
@@ -65,8 +45,8 @@ describe('SDK v1 client (@modelcontextprotocol/sdk, handshake era) with an OAuth
     // The access token goes bad; the SDK refreshes with the (rotating) refresh token and carries on.
     const oldRefresh = provider.savedTokens?.refresh_token;
     provider.corruptAccessToken();
-    const again = new ClientV1({ name: 'oauth-v1', version: '1.0.0' });
-    await again.connect(new HttpV1(url, { authProvider }));
+    const again = clientV1();
+    await again.connect(transportV1(url, provider));
     expect((await again.listTools()).tools.length).toBeGreaterThan(0);
     expect(provider.savedTokens?.refresh_token).toBeTruthy();
     expect(provider.savedTokens?.refresh_token).not.toBe(oldRefresh);
@@ -77,7 +57,6 @@ describe('SDK v1 client (@modelcontextprotocol/sdk, handshake era) with an OAuth
 describe('SDK v2 client (@modelcontextprotocol/client, pinned 2026-07-28) with an OAuthClientProvider', () => {
   it('discovery → registration → password form → token (iss checked by the SDK, RFC 9207) → tools/list', async () => {
     const provider = new BrowserlessProvider('sdk-v2 test client');
-    const authProvider = provider as unknown as OAuthClientProviderV2;
     const url = new URL(server.url);
     // Every /mcp POST the client makes, with its MCP-Protocol-Version header: proves the era under test.
     const mcpVersions: Array<string | null> = [];
@@ -87,30 +66,15 @@ describe('SDK v2 client (@modelcontextprotocol/client, pinned 2026-07-28) with a
         mcpVersions.push(new Headers(init.headers).get('mcp-protocol-version'));
       return fetch(input, init);
     };
-    const transportOf = () => new HttpV2(url, { authProvider, fetch: recording });
-    const attempt = async (transport: InstanceType<typeof HttpV2>) => {
-      const client = new ClientV2(
-        { name: 'oauth-v2', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      );
-      await client.connect(transport);
-      const r = await client.listTools();
-      await client.close();
-      return r;
-    };
-    await expectUnauthorized(attempt(transportOf()), UnauthorizedV2);
+    const { transport, callback: cb } = await signInV2(url, provider, recording);
     expect(provider.pageHtml).toContain('sdk-v2 test client');
-    const cb = provider.callback as URL;
     expect(cb.searchParams.get('iss')).toBe(server.base);
-    const transport = transportOf();
-    // The preferred form: the SDK validates iss against the issuer it discovered before redeeming the code.
-    await transport.finishAuth(cb.searchParams);
-    const { tools } = await attempt(transport);
+    const { tools } = await listToolsV2(transport);
     expect(tools.map((t) => t.name)).toContain('read_file');
 
     const oldRefresh = provider.savedTokens?.refresh_token;
     provider.corruptAccessToken();
-    const again = await attempt(transportOf());
+    const again = await listToolsV2(transportV2(url, provider, recording));
     expect(again.tools.length).toBeGreaterThan(0);
     expect(provider.savedTokens?.refresh_token).not.toBe(oldRefresh);
     expect(mcpVersions.length).toBeGreaterThan(0);

@@ -11,22 +11,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  UnauthorizedError as UnauthorizedV1,
-  type OAuthClientProvider as OAuthClientProviderV1,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  Client as ClientV2,
-  StreamableHTTPClientTransport as HttpV2,
-  UnauthorizedError as UnauthorizedV2,
-  type OAuthClientProvider as OAuthClientProviderV2,
-} from '@modelcontextprotocol/client';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { PASSWORD, rawRequest } from './oauth-helpers.js';
 import { BrowserlessProvider } from './oauth-provider.js';
+import { clientV1, listToolsV2, signInV1, signInV2 } from './oauth-sdk-clients.js';
 import { selfSignedCert } from '../helpers/tls-cert.js';
 
 const PUBLIC_HOST = 'mcp.workbench.test';
@@ -171,21 +160,13 @@ describe('URLs through the TLS proxy (SERVICE_TRUST_PROXY_HEADERS=1)', () => {
 describe('the official SDK clients complete the flow through the proxy', () => {
   it('v1: discovery → registration → password → token (iss and aud on https) → tools/list', async () => {
     const provider = new BrowserlessProvider('tls v1 client', { fetch: tlsFetch });
-    const authProvider = provider as unknown as OAuthClientProviderV1;
     const url = new URL(`${publicBase}/mcp`);
-    await expect(
-      new ClientV1({ name: 'tls-v1', version: '1.0.0' }).connect(
-        new HttpV1(url, { authProvider, fetch: tlsFetch }),
-      ),
-    ).rejects.toBeInstanceOf(UnauthorizedV1);
-    const cb = provider.callback as URL;
+    const { transport, callback: cb } = await signInV1(url, provider, tlsFetch);
     expect(cb.searchParams.get('iss')).toBe(publicBase);
-    const transport = new HttpV1(url, { authProvider, fetch: tlsFetch });
-    await transport.finishAuth(cb.searchParams.get('code') as string);
     const claims = decodeJwt(provider.savedTokens?.access_token as string);
     expect(claims.iss).toBe(publicBase);
     expect(claims.aud).toBe(`${publicBase}/mcp`);
-    const client = new ClientV1({ name: 'tls-v1', version: '1.0.0' });
+    const client = clientV1('tls-v1');
     await client.connect(transport);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('read_file');
     await client.close();
@@ -203,24 +184,9 @@ describe('the official SDK clients complete the flow through the proxy', () => {
 
   it('v2 (pinned 2026-07-28): the same flow, with the SDK checking iss against the https issuer', async () => {
     const provider = new BrowserlessProvider('tls v2 client', { fetch: tlsFetch });
-    const authProvider = provider as unknown as OAuthClientProviderV2;
     const url = new URL(`${publicBase}/mcp`);
-    const attempt = async (transport: InstanceType<typeof HttpV2>) => {
-      const client = new ClientV2(
-        { name: 'tls-v2', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      );
-      await client.connect(transport);
-      const r = await client.listTools();
-      await client.close();
-      return r;
-    };
-    await expect(attempt(new HttpV2(url, { authProvider, fetch: tlsFetch }))).rejects.toBeInstanceOf(
-      UnauthorizedV2,
-    );
-    const transport = new HttpV2(url, { authProvider, fetch: tlsFetch });
-    await transport.finishAuth((provider.callback as URL).searchParams);
-    expect((await attempt(transport)).tools.map((t) => t.name)).toContain('read_file');
+    const { transport } = await signInV2(url, provider, tlsFetch);
+    expect((await listToolsV2(transport, 'tls-v2')).tools.map((t) => t.name)).toContain('read_file');
     expect(decodeJwt(provider.savedTokens?.access_token as string).aud).toBe(`${publicBase}/mcp`);
   }, 180_000);
 });
