@@ -1,18 +1,21 @@
 /*
- * wb-landlock: the command sandbox where bubblewrap cannot run (docs/security-model.md#landlock-fallback).
+ * wb-landlock: the command sandbox where bubblewrap cannot run
+ * (docs/security-model.md#the-landlock-sandbox).
  *
- *   wb-landlock [--rw PATH]... [--ro PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- <command> [args...]
+ *   wb-landlock [--rw PATH]... [--ro PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- <command> [arg]...
  *   wb-landlock --abi
  *
  * Confines itself, then execs the command (which therefore keeps this process's pid, process group and
  * session: the server signals it like an unsandboxed command). In order:
- *  - capabilities: the bounding and ambient sets emptied and the securebits locked so that even uid 0 gains no
- *    capability from execve (where this process may change them: a root server; an unprivileged one has none);
+ *  - capabilities: the bounding and ambient sets emptied and the securebits locked so that even uid 0 gains
+ *    no capability from execve (where this process may change them: a root server; an unprivileged one has
+ *    none);
  *  - no_new_privs (setuid/setgid bits and file capabilities give nothing);
  *  - a Landlock ruleset handling every filesystem right of the running kernel's ABI: every right under each
  *    --rw hierarchy; read, list and execute everywhere else except the --hide paths, which get nothing (their
- *    parent directories stay listable), and under the --ro paths (inside hidden ones); with ABI >= 4 and --no-inet, TCP bind and connect with no port allowed;
- *    with ABI >= 6, abstract unix sockets and signals scoped to this sandbox;
+ *    parent directories stay listable), and under the --ro paths (inside hidden ones); with ABI >= 4 and
+ *    --no-inet, TCP bind and connect with no port allowed; with ABI >= 6, abstract unix sockets and signals
+ *    scoped to this sandbox;
  *  - the seccomp filter read from --seccomp FD (a classic BPF program, as bubblewrap's --seccomp reads it).
  * It never runs the command unconfined: whatever step fails ends it with status 126 and a message.
  * `--abi` prints the kernel's Landlock ABI version (0: none) and exits.
@@ -224,7 +227,7 @@ static void build_ruleset(int abi, int no_inet) {
 
 /* Empties the capability sets for good where this process may (CAP_SETPCAP); harmless where it has none. */
 static void drop_capabilities(void) {
-  /* SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP, SECBIT_KEEP_CAPS_LOCKED, SECBIT_NO_CAP_AMBIENT_RAISE, each locked. */
+  /* SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP, SECBIT_KEEP_CAPS_LOCKED, SECBIT_NO_CAP_AMBIENT_RAISE, locked. */
   prctl(PR_SET_SECUREBITS, 0x1 | 0x2 | 0x4 | 0x8 | 0x20 | 0x40 | 0x80, 0, 0, 0);
   for (int cap = 0; cap <= 63; cap++)
     if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;

@@ -1,11 +1,11 @@
-// The command-sandbox attacks against the Landlock sandbox (docs/security-model.md#the-landlock-sandbox), in a
-// simulated container where bubblewrap cannot start (test/helpers/container-sim.ts), run with the server as
-// root and as nobody. The cases are those of test/confinement-commands-suite.ts, each asserting what Landlock
-// gives: where bubblewrap hides (a private /tmp, a PID namespace, emptied home directories) this sandbox
-// refuses instead, and the test says which. Network (raw TCP and UDP to a host listener, an abstract unix
-// socket the host listens on) and signals (to the server, to every process) are attacked too, in `safe` and in
-// `trusted`. Every attack uses a spelling the command policy cannot read (python, variables), so the kernel
-// must be the one that says no.
+// The command-sandbox attacks against the Landlock sandbox (docs/security-model.md#the-landlock-sandbox), in
+// a simulated container where bubblewrap cannot start (test/helpers/container-sim.ts), run with the server as
+// root and as nobody. The cases are those of test/confinement-commands-suite.ts, each asserting what
+// Landlock gives: where bubblewrap hides (a private /tmp, a PID namespace, emptied home directories) this
+// sandbox refuses instead, and the test says which. Network (raw TCP and UDP to a host listener, an abstract
+// unix socket the host listens on) and signals (to the server, to every process) are attacked too, in `safe`
+// and in `trusted`. Every attack uses a spelling the command policy cannot read (python, variables), so the
+// kernel must be the one that says no.
 import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
@@ -257,7 +257,8 @@ export function landlockSuite(as: RunAs): void {
       expect(await waitFor(() => net.hits.tcp > before.tcp)).toBe(true);
     });
 
-    // kill -1 is attacked by the isolation suite (test/confinement2-isolation-suite.ts) with this variant too.
+    // kill -1 is attacked by the isolation suite (test/confinement2-isolation-suite.ts) with this variant
+    // too.
     it('signals to the server, the test runner and init fail (kill -0, STOP, TERM)', async () => {
       const py =
         'import os, signal\n' +

@@ -2,9 +2,9 @@
 // container whose seccomp profile refuses user namespaces: the helper native/wb-landlock.c (built by
 // scripts/build-native.mjs when a C compiler exists) confines itself — no capabilities, no_new_privs, a
 // Landlock ruleset, the seccomp filter of seccomp.ts — and execs the command, which keeps the helper's pid,
-// process group and session (so the server signals it like an unsandboxed command). Writes are allowed only in
-// the workspace, the runtime directory's home/, tmp/ and cache/ and the terminal devices (not /dev/shm, which
-// would be shared with the host and every command, unlike bubblewrap's small private one); what the
+// process group and session (so the server signals it like an unsandboxed command). Writes are allowed only
+// in the workspace, the runtime directory's home/, tmp/ and cache/ and the terminal devices (not /dev/shm,
+// which would be shared with the host and every command, unlike bubblewrap's small private one); what the
 // bubblewrap mounts hide (sandbox-mounts.ts) and every device but a few are unreadable; `safe` gets no TCP
 // (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older kernels); abstract
 // unix sockets and signals stay inside the sandbox (ABI >= 6). Usability is probed once, by running the

@@ -1,12 +1,11 @@
 // The container simulation for the Landlock sandbox's tests (docs/security-model.md#the-landlock-sandbox):
-// test/fixtures/container-seccomp.c, compiled once per test process into a temp dir, runs the server under a
-// seccomp filter like a container runtime's default profile (no namespaces may be made), where bubblewrap
-// cannot start and the server falls back to the Landlock helper. Needs a C compiler, the built helper
-// (dist/native/wb-landlock) and a kernel with Landlock: skipped with the reason when one is absent, a failure
-// under CI=true (CI installs the compiler; its kernels have Landlock, as this machine's does).
+// test/fixtures/container-seccomp.c, compiled into node_modules/.cache when missing or older, runs the server
+// under a seccomp filter like a container runtime's default profile (no namespaces may be made), where
+// bubblewrap cannot start and the server falls back to the Landlock helper. Needs a C compiler, the built
+// helper (dist/native/wb-landlock) and a kernel with Landlock: skipped with the reason when one is absent, a
+// failure under CI=true (CI installs the compiler; its kernels have Landlock, as this machine's does).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './server.js';
 
@@ -30,17 +29,25 @@ function build(): { launcher: string } | { why: string } {
     return {
       why: `the kernel offers no Landlock (wb-landlock --abi: ${abi.stdout?.trim() || abi.stderr?.trim()})`,
     };
-  // Without signal scoping a `kill -KILL -1` of the attack suites, from a root server, would reach the machine.
+  // Without signal scoping a `kill -KILL -1` of the attack suites, from a root server, would reach the
+  // whole machine.
   if (n < 6)
     return {
       why: `the kernel's Landlock ABI ${n} < 6 cannot confine signals; the attacks would reach the host`,
     };
-  const dir = mkdtempSync(path.join(tmpdir(), 'wb-container-sim-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  chmodSync(dir, 0o755); // the unprivileged server runs it too
+  // Built once into the repository's cache (not a shared temp directory: a root test runs it), atomically.
+  const dir = path.join(REPO_ROOT, 'node_modules/.cache/wb-container-sim');
   const launcher = path.join(dir, 'container-seccomp');
-  const r = spawnSync(cc, ['-O2', '-Wall', '-o', launcher, SOURCE], { encoding: 'utf8' });
-  if (r.status !== 0) return { why: `${cc} could not build the container launcher: ${r.stderr.trim()}` };
+  if (existsSync(launcher) && statSync(launcher).mtimeMs >= statSync(SOURCE).mtimeMs) return { launcher };
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  chmodSync(dir, 0o755); // the unprivileged server runs it too
+  const tmp = `${launcher}.${process.pid}.tmp`;
+  const r = spawnSync(cc, ['-O2', '-Wall', '-o', tmp, SOURCE], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    rmSync(tmp, { force: true });
+    return { why: `${cc} could not build the container launcher: ${r.stderr.trim()}` };
+  }
+  renameSync(tmp, launcher);
   return { launcher };
 }
 
