@@ -1,5 +1,6 @@
-// The filtering proxy of `safe` mode (docs/tools.md#network-in-safe-mode): an HTTP proxy in the server process,
-// listening on a unix socket in the runtime directory (mode 0600) that each `safe` sandbox sees read-only, where
+// The filtering proxy of `safe` and `trusted` (docs/tools.md#network-in-safe-mode,
+// docs/security-model.md#network-per-mode): an HTTP proxy in the server process, listening on a unix socket in
+// the runtime directory (mode 0600) that each sandbox sees read-only, where
 // native/wb-netbridge.c relays the sandbox's 127.0.0.1:3128 to it. No host socket enters a sandbox: this is the
 // only way out, and it speaks two things — `CONNECT host:port` (bytes tunnelled, TLS never intercepted) and
 // absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
@@ -7,8 +8,9 @@
 // unless SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
 // checked, so a second DNS answer cannot rebind it. A refusal is a 403 with a short plain-text body, sent at
 // once. Which command asked is known from the per-command credential in its proxy URL (Proxy-Authorization:
-// Basic wb:<token>); every decision is reported (audit log, the command's `blocked` note). Bounded: at most
-// MAX_UPSTREAM connections out at once, idle ones closed after IDLE_MS.
+// Basic wb:<token>); every decision is reported (audit log, the command's `blocked` note), and the connections
+// a command opened end with it (revoke). Bounded: at most MAX_UPSTREAM connections out at once, idle ones closed
+// after IDLE_MS.
 import { lookup } from 'node:dns';
 import { chmodSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
