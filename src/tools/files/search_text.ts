@@ -159,29 +159,34 @@ export const searchTextTool = defineTool({
     checkQuery(args.query);
     const base = searchBase(ctx, args.path);
     const r = await ctx.runtime.search.search(ctx.runtime.root, searchRequest(args, base));
-    const structured: Record<string, unknown> = {
-      matches: r.matches,
-      ...(r.truncated
-        ? { total_matches: r.totalMatches, total_is_lower_bound: r.totalIsLowerBound, truncated: true }
-        : {}),
-      engine: r.engine === 'js' ? 'js' : undefined,
-    };
     const lines = matchLines(r.matches, args.context_lines);
     if (r.matches.length === 0)
       lines.push(
         `No ${args.after ? 'more ' : ''}matches for ${JSON.stringify(args.query)} in ${base.rel}${args.include_ignored ? '' : ' (git-ignored and hidden files were skipped)'}.`,
       );
     if (r.note) lines.push(`[${r.note}]`);
+    let more: Record<string, unknown> | undefined;
     if (r.truncated) {
       const total = `${r.totalIsLowerBound ? 'more than ' : ''}${r.totalMatches}`;
       let hint = 'narrow it with path or include_globs';
       if (r.next) {
-        const more = { ...explicitArgs(input, args), after: `${r.next.path}:${r.next.line}` };
-        structured.next_action = { tool: 'search_text', arguments: more };
+        more = { ...explicitArgs(input, args), after: `${r.next.path}:${r.next.line}` };
         hint += `, or continue with ${callText('search_text', more)}`;
       }
       lines.push(`[${r.matches.length} of ${total} matching lines shown; ${hint}]`);
     }
-    return { structured: lean(structured, ['preview']), text: lines.join('\n') };
+    const structured: z.output<typeof output> = lean(
+      {
+        matches: r.matches,
+        ...(r.truncated
+          ? { total_matches: r.totalMatches, total_is_lower_bound: r.totalIsLowerBound, truncated: true }
+          : {}),
+        engine: r.engine === 'js' ? ('js' as const) : undefined,
+        next_action: more && { tool: 'search_text', arguments: more },
+      },
+      // a match's path, line and column are never empty or 0; an empty preview is kept
+      ['preview', 'path', 'line', 'column'],
+    );
+    return { structured, text: lines.join('\n') };
   },
 });
