@@ -30,7 +30,9 @@ import { gitBlameTool } from './git/git_blame.js';
  * A tool with its argument and result types hidden (define.ts): the check of the raw arguments and the handler
  * are joined here, where both know the tool's types, so the list below may mix tools of every shape.
  */
-export function erase<S extends z.core.$ZodShape, O extends z.ZodObject>(def: ToolDef<z.ZodObject<S>, O>): AnyToolDef {
+export function erase<S extends z.core.$ZodShape, O extends z.ZodObject>(
+  def: ToolDef<z.ZodObject<S>, O>,
+): AnyToolDef {
   let strict: z.ZodObject<S, z.core.$strict> | undefined;
   return {
     name: def.name,

@@ -65,7 +65,13 @@ export const applyPatchTool = defineTool({
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
     const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
     const outcome = await applyPatch(
-      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite, committed: journalFor(ctx, 'apply_patch') },
+      {
+        root: rt.root,
+        locks: rt.patchLocks,
+        log: rt.log,
+        beforeWrite,
+        committed: journalFor(ctx, 'apply_patch'),
+      },
       args.patch,
       {
         dryRun: args.dry_run,

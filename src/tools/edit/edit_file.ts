@@ -43,7 +43,13 @@ export const editFileTool = defineTool({
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
     const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
     const o = await editFile(
-      { root: rt.root, locks: rt.patchLocks, log: rt.log, beforeWrite, committed: journalFor(ctx, 'edit_file') },
+      {
+        root: rt.root,
+        locks: rt.patchLocks,
+        log: rt.log,
+        beforeWrite,
+        committed: journalFor(ctx, 'edit_file'),
+      },
       {
         path: args.path,
         oldString: args.old_string,
