@@ -42,14 +42,16 @@ d('bubblewrap sandbox', () => {
     // HTTP(S) through the filtering proxy where the bridge was built (docs/tools.md#network-in-safe-mode), else none.
     expect(s.sc.sandbox).toMatchObject({ requested: 'auto', in_use: 'bwrap' });
     expect(['proxy', 'none']).toContain(s.sc.sandbox.network);
+    // trusted: its own network namespace too, every host name through the proxy (docs/security-model.md#network-per-mode).
     const t = await call(trusted.url, 'check_exec_environment');
-    expect(t.sc.sandbox).toMatchObject({ in_use: 'bwrap', network: 'host' });
+    expect(t.sc.sandbox).toMatchObject({ in_use: 'bwrap' });
+    expect(['proxy', 'none']).toContain(t.sc.sandbox.network);
     const dd = await call(dangerous.url, 'check_exec_environment');
     expect(dd.sc.sandbox.in_use).toBeUndefined();
     expect(dd.sc.sandbox.reason).toMatch(/dangerous/);
   });
 
-  it('safe: no network, not even the host loopback (the server itself is unreachable)', async () => {
+  it('safe and trusted: not even the host loopback (the server itself is unreachable)', async () => {
     const probe = `t=/dev/tcp/127.0.0.1/${port()}; if timeout 3 bash -c "exec 3<>$t" 2>/dev/null; then echo reachable; else echo unreachable; fi`;
     const s = await call(safe.url, 'exec_command', { cmd: probe });
     expect(s.sc.stdout).toBe('unreachable\n');
@@ -58,7 +60,7 @@ d('bubblewrap sandbox', () => {
     });
     expect(links.sc.stdout).toBe('lo\n');
     const t = await call(trusted.url, 'exec_command', { cmd: probe });
-    expect(t.sc.stdout).toBe('reachable\n');
+    expect(t.sc.stdout).toBe('unreachable\n');
   });
 
   it('the system is read-only; the workspace (under /tmp) and the runtime directory are writable (decision 27)', async () => {
