@@ -1,9 +1,10 @@
-// Splits a byte stream into newline-terminated lines: the framing of the stdio transport (stdio/serve.ts) and
-// of ripgrep's output (workspace/search/rg-output.ts). Bytes, not text: a newline never falls inside a UTF-8
-// sequence, so each line is decoded whole by its consumer, and a character split across chunks needs no
-// decoder. A partial line waits as a list of chunks joined once when its newline arrives (a long line spans
-// many chunks; joining on every chunk would be quadratic). With `maxLineBytes`, a line over it is reported
-// once through `onOversize` and its bytes are dropped up to its newline, so memory stays bounded by the limit.
+// Splits a byte stream into newline-terminated lines: the framing of the stdio transport (stdio/serve.ts), of
+// ripgrep's output (workspace/search/rg-output.ts) and of supervised children's output
+// (process/supervised.ts). Bytes, not text: a newline never falls inside a UTF-8 sequence, so each line is
+// decoded whole by its consumer, and a character split across chunks needs no decoder. A partial line waits
+// as a list of chunks joined once when its newline arrives (a long line spans many chunks; joining on every
+// chunk would be quadratic). With `maxLineBytes`, a line over it is reported once through `onOversize` and
+// its bytes are dropped up to its newline, so memory stays bounded by the limit.
 
 export interface LineSink {
   /** A complete line, without its "\n" (a "\r" before it is kept). Valid only during the call. */

@@ -3,6 +3,7 @@
 // their output split into lines (the last ones kept for the message when a process dies), an `exited` promise,
 // and stop(): SIGTERM, then SIGKILL if it is still there after a grace period.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { LineFramer } from '../core/line-framer.js';
 
 export interface Exit {
   code: number | null;
@@ -52,17 +53,10 @@ export function startChild(
     for (const l of listeners) l(line);
   };
   for (const stream of [proc.stdout, proc.stderr]) {
-    let partial = '';
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      const parts = (partial + chunk).split(/\r?\n/);
-      partial = parts.pop() ?? '';
-      for (const p of parts) emit(p);
-    });
-    stream?.on('end', () => {
-      if (partial) emit(partial);
-      partial = '';
-    });
+    // "\r\n" ends a line as "\n" does.
+    const lines = new LineFramer({ onLine: (b) => emit(b.toString('utf8').replace(/\r$/, '')) });
+    stream?.on('data', (chunk: Buffer) => lines.push(chunk));
+    stream?.on('end', () => lines.end());
   }
   return {
     name,
