@@ -9,7 +9,7 @@ import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, TEST_TOKEN, type SpawnedServer } from './helpers/server.js';
+import { freePort, startServer, TEST_TOKEN, type SpawnedServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import {
   makeCert,
@@ -20,7 +20,7 @@ import {
   stopProxy,
   writeRoute,
 } from './helpers/public-names.js';
-import { freePort, runDoctor } from './helpers/tunnel-run.js';
+import { runDoctor } from './helpers/tunnel-run.js';
 
 const IP = '127.0.0.83';
 const tag = randomBytes(3).toString('hex');

@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READY_LINE } from '../src/core/ready-line.js';
 import { waitFor } from './exec-support.js';
+import { freePort } from './helpers/server.js';
 import type { TempWorkspace } from './helpers/workspace.js';
 import { needRoot, tlsRequest } from './helpers/public-names.js';
 import {
   exitCode,
-  freePort,
   runDoctor,
   startTunnel,
   survivors,

@@ -23,7 +23,7 @@ import {
   type DocServer,
   type TestCert,
 } from './oauth-cimd-helpers.js';
-import { PASSWORD } from './oauth-helpers.js';
+import { startOAuthBin } from './oauth-helpers.js';
 
 const CLAUDE = cached('claude-code', '@anthropic-ai/claude-code/bin/claude.exe');
 const reason = CLAUDE
@@ -157,16 +157,9 @@ describe.skipIf(!!reason)('Claude Code reports the server connected (issue 11)',
           token_endpoint_auth_method: 'none',
         },
       });
-      oauthServer = await startServer({
-        workspace: ws.dir,
-        env: {
-          HOME: '/nonexistent-home',
-          SERVICE_AUTH_MODE: 'oauth',
-          SERVICE_OAUTH_PASSWORD: PASSWORD,
-          SERVICE_AUTH_TOKEN: '',
-          NODE_EXTRA_CA_CERTS: tls.certPath,
-          WB_TEST_CIMD_ALLOW_LOOPBACK: '1',
-        },
+      oauthServer = await startOAuthBin(ws.dir, {
+        NODE_EXTRA_CA_CERTS: tls.certPath,
+        WB_TEST_CIMD_ALLOW_LOOPBACK: '1',
       });
       expect(
         (await claude(['mcp', 'add', '--transport', 'http', 'wb-oauth', oauthServer.url], env, ws.dir)).code,

@@ -285,8 +285,11 @@ export function rawRequest(
   });
 }
 
-/** The built bin in oauth mode with the test password and no static token (real process, real HTTP). */
-export function startOAuthBin(workspace: string): Promise<SpawnedServer> {
+/**
+ * The built bin in oauth mode with the test password and no static token (real process, real HTTP), plus
+ * `env` (a CA to trust, proxy headers, the test-only loopback metadata documents).
+ */
+export function startOAuthBin(workspace: string, env: Record<string, string> = {}): Promise<SpawnedServer> {
   return startServer({
     workspace,
     env: {
@@ -294,6 +297,7 @@ export function startOAuthBin(workspace: string): Promise<SpawnedServer> {
       SERVICE_AUTH_MODE: 'oauth',
       SERVICE_OAUTH_PASSWORD: PASSWORD,
       SERVICE_AUTH_TOKEN: '',
+      ...env,
     },
   });
 }

@@ -8,11 +8,10 @@
 // server trusts through NODE_EXTRA_CA_CERTS, loopback allowed only by the test-only WB_TEST_CIMD_ALLOW_LOOPBACK.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
+import { freePort, REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import {
   BROWSER_SCRIPT,
@@ -27,7 +26,7 @@ import {
   type RecordingProxy,
   type TestCert,
 } from './oauth-cimd-helpers.js';
-import { PASSWORD } from './oauth-helpers.js';
+import { startOAuthBin } from './oauth-helpers.js';
 
 const LAUNCHER_REL = '@modelcontextprotocol/inspector/clients/launcher/build/index.js';
 const INSPECTOR = cached('inspector', LAUNCHER_REL);
@@ -47,17 +46,6 @@ describe('Inspector 2.12, Node 22 and openssl for the OAuth flow test', () => {
     if (reason && CI) expect.fail(`CI=true but ${reason}`);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function inspector(
   args: string[],
@@ -106,16 +94,9 @@ describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server
     writeFileSync(path.join(home, 'browser.mjs'), BROWSER_SCRIPT);
     chmodSync(path.join(home, 'browser.mjs'), 0o755);
     docs = await startDocServer(tls);
-    server = await startServer({
-      workspace: ws.dir,
-      env: {
-        HOME: '/nonexistent-home',
-        SERVICE_AUTH_MODE: 'oauth',
-        SERVICE_OAUTH_PASSWORD: PASSWORD,
-        SERVICE_AUTH_TOKEN: '',
-        NODE_EXTRA_CA_CERTS: tls.certPath,
-        WB_TEST_CIMD_ALLOW_LOOPBACK: '1',
-      },
+    server = await startOAuthBin(ws.dir, {
+      NODE_EXTRA_CA_CERTS: tls.certPath,
+      WB_TEST_CIMD_ALLOW_LOOPBACK: '1',
     });
     proxy = await startRecordingProxy(server.port);
   });

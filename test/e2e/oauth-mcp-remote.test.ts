@@ -5,11 +5,10 @@
 // localhost callback. Then mcp-remote lists tools. A second run reuses the stored tokens (no browser).
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpawnedServer } from '../helpers/server.js';
+import { freePort, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { PASSWORD, startOAuthBin } from './oauth-helpers.js';
 import { cachedPath, missingReason } from '../helpers/cached-tools.js';
@@ -59,17 +58,6 @@ for (let i = 0; ; i++) {
   }
 }
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function runBridge(
   args: string[],

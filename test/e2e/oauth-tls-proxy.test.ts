@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startServer, type SpawnedServer } from '../helpers/server.js';
+import { type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { PASSWORD, rawRequest } from './oauth-helpers.js';
+import { rawRequest, startOAuthBin } from './oauth-helpers.js';
 import { BrowserlessProvider } from './oauth-provider.js';
 import { clientV1, listToolsV2, signInV1, signInV2 } from './oauth-sdk-clients.js';
 import { selfSignedCert } from '../helpers/tls-cert.js';
@@ -74,16 +74,7 @@ beforeAll(async () => {
   dir = selfSignedCert([PUBLIC_HOST]).dir;
   ca = readFileSync(path.join(dir, 'cert.pem'));
   ws = makeWorkspace({ 'README.md': '# demo\n' });
-  server = await startServer({
-    workspace: ws.dir,
-    env: {
-      HOME: '/nonexistent-home',
-      SERVICE_AUTH_MODE: 'oauth',
-      SERVICE_OAUTH_PASSWORD: PASSWORD,
-      SERVICE_AUTH_TOKEN: '',
-      SERVICE_TRUST_PROXY_HEADERS: '1',
-    },
-  });
+  server = await startOAuthBin(ws.dir, { SERVICE_TRUST_PROXY_HEADERS: '1' });
   const backend = new URL(server.base);
   // The reverse proxy: TLS in, plain HTTP to the loopback server, forwarding headers added (as nginx would).
   proxy = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: ca }, (req, res) => {

@@ -3,7 +3,7 @@
 // test process (still real HTTP on 127.0.0.1) for tests that need many fast requests or an injected clock.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../../src/auth/authenticate.js';
@@ -153,4 +153,16 @@ export async function startInProcess(opts: {
       await runtime.shutdown();
     },
   };
+}
+
+/** A TCP port free on 127.0.0.1 a moment ago (for a program that must be told its port before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -209,15 +209,3 @@ export function runDoctor(
     });
   });
 }
-
-/** A port nothing listens on right now (for devtunnel, whose address contains the port). */
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
