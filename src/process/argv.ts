@@ -56,13 +56,16 @@ function startArgv(file: string, args: readonly string[], opts: ArgvOptions): Ch
   let filter: number | undefined;
   try {
     filter = openFilter(run.seccomp);
-    return spawn(run.file, run.args, {
+    const child = spawn(run.file, run.args, {
       cwd: opts.cwd,
-      env: opts.env,
+      env: run.env ? { ...opts.env, ...run.env } : opts.env,
       stdio: filter === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', filter],
       detached: false,
     });
+    if (run.done) child.once('close', run.done).once('error', run.done);
+    return child;
   } catch (e) {
+    run.done?.();
     return (e as NodeJS.ErrnoException).code ?? String(e);
   } finally {
     if (filter !== undefined) closeSync(filter);

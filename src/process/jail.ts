@@ -4,11 +4,14 @@
 // workspace read-only, an empty /tmp, its own PID, network, IPC and user namespaces, no capabilities, the
 // seccomp filter of seccomp.ts, and nothing else of the host — no home directories, no /run, no secrets, no
 // way to write. So a hostile repository can at worst read the workspace, as the user's own `git` would. git's
-// own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run, programs run unjailed and
-// status() says so.
+// own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
+// helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
+// unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../config/load.js';
+import { LandlockJail } from './jail-landlock.js';
+import type { RuntimeDirs } from './runtime-dir.js';
 import { probeRun, SECCOMP_FD } from './sandbox.js';
 import { writeSeccompFilter } from './seccomp.js';
 import { findExecutable } from './spawn.js';
@@ -17,12 +20,14 @@ export interface JailContext {
   requested: SandboxMode;
   pathVar: string | undefined;
   workspaceReal: string;
-  /** The instance's runtime directory, where the seccomp filter is kept. */
-  runtimeDir: string;
+  /** The instance's runtime directories (root: where the seccomp filter is kept). */
+  dirs: RuntimeDirs;
+  /** The server's own secret files (token file, audit log): unreadable in the Landlock jail. */
+  privateFiles: readonly string[];
 }
 
 export interface JailStatus {
-  in_use: 'bwrap' | null;
+  in_use: 'bwrap' | 'landlock' | null;
   reason: string;
 }
 
@@ -31,7 +36,13 @@ export interface Jailed {
   file: string;
   args: string[];
   seccomp?: string;
+  /** Variables the jail sets on top of the caller's environment. */
+  env?: Record<string, string>;
+  /** Called once the program has ended (or could not start). */
+  done?: () => void;
 }
+
+type BwrapPlan = { bwrap: string; base: string[]; seccomp?: string };
 
 /** Top-level directories of the system that hold programs and libraries (symlinks on merged-/usr systems). */
 const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -48,7 +59,7 @@ const ETC_FILES = [
 ];
 
 export class ToolJail {
-  private plan: { bwrap: string; base: string[]; seccomp?: string } | null | undefined;
+  private plan: BwrapPlan | LandlockJail | null | undefined;
   private why = '';
   private readonly dirsOf = new Map<string, string[]>();
 
@@ -56,6 +67,7 @@ export class ToolJail {
 
   status(): JailStatus {
     const p = this.ready();
+    if (p instanceof LandlockJail) return { in_use: 'landlock', reason: p.describe() };
     return p
       ? {
           in_use: 'bwrap',
@@ -71,6 +83,7 @@ export class ToolJail {
     if (!p) return { file, args: [...args] };
     const program = path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar);
     if (!program) return { file, args: [...args] }; // the spawn reports ENOENT as usual
+    if (p instanceof LandlockJail) return p.start(program, args);
     // A directory the caller pinned by descriptor (/proc/self/fd/N) is already the process's working directory
     // when bwrap starts; bwrap then enters the same directory inside the jail by its path.
     const chdir = cwd.startsWith('/proc/') ? [] : ['--chdir', cwd];
@@ -84,18 +97,32 @@ export class ToolJail {
     return this.plan;
   }
 
-  private probe() {
+  private probe(): BwrapPlan | LandlockJail | null {
     const c = this.ctx;
     if (c.requested === 'off') {
       this.why = 'SERVICE_SANDBOX=off';
       return null;
     }
+    const bwrap = c.requested === 'landlock' ? null : this.probeBwrap();
+    if (bwrap || c.requested === 'bwrap') return bwrap;
+    const ll = LandlockJail.plan(
+      { pathVar: c.pathVar, workspaceReal: c.workspaceReal, dirs: c.dirs, privateFiles: c.privateFiles },
+      SECCOMP_FD,
+      (helper, argv, filter) => probeRun(helper, argv, c.pathVar, filter),
+    );
+    if (ll instanceof LandlockJail) return ll;
+    this.why = this.why ? `${this.why}; ${ll.unavailable}` : ll.unavailable;
+    return null;
+  }
+
+  private probeBwrap(): BwrapPlan | null {
+    const c = this.ctx;
     const bwrap = findExecutable('bwrap', c.pathVar);
     if (!bwrap) {
       this.why = 'bwrap (bubblewrap) is not installed on PATH';
       return null;
     }
-    const seccomp = writeSeccompFilter(c.runtimeDir);
+    const seccomp = writeSeccompFilter(c.dirs.root);
     const mounts = baseMounts(c.workspaceReal);
     let error = '';
     for (const userns of [true, false]) {

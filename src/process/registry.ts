@@ -126,7 +126,7 @@ export class CommandRegistry {
       pathVar: c.env.PATH,
       workspaceReal: this.host.root.real,
       dirs: this.host.dirs,
-      privateFiles: [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f)),
+      privateFiles: privateFilesOf(c),
       seccompFile: writeSeccompFilter(this.host.dirs.root),
       net: c.permissionMode !== 'dangerous' && c.sandbox !== 'off' ? this.net.mounts() : undefined,
     };
@@ -396,4 +396,9 @@ export class CommandRegistry {
 
 function newId(): string {
   return randomBytes(15).toString('base64url');
+}
+
+/** The server's own secret files (token file, audit log), hidden from commands and from the tool jail. */
+export function privateFilesOf(c: { authTokenFile?: string; auditLog?: string }): string[] {
+  return [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f));
 }

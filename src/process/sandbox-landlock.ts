@@ -76,7 +76,7 @@ export function planLandlock(
       unavailable:
         'the Landlock helper dist/native/wb-landlock was not built (no C compiler when `npm run build` ran)',
     };
-  const abi = probeAbi(helper);
+  const abi = probeLandlockAbi(helper);
   if (typeof abi === 'string') return { unavailable: abi };
   // `safe` has no network namespace here: the filter also refuses internet sockets (UDP included).
   const seccomp =
@@ -125,7 +125,8 @@ export function visiblePath(pathVar: string, ctx: SandboxContext): string {
     .join(':');
 }
 
-function probeAbi(helper: string): number | string {
+/** The kernel's Landlock ABI as the helper reports it, or why it cannot be used. */
+export function probeLandlockAbi(helper: string): number | string {
   const r = spawnSync(helper, ['--abi'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
   const abi = Number(r.stdout?.trim());
   if (r.error || r.status !== 0 || !Number.isInteger(abi))

@@ -12,7 +12,7 @@ import { Instructions } from '../workspace/instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../process/runtime-dir.js';
-import { CommandRegistry } from '../process/registry.js';
+import { CommandRegistry, privateFilesOf } from '../process/registry.js';
 import type { SandboxStatus } from '../process/sandbox.js';
 import { ToolJail } from '../process/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
@@ -87,7 +87,8 @@ export class Runtime {
       requested: opts.config.sandbox,
       pathVar: opts.config.env.PATH,
       workspaceReal: opts.root.real,
-      runtimeDir: this.dirs.root,
+      dirs: this.dirs,
+      privateFiles: privateFilesOf(opts.config),
     });
     this.search.jail = this.jail;
     // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
