@@ -118,6 +118,17 @@ for (let i = 0; ; i++) {
 }
 `;
 
+/**
+ * The browser script's log in `home` once it has logged the callback's answer: it logs that after the client
+ * has it, and the client may finish and exit first (bounded wait; a run that never got there returns what was
+ * logged, for the test to name).
+ */
+export async function settledBrowserLog(home: string): Promise<string> {
+  const read = () => readFileSync(path.join(home, 'browser.log'), 'utf8');
+  for (let i = 0; i < 600 && !/^callback /m.test(read()); i++) await new Promise((r) => setTimeout(r, 100));
+  return read();
+}
+
 /** The environment the browser script reads. */
 export function browserEnv(logFile: string): Record<string, string> {
   return { OAUTH_BROWSER_LOG: logFile, OAUTH_BROWSER_PASSWORD: PASSWORD };

@@ -7,7 +7,7 @@
 // that answers every turn with text and records that the tool declarations arrived. `gemini mcp list` then
 // reports the server connected with the stored token. Absent CLI: skipped with the reason; CI=true: a failure.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import {
   CI,
   startRecordingProxy,
   type RecordingProxy,
+  settledBrowserLog,
 } from './oauth-cimd-helpers.js';
 import { startOAuthBin } from './oauth-helpers.js';
 
@@ -102,13 +103,7 @@ describe.skipIf(!GEMINI)('Gemini CLI: dynamic registration and the full OAuth fl
   let home: string;
   let model: Awaited<ReturnType<typeof startModelStub>>;
   let env: Record<string, string>;
-  const browserLog = () => readFileSync(path.join(home, 'browser.log'), 'utf8');
-  /** The browser script logs the callback's answer after the client has it: wait for that line (bounded). */
-  const settledLog = async () => {
-    for (let i = 0; i < 600 && !/^callback /m.test(browserLog()); i++)
-      await new Promise((r) => setTimeout(r, 100));
-    return browserLog();
-  };
+  const settledLog = () => settledBrowserLog(home);
 
   beforeAll(async () => {
     ws = makeWorkspace({ 'README.md': '# demo\n' });

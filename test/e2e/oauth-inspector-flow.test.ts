@@ -25,6 +25,7 @@ import {
   type DocServer,
   type RecordingProxy,
   type TestCert,
+  settledBrowserLog,
 } from './oauth-cimd-helpers.js';
 import { startOAuthBin } from './oauth-helpers.js';
 
@@ -78,15 +79,7 @@ describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server
   let home: string;
   const tls = cert as TestCert;
   const browserLog = () => readFileSync(path.join(home, 'browser.log'), 'utf8');
-  /**
-   * The browser script logs the callback's answer after the Inspector has it, and the Inspector may finish and
-   * exit first: wait for that line (bounded) before reading the log.
-   */
-  const settledLog = async () => {
-    for (let i = 0; i < 600 && !/^callback /m.test(browserLog()); i++)
-      await new Promise((r) => setTimeout(r, 100));
-    return browserLog();
-  };
+  const settledLog = () => settledBrowserLog(home);
 
   beforeAll(async () => {
     ws = makeWorkspace({ 'README.md': '# demo\n' });
