@@ -176,6 +176,11 @@ async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<R
     });
     return v.kind;
   }
+  throw policyRefusal(v, mode, sandboxed, liftable && ctx.runtime.approvals !== undefined);
+}
+
+/** PERMISSION_REQUIRED for a refusal nobody lifted, with what the model can do instead. */
+function policyRefusal(v: Refusal, mode: string, sandboxed: boolean, consoleCanLift: boolean): ToolError {
   const flag = `--permission-mode ${v.needs} (SERVICE_PERMISSION_MODE=${v.needs})`;
   const suggestion =
     v.kind === 'network'
@@ -183,7 +188,7 @@ async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<R
       : v.kind === 'outside_write'
         ? `Write inside the workspace or under $TMPDIR instead. If the change outside is really needed, ask the user to make it; an operator can restart the server with ${flag}, meant only for an isolated container or VM.`
         : `If this is really intended, ask the user to run it themselves, or use a narrower command (e.g. delete named paths without -f). An operator can restart the server with ${flag}, meant only for an isolated container or VM.`;
-  throw new ToolError(
+  return new ToolError(
     'PERMISSION_REQUIRED',
     `exec_command refused in ${mode} mode: ${v.reason}. This command-line policy is the second line; ` +
       (sandboxed
@@ -191,10 +196,9 @@ async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<R
         : 'no kernel sandbox is in use here, so a script that does the same would not be stopped.'),
     { permission_mode: mode, rule: v.kind, needs: v.needs },
     {
-      suggestion:
-        liftable && ctx.runtime.approvals
-          ? `${suggestion} Or ask the user to open this server's console (\`workbench-mcp console\`), then send the same call again: it waits for their approval there.`
-          : suggestion,
+      suggestion: consoleCanLift
+        ? `${suggestion} Or ask the user to open this server's console (\`workbench-mcp console\`), then send the same call again: it waits for their approval there.`
+        : suggestion,
     },
   );
 }
