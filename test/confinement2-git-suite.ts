@@ -5,7 +5,10 @@
 // workspace (writable by the server's user), which must stay empty. Checking the configuration and then
 // running git is a window such a race hits; git confined to a read-only sandbox that holds only the
 // workspace closes it whatever the timing. Then single shots (no race) of core.fsmonitor, diff.external, a
-// textconv driver and a filter from an included file, each first shown to fire under plain git.
+// textconv driver and a filter from an included file, each first shown to fire under plain git. With a
+// `variant` (test/helpers/container-sim.ts LANDLOCK_SIM: bubblewrap cannot start) the same attacks meet the
+// Landlock jail (src/process/jail-landlock.ts); server_info must name the jail in use, and search_text must
+// still answer correctly through it.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -23,6 +26,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, HUNG_MS, pollUntil } from './exec-support.js';
 import { inLanes, outcome } from './helpers/confinement.js';
+import type { SuiteVariant } from './helpers/container-sim.js';
 import { canRunAs, NOBODY, ownedDir, startBinAs, type BinServer, type RunAs } from './helpers/hostile-bin.js';
 import { git } from './helpers/workspace.js';
 
@@ -62,9 +66,11 @@ function plainGit(cwd: string, ...args: string[]): void {
   }
 }
 
-export function gitSuite(as: RunAs): void {
-  const d = canRunAs(as, 'the git code-execution attacks') ? describe : describe.skip;
-  d(`git never runs a repository's program with the server's power, server as ${as}`, () => {
+/** `variant`: servers started another way than bubblewrap (test/helpers/container-sim.ts LANDLOCK_SIM). */
+export function gitSuite(as: RunAs, variant?: SuiteVariant): void {
+  const d = canRunAs(as, 'the git code-execution attacks', variant?.need) ? describe : describe.skip;
+  const label = variant ? `, ${variant.label}` : '';
+  d(`git never runs a repository's program with the server's power, server as ${as}${label}`, () => {
     const tag = randomBytes(4).toString('hex');
     let ws: string;
     let rt: string;
@@ -110,8 +116,35 @@ export function gitSuite(as: RunAs): void {
       chmodSync(path.join(ws, '.git', 'trap.sh'), 0o755);
       w('inc.cfg', `[filter "inc"]\n\tclean = ${path.join(ws, '.git', 'trap.sh')}\n\trequired = true\n`);
       if (as === 'nobody') chownTree(ws);
-      srv = await startBinAs({ workspace: ws, runtimeRoot: rt, as });
+      srv = await startBinAs({
+        workspace: ws,
+        runtimeRoot: rt,
+        as,
+        launcher: variant?.launcher(),
+        env: variant?.env,
+      });
     }, HUNG_MS);
+
+    it('server_info names the jail git and ripgrep run in', async () => {
+      const r = await call(srv.url, 'server_info', {});
+      const jail = (r.sc as { git_search_sandbox: { in_use?: string; reason: string } }).git_search_sandbox;
+      expect(jail.in_use, jail.reason).toBe(variant?.landlock ? 'landlock' : 'bwrap');
+    });
+
+    it('search_text answers through the jail: every match, nothing else', async () => {
+      const r = await call(srv.url, 'search_text', { query: 'beta', include_globs: ['*.txt'] });
+      expect(r.isError, r.text).toBe(false);
+      const sc = r.sc as {
+        matches?: Array<{ path: string; line: number; preview: string }>;
+        engine?: string;
+      };
+      expect(sc.engine).toBeUndefined(); // ripgrep answered, not the JS engine
+      expect(sc.matches?.map((m) => `${m.path}:${m.line}:${m.preview}`)).toEqual([
+        'b.txt:1:beta',
+        'b.txt:2:beta 2',
+        'b.txt:3:beta 3',
+      ]);
+    });
 
     afterAll(async () => {
       await srv?.stop();
