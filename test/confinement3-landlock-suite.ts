@@ -158,6 +158,21 @@ export function landlockSuite(as: RunAs): void {
       }
     });
 
+    it('a write the sandbox refused carries the blocked note; one the server user would be refused too does not', async () => {
+      const target = `/tmp/wb-ll-note-${tag}`;
+      const r = await call(srv.url, 'exec_command', { cmd: `echo x > ${target}`, yield_time_ms: 30_000 });
+      const note = (r.sc as { blocked?: { what: string; why: string } }).blocked;
+      expect(note?.what, JSON.stringify(r.sc)).toBe(target);
+      expect(note?.why).toMatch(/Landlock/);
+      expect(existsSync(target)).toBe(false);
+      if (as === 'nobody') {
+        // A spelling the command policy cannot read, so the kernel answers.
+        const q = await run(`d=/etc; echo x > "$d/wb-ll-note-${tag}"`);
+        expect(q.stderr, JSON.stringify(q)).toMatch(/Permission denied/);
+        expect((q as { blocked?: unknown }).blocked).toBeUndefined();
+      }
+    });
+
     it('the capability set inside a command is empty (CapEff 0, no-new-privileges), whoever runs the server', async () => {
       const r = await run('grep -E "^(CapEff|CapPrm|CapAmb|CapBnd|NoNewPrivs):" /proc/self/status');
       for (const k of ['CapPrm', 'CapEff', 'CapAmb'])

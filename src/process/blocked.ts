@@ -3,7 +3,9 @@
 // exact next call or the setting an operator would change — at most NOTE_MAX_BYTES of JSON, and only when
 // something was blocked. Notes come from two places: the proxy's refusals (exact, per command credential) and a
 // cheap look at the command's error output for what the kernel said (a name looked up with no network, a write
-// to the read-only system, the process limit, a masked secret or control socket).
+// to the read-only system, the process limit, a masked secret or control socket, a write the Landlock
+// sandbox refused: blocked-landlock.ts).
+import { landlockWriteNote } from './blocked-landlock.js';
 
 export interface BlockedNote {
   what: string;
@@ -25,6 +27,8 @@ export interface NoteContext {
   network: 'proxy' | 'none' | 'host';
   /** The Landlock sandbox (sandbox-landlock.ts): no network namespace, so never a proxy. */
   landlock?: boolean;
+  /** With Landlock: where a command may write (a refused write elsewhere is named, blocked-landlock.ts). */
+  writable?: readonly string[];
 }
 
 /** Cuts `what` first, then `why`, so the note fits its budget; `next` is kept whole when it can be. */
@@ -125,6 +129,10 @@ export function outputNote(chunk: string, ctx: NoteContext): BlockedNote | undef
       why: 'hidden by the sandbox (secret file or control socket)',
       next: 'none: it stays hidden in safe and trusted',
     });
+  if (ctx.landlock && ctx.writable) {
+    const n = landlockWriteNote(chunk, ctx.writable);
+    if (n) return fit(n);
+  }
   if (READ_ONLY.test(chunk))
     return fit({
       what: 'write outside the workspace',

@@ -258,6 +258,7 @@ export class CommandRegistry {
         sandboxed: confined,
         network: plan.status.network,
         landlock: !plan.bwrap && confined,
+        writable: [this.host.root.real, this.host.dirs.home, this.host.dirs.tmp, this.host.dirs.cache],
       },
     });
   }
