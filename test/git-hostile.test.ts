@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containerLauncher } from './helpers/container-sim.js';
 import { callTool } from './helpers/rpc.js';
 import { startInProcess, type InProcessServer } from './helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
@@ -50,6 +51,23 @@ const HOOKS = [
   'sendemail-validate',
   'fsmonitor-watchman',
   'post-index-change',
+];
+
+/** Every git tool, in the ways that would read (and filter, textconv, diff externally) the dirty files. */
+const TOOL_CALLS: Array<[string, Record<string, unknown>]> = [
+  ['git_status', {}],
+  ['git_status', { include_untracked: false }],
+  ['git_diff', {}],
+  ['git_diff', { staged: true, unstaged: true, paths: ['a.txt', 'b.md', 'c.js', 'sub'] }],
+  ['git_log', {}],
+  ['git_log', { ref: 'HEAD~1', max_count: 1 }],
+  ['git_show', {}],
+  ['git_show', { rev: 'HEAD~1' }],
+  ['git_show', { rev: 'HEAD~1', paths: ['a.txt'] }],
+  ['git_show', { rev: 'HEAD:a.txt' }],
+  ['git_blame', { path: 'a.txt' }],
+  ['git_blame', { path: 'b.md', rev: 'HEAD' }],
+  ['git_blame', { path: 'c.js' }],
 ];
 
 let ws: TempWorkspace;
@@ -203,22 +221,7 @@ describe('hostile repository (tool-contract "Git", decisions.md 20)', () => {
   it('all five tools work over HTTP and run none of them; .git/index is not written', async () => {
     const before = indexHash();
     srv = await startInProcess({ workspace: ws.dir });
-    const calls: Array<[string, Record<string, unknown>]> = [
-      ['git_status', {}],
-      ['git_status', { include_untracked: false }],
-      ['git_diff', {}],
-      ['git_diff', { staged: true, unstaged: true, paths: ['a.txt', 'b.md', 'c.js', 'sub'] }],
-      ['git_log', {}],
-      ['git_log', { ref: 'HEAD~1', max_count: 1 }],
-      ['git_show', {}],
-      ['git_show', { rev: 'HEAD~1' }],
-      ['git_show', { rev: 'HEAD~1', paths: ['a.txt'] }],
-      ['git_show', { rev: 'HEAD:a.txt' }],
-      ['git_blame', { path: 'a.txt' }],
-      ['git_blame', { path: 'b.md', rev: 'HEAD' }],
-      ['git_blame', { path: 'c.js' }],
-    ];
-    for (const [tool, args] of calls) {
+    for (const [tool, args] of TOOL_CALLS) {
       const r = await callTool(srv.url, tool, args);
       expect(r.isError, `${tool} ${JSON.stringify(args)}: ${r.content[0]?.text}`).toBe(false);
       expect(r.structuredContent.reason).toBeUndefined(); // in the repository
@@ -239,6 +242,42 @@ describe('hostile repository (tool-contract "Git", decisions.md 20)', () => {
     expect(log.structuredContent.commits[0].subject).toBe('signed commit');
     expect(firedNow()).toEqual([]);
   });
+});
+
+describe('the same repository with git in the Landlock jail (SERVICE_SANDBOX=landlock, process/jail-landlock.ts)', () => {
+  const maybe = containerLauncher('git in the Landlock jail') !== undefined ? it : it.skip;
+  maybe(
+    'no trap runs and .git/index is not written; an include.path the jail cannot read fails every tool (bubblewrap: absent, skipped); included from the workspace, every tool works',
+    async () => {
+      const before = indexHash();
+      const outsideInclude = path.join(traps, 'included.gitconfig');
+      const insideInclude = path.join(ws.dir, '.git', 'included.gitconfig');
+      const ll = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'landlock' } });
+      try {
+        const jail = ll.runtime.jail.status();
+        expect(jail.in_use, jail.reason).toBe('landlock');
+        for (const [tool, args] of TOOL_CALLS) {
+          const r = await callTool(ll.url, tool, args);
+          expect(r.structuredContent.error?.code, `${tool} ${JSON.stringify(args)}`).toBe('GIT_ERROR');
+          expect(r.content[0]?.text).toMatch(/unable to access .*included\.gitconfig.*Permission denied/);
+        }
+        writeFileSync(insideInclude, readFileSync(outsideInclude));
+        git(ws.dir, 'config', 'include.path', insideInclude);
+        for (const [tool, args] of TOOL_CALLS) {
+          const r = await callTool(ll.url, tool, args);
+          expect(r.isError, `${tool} ${JSON.stringify(args)}: ${r.content[0]?.text}`).toBe(false);
+        }
+        const diff = await callTool(ll.url, 'git_diff', { paths: ['a.txt'] });
+        expect(diff.structuredContent.diff).toContain('+delta');
+        expect(firedNow()).toEqual([]);
+        expect(indexHash()).toBe(before);
+      } finally {
+        git(ws.dir, 'config', 'include.path', outsideInclude);
+        rmSync(insideInclude, { force: true });
+        await ll.close();
+      }
+    },
+  );
 });
 
 describe('the repository cache never serves a stale configuration (git/repo)', () => {
