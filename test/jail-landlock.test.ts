@@ -7,7 +7,16 @@
 // (a hidden directory). The servers in a simulated container (both users) are confinement2-git-suite.ts.
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,11 +46,11 @@ d('the tool jail on Landlock (bubblewrap not used)', () => {
   });
   const udp = createSocket('udp4');
   const ports = { tcp: 0, udp: 0 };
-  const run = (file: string, args: string[]) =>
+  const run = (file: string, args: string[], timeoutMs = 20_000) =>
     runArgv(file, args, {
       cwd: ws,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dirs.home, LANG: 'C.UTF-8' },
-      timeoutMs: 20_000,
+      timeoutMs,
       maxStdoutBytes: 1 << 20,
       jail,
     });
@@ -152,4 +161,43 @@ d('the tool jail on Landlock (bubblewrap not used)', () => {
       rmSync(inTmp, { force: true });
     }
   });
+
+  it('what the program leaves in its process group ends with it, and the call does not wait for it', async () => {
+    const r = await run('sh', ['-c', 'sleep 300 & echo $!']);
+    expect(r.timedOut).toBe(false);
+    const pid = Number(r.stdout.toString().trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(await gone(pid), `sleep ${pid} still runs`).toBe(true);
+  });
+
+  it('a process that left the group (setsid) holding the output does not hold the call past its timeout', async () => {
+    // The leader waits (bounded) until the child has its own session, then exits.
+    const script =
+      'setsid sh -c \'echo $$ > "$TMPDIR/p"; exec sleep 300\' & ' +
+      'i=0; while [ ! -s "$TMPDIR/p" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; cat "$TMPDIR/p"';
+    const r = await run('sh', ['-c', script], 1500);
+    expect(r.timedOut).toBe(true);
+    const pid = Number(r.stdout.toString().trim());
+    expect(pid).toBeGreaterThan(0);
+    try {
+      process.kill(pid, 'SIGKILL'); // still confined, but not the test's to leave behind
+    } catch {
+      /* already gone */
+    }
+  });
 });
+
+/** Whether `pid` has ended (gone, or a zombie awaiting its reaper), polled a bounded number of times. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return true;
+    }
+    if (/\) Z /.test(stat)) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}

@@ -47,11 +47,15 @@ const EMPTY: ArgvResult = {
 export function runArgv(file: string, args: readonly string[], opts: ArgvOptions): Promise<ArgvResult> {
   const started = startArgv(file, args, opts);
   if (typeof started === 'string') return Promise.resolve({ ...EMPTY, spawnError: started });
-  return new Promise((resolve) => new ArgvRun(started, opts, resolve));
+  return new Promise((resolve) => new ArgvRun(started.child, started.group, opts, resolve));
 }
 
-/** The started child, or the error code when none could be started. */
-function startArgv(file: string, args: readonly string[], opts: ArgvOptions): ChildProcess | string {
+/** The started child (and whether it leads a process group of its own), or the error code. */
+function startArgv(
+  file: string,
+  args: readonly string[],
+  opts: ArgvOptions,
+): { child: ChildProcess; group: boolean } | string {
   const run = opts.jail?.wrap(file, args, opts.cwd) ?? { file, args: [...args] };
   let filter: number | undefined;
   try {
@@ -60,10 +64,10 @@ function startArgv(file: string, args: readonly string[], opts: ArgvOptions): Ch
       cwd: opts.cwd,
       env: run.env ? { ...opts.env, ...run.env } : opts.env,
       stdio: filter === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', filter],
-      detached: false,
+      detached: run.group === true,
     });
     if (run.done) child.once('close', run.done).once('error', run.done);
-    return child;
+    return { child, group: run.group === true };
   } catch (e) {
     run.done?.();
     return (e as NodeJS.ErrnoException).code ?? String(e);
@@ -88,6 +92,8 @@ class ArgvRun {
 
   constructor(
     private readonly child: ChildProcess,
+    /** The child leads a process group (a jail without a PID namespace): the whole group is ended with it. */
+    private readonly group: boolean,
     private readonly opts: ArgvOptions,
     private readonly resolve: (r: ArgvResult) => void,
   ) {
@@ -104,10 +110,29 @@ class ArgvRun {
     });
     child.on('error', (e: NodeJS.ErrnoException) => this.finish({ spawnError: e.code ?? e.message }));
     child.on('close', (code, signal) => this.finish({ code, signal }));
+    // What the program left behind in its group would otherwise hold the pipes open until the timeout.
+    if (group) child.on('exit', () => this.killGroup());
   }
 
   private kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    const exited = this.child.exitCode !== null || this.child.signalCode !== null;
+    if (this.group) this.killGroup();
+    else if (!exited) this.child.kill('SIGKILL');
+    // A process that left the group may still hold the pipes: the result does not wait for it.
+    if (exited) {
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+      this.finish({ code: this.child.exitCode, signal: this.child.signalCode });
+    }
+  }
+
+  private killGroup(): void {
+    if (this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      /* the group is gone */
+    }
   }
 
   private onStdout(chunk: Buffer): void {

@@ -4,8 +4,8 @@
 // workspace, and write nothing but a scratch directory of their own call (HOME and TMPDIR, as bubblewrap's
 // empty /tmp; removed when the program ends), /dev/null included; no TCP (Landlock, ABI >= 4) and no
 // AF_INET/AF_INET6 socket (the seccomp filter of seccomp.ts); signals and abstract unix sockets confined to
-// the call (ABI >= 6). Unlike bubblewrap there is no PID namespace: a program git leaves behind outlives it,
-// still confined.
+// the call (ABI >= 6). Unlike bubblewrap there is no PID namespace: the program leads a process group that is
+// killed when it exits; a process that started a session of its own outlives it, still confined.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { landlockHelperPath, probeLandlockAbi } from './sandbox-landlock.js';
@@ -33,6 +33,7 @@ export interface LandlockStart {
   seccomp?: string;
   env: Record<string, string>;
   done: () => void;
+  group: true;
 }
 
 export class LandlockJail {
@@ -92,6 +93,8 @@ export class LandlockJail {
       // bubblewrap's jail has an empty /tmp and no HOME; here both are the call's own directory.
       env: { HOME: scratch, TMPDIR: scratch },
       done: () => rmSync(scratch, { recursive: true, force: true }),
+      // No PID namespace: what the program leaves in its process group is ended with it (process/argv.ts).
+      group: true,
     };
   }
 

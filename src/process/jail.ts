@@ -40,6 +40,8 @@ export interface Jailed {
   env?: Record<string, string>;
   /** Called once the program has ended (or could not start). */
   done?: () => void;
+  /** Start it as the leader of a process group, ended with it (a jail without a PID namespace). */
+  group?: boolean;
 }
 
 type BwrapPlan = { bwrap: string; base: string[]; seccomp?: string };
