@@ -79,7 +79,6 @@ const UNSPLIT: ReadonlySet<string> = new Set([
   'console/server.ts#createConsoleServer',
   'process/net-proxy.ts#NetProxy.onConnect',
   'process/net-proxy.ts#NetProxy.onRequest',
-  'tools/exec/exec_command.ts#checkPolicy',
 ]);
 
 describe(`functions of at most ${MAX_FUNCTION_LINES} lines (docs/architecture.md#style)`, () => {
