@@ -5,20 +5,17 @@
 // behind a proxy that rewrites Host). Without a URL it checks the local endpoint only.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startServer, TEST_TOKEN, type SpawnedServer } from './helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
 import {
-  makeCert,
-  mapNames,
   needRoot,
+  publishNames,
   removeDir,
-  startProxy,
-  stopProxy,
   writeRoute,
+  type PublishedNames,
 } from './helpers/public-names.js';
 import { runDoctor } from './helpers/tunnel-run.js';
 
@@ -31,17 +28,15 @@ const PASSWORD = 'correct horse battery staple';
 const ROOT = needRoot('doctor through real-shaped public names');
 
 let dir: string;
-let certDir: string;
+let names: PublishedNames | undefined;
 let ws: TempWorkspace;
-let proxy: https.Server | undefined;
-let unmap: (() => Promise<void>) | undefined;
 let bearer: SpawnedServer | undefined;
 let unpinned: SpawnedServer | undefined;
 let pinned: SpawnedServer | undefined;
 
 const doctorEnv = (extra: Record<string, string>) => ({
   PATH: process.env.PATH ?? '',
-  NODE_EXTRA_CA_CERTS: path.join(certDir, 'cert.pem'),
+  NODE_EXTRA_CA_CERTS: names?.caFile ?? '',
   ...extra,
 });
 
@@ -61,17 +56,13 @@ beforeAll(async () => {
   writeRoute(routes, LOOPBACK_HOST, { port: unpinned.port, style: 'loopback' });
   writeRoute(routes, PINNED_HOST, { port: pinned.port, style: 'cloudflare' });
   const hosts = [BEARER_HOST, LOOPBACK_HOST, PINNED_HOST];
-  certDir = makeCert(hosts);
-  unmap = await mapNames(IP, hosts);
-  proxy = await startProxy(IP, certDir, routes);
+  names = await publishNames(IP, hosts, routes);
 }, 120_000);
 
 afterAll(async () => {
-  await stopProxy(proxy);
-  await unmap?.();
+  await names?.close();
   await Promise.all([bearer?.stop(), unpinned?.stop(), pinned?.stop()]);
   ws?.cleanup();
-  removeDir(certDir);
   removeDir(dir);
 });
 

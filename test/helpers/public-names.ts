@@ -207,6 +207,39 @@ export function removeDir(dir: string | undefined): void {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
+export interface PublishedNames {
+  /** The certificate of the names, as a CA for clients to trust, and its file (for NODE_EXTRA_CA_CERTS). */
+  ca: Buffer;
+  caFile: string;
+  /** Stops the proxy, removes the /etc/hosts entries and the certificate. */
+  close(): Promise<void>;
+}
+
+/** `hosts` published on `ip`: a certificate for them, the /etc/hosts entries, the proxy routed by `routesDir`. */
+export async function publishNames(
+  ip: string,
+  hosts: readonly string[],
+  routesDir: string,
+): Promise<PublishedNames> {
+  const certDir = makeCert(hosts);
+  let unmap: (() => Promise<void>) | undefined;
+  let proxy: https.Server | undefined;
+  const close = async () => {
+    await stopProxy(proxy);
+    await unmap?.();
+    removeDir(certDir);
+  };
+  try {
+    unmap = await mapNames(ip, hosts);
+    proxy = await startProxy(ip, certDir, routesDir);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  const caFile = path.join(certDir, 'cert.pem');
+  return { ca: readFileSync(caFile), caFile, close };
+}
+
 export interface TlsReply {
   status: number;
   headers: http.IncomingHttpHeaders;

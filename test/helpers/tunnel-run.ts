@@ -5,11 +5,10 @@
 // tunnel tests share (tunnelWorld).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HUNG_MS, waitFor } from '../exec-support.js';
-import { makeCert, mapNames, removeDir, startProxy, stopProxy } from './public-names.js';
+import { publishNames, removeDir, type PublishedNames } from './public-names.js';
 import { BIN, REPO_ROOT } from './server.js';
 import { makeWorkspace, type TempWorkspace } from './workspace.js';
 
@@ -47,33 +46,28 @@ export async function tunnelWorld(
 ): Promise<TunnelWorld> {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const bin = standinBin(dir);
-  const certDir = makeCert(hosts);
-  const caFile = path.join(certDir, 'cert.pem');
   const ws = makeWorkspace({ 'README.md': '# published\n' });
-  let unmap: (() => Promise<void>) | undefined;
-  let proxy: https.Server | undefined;
-  const close = async () => {
-    await stopProxy(proxy);
-    await unmap?.();
-    ws.cleanup();
-    removeDir(certDir);
-    removeDir(dir);
-  };
+  let names: PublishedNames;
   try {
-    unmap = await mapNames(ip, hosts);
-    proxy = await startProxy(ip, certDir, path.join(dir, 'routes'));
+    names = await publishNames(ip, hosts, path.join(dir, 'routes'));
   } catch (e) {
-    await close();
+    ws.cleanup();
+    removeDir(dir);
     throw e;
   }
+  const close = async () => {
+    await names.close();
+    ws.cleanup();
+    removeDir(dir);
+  };
   const env = (extra: Record<string, string> = {}) => ({
     PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: path.join(dir, 'home'),
-    NODE_EXTRA_CA_CERTS: caFile,
+    NODE_EXTRA_CA_CERTS: names.caFile,
     STANDIN_ROUTES: path.join(dir, 'routes'),
     ...extra,
   });
-  return { dir, ws, ca: readFileSync(caFile), caFile, env, close };
+  return { dir, ws, ca: names.ca, caFile: names.caFile, env, close };
 }
 
 export interface RunningTunnel {
