@@ -264,12 +264,14 @@ async function main() {
   );
   const { ToolJail } = await import(path.join(REPO, 'dist/process/jail.js'));
   const { findRipgrep } = await import(path.join(REPO, 'dist/workspace/search/engines.js'));
+  const { createRuntimeDirs } = await import(path.join(REPO, 'dist/process/runtime-dir.js'));
   const rt = mkdtempSync(path.join(tmpdir(), 'wb-scale-rt-'));
   const jail = new ToolJail({
     requested: 'auto',
     pathVar: process.env.PATH,
     workspaceReal: tree,
-    runtimeDir: rt,
+    dirs: createRuntimeDirs({ configured: rt }, tree),
+    privateFiles: [],
   });
   const jailed = jail.status().in_use !== null;
   const rg = findRipgrep(process.env).path;
