@@ -159,6 +159,7 @@ export function authenticatorFor(
       log: runtime.log,
       // "Approve from the console" on the authorization page (docs/console.md#sign-in).
       signIns: runtime.approvals,
+      activity: runtime.activity,
     });
     return { authenticator: server.authenticator, extraRoutes: server.routes, tokens: configured };
   }

@@ -225,6 +225,12 @@ async function wrongPassword(
   request: AuthorizationRequest,
 ): Promise<void> {
   ctx.attempts.failure(request.clientId);
+  ctx.activity?.publish({
+    kind: 'refused',
+    time: ctx.clock.now(),
+    client: client.clientName ?? request.clientId,
+    what: 'wrong password on the authorization page',
+  });
   const onPage = ctx.pending.recordFailure(handle);
   const limit = ctx.attempts.pageLimit;
   const withdrawn = limit !== undefined && onPage >= limit;

@@ -1,6 +1,7 @@
 // Everything the OAuth endpoints share, built once per process by server.ts (one runtime owns all state,
 // docs/design-notes.md#one-workspace-one-runtime). Handlers receive it; none of them holds state of its own.
 import type { ConsoleSignIns } from './console-signin.js';
+import type { ActivityFeed } from '../core/activity.js';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -37,4 +38,6 @@ export interface OAuthContext {
   log?: Logger;
   /** The operator's console, when on: "Approve from the console" on the authorization page (console-signin.ts). */
   signIns?: ConsoleSignIns;
+  /** The console's activity list, when on: wrong passwords show there beside refused tokens. */
+  activity?: ActivityFeed;
 }

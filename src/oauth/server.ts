@@ -16,6 +16,7 @@ import {
   handleAuthorizeWait,
 } from './authorize.js';
 import { ConsoleSignIns, type SignInApprovals } from './console-signin.js';
+import type { ActivityFeed } from '../core/activity.js';
 import { CimdResolver, isCimdClientId } from './cimd.js';
 import { ClientAssertions } from './client-assertion.js';
 import { ClientRegistry, preRegisteredClient, type PreRegisteredSettings } from './clients.js';
@@ -64,6 +65,8 @@ export interface OAuthOptions {
   cimd?: { enabled?: boolean; allowLoopback?: boolean; ca?: string | Buffer };
   /** The operator's console's approvals, when it is on (console-signin.ts). */
   signIns?: SignInApprovals;
+  /** The console's activity list, when it is on: wrong passwords are listed there. */
+  activity?: ActivityFeed;
 }
 
 export interface OAuthServer {
@@ -101,6 +104,7 @@ export function createOAuthServer(o: OAuthOptions): OAuthServer {
     allowedOrigins: o.allowedOrigins,
     log: o.log,
     ...(o.signIns ? { signIns: new ConsoleSignIns(o.signIns, o.clock, random) } : {}),
+    ...(o.activity ? { activity: o.activity } : {}),
   };
   const authenticator = new OAuthAuthenticator(
     context.tokens,

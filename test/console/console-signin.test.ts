@@ -148,6 +148,12 @@ describe('sign-in approved from the console', () => {
     }
     // Counted for this client (oauth/attempts.ts); the console path is taken before that count is consulted.
     expect(statuses).toEqual([401, 401]);
+    // Both are listed in the console's activity, beside refused tokens.
+    const listed = (await consoleCall(con, 'GET', '/api/state')).json.activity.filter(
+      (e: { kind: string; what?: string }) =>
+        e.kind === 'refused' && e.what === 'wrong password on the authorization page',
+    );
+    expect(listed).toHaveLength(2);
     const a = await askConsole(clientId);
     // Nothing decided yet: the wait answers the same page again after its hold (CONSOLE_WAIT_MS), not a redirect.
     const pending = await fetch(a.wait, { redirect: 'manual' });
