@@ -1,0 +1,154 @@
+// `npm run bench:regression` (docs/benchmarks.md#refactoring-without-regressions): the current build against an
+// earlier commit's, in one run, on the ~9 k-file benchmark workspace. The earlier commit is built in a temporary
+// git worktree (node_modules shared); both servers run side by side and are measured in alternating rounds, so
+// the machine's noise falls on both: per call, wall-clock p50 and server CPU (from /proc/<pid>/schedstat) of
+// tools/list, read_file (4 KB), search_text and exec_command `true`. Target: every ratio ≤ 1.05 (no regression
+// beyond noise). Results: bench/results/regression.{json,md}.
+// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 4]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  benchWorkspace,
+  ensureBuilt,
+  httpToolClient,
+  REPO,
+  round,
+  startServer,
+  writeResults,
+} from './lib.mjs';
+
+const { values } = parseArgs({
+  options: {
+    // The last commit before the composition root and the typed results (docs/architecture.md).
+    base: { type: 'string', default: '274dea4' },
+    calls: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '4' },
+  },
+});
+const CALLS = Number(values.calls);
+const ROUNDS = Number(values.rounds);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+
+/** The earlier commit, built in a temporary worktree; returns its bin and a cleanup. */
+function buildBase(commit) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wb-regress-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, commit], { cwd: REPO, stdio: 'ignore' });
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'));
+  const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`building ${commit} failed`);
+  return {
+    bin: path.join(dir, 'dist/cli/main.js'),
+    cleanup: () => {
+      spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: REPO, stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function listOnce(srv, agent) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  return new Promise((resolve, reject) => {
+    const req = http.request(srv.url, {
+      method: 'POST',
+      agent,
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${srv.token}`,
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const CALLS_BY_NAME = {
+  'tools/list': null,
+  read_file: { path: 'mcp-bench/small.txt' },
+  search_text: { query: 'createServer', max_results: 20 },
+  'exec_command true': { cmd: 'true' },
+};
+
+/** One round of one server: per call kind, [wall p50 ms, server CPU µs per call]. */
+async function measure(srv) {
+  const client = httpToolClient(srv.url, srv.token);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const out = {};
+  try {
+    for (const [name, args] of Object.entries(CALLS_BY_NAME)) {
+      const n = name.startsWith('exec') || name === 'search_text' ? Math.ceil(CALLS / 5) : CALLS;
+      const times = [];
+      const before = cpuNs(srv.pid);
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        if (args === null) await listOnce(srv, agent);
+        else {
+          const r = await client.callTool(name.split(' ')[0], args);
+          if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+        }
+        times.push(performance.now() - t0);
+      }
+      out[name] = [median(times), (cpuNs(srv.pid) - before) / n / 1000];
+    }
+  } finally {
+    client.close();
+    agent.destroy();
+  }
+  return out;
+}
+
+async function main() {
+  ensureBuilt();
+  const ws = benchWorkspace();
+  if (!existsSync(path.join(ws, 'mcp-bench/small.txt')))
+    throw new Error('the benchmark workspace has no mcp-bench/small.txt');
+  const base = buildBase(values.base);
+  const env = { SERVICE_STATE_DIR: 'off', SERVICE_CONSOLE: '0' };
+  const servers = {};
+  try {
+    servers.before = await startServer(ws, env, base.bin);
+    servers.now = await startServer(ws, env);
+    await measure(servers.before); // warm-up: modules, JIT, the command helper
+    await measure(servers.now);
+    const got = { before: [], now: [] };
+    for (let r = 0; r < ROUNDS; r++)
+      for (const which of r % 2 ? ['now', 'before'] : ['before', 'now'])
+        got[which].push(await measure(servers[which]));
+    const rows = [];
+    for (const name of Object.keys(CALLS_BY_NAME))
+      for (const [i, what] of [
+        [0, 'wall p50'],
+        [1, 'server CPU per call'],
+      ]) {
+        const now = median(got.now.map((m) => m[name][i]));
+        const before = median(got.before.map((m) => m[name][i]));
+        const ratio = now / before;
+        rows.push({
+          target: `${name}: ${what}, now vs ${values.base}`,
+          measured: round(ratio, 3),
+          unit: '×',
+          limit: 1.05,
+          pass: ratio <= 1.05,
+          note: `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (medians of ${ROUNDS} alternating rounds)`,
+        });
+      }
+    writeResults('regression', `The current build against ${values.base}, side by side`, rows, {
+      rounds: got,
+    });
+  } finally {
+    await servers.before?.stop();
+    await servers.now?.stop();
+    base.cleanup();
+  }
+}
+
+await main();
