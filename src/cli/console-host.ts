@@ -67,47 +67,54 @@ export function consoleHost(w: ConsoleWiring): ConsoleHost {
     approvals: w.parts.approvals,
     edits: w.parts.edits,
     commands: () => rt.commands.list().slice(-COMMANDS_SHOWN).reverse().map(view),
-    async kill(id) {
-      const started = rt.clock.monotonic();
-      let cmd: Command;
-      try {
-        cmd = rt.commands.get(id);
-      } catch {
-        return false;
-      }
-      if (!cmd.running) return false;
-      cmd.send('SIGTERM');
-      await cmd.waitUntil(() => !cmd.running, KILL_GRACE_MS, rt.signal);
-      if (cmd.running) cmd.escalate();
-      await cmd.waitUntil(() => !cmd.running, KILL_GRACE_MS, rt.signal);
-      audit('kill_command', { command_id: id }, started);
-      return true;
-    },
-    async revert(id) {
-      const started = rt.clock.monotonic();
-      try {
-        const edits = w.parts.edits;
-        await edits.revert(
-          {
-            root: rt.root,
-            locks: rt.patchLocks,
-            log: rt.log,
-            committed: (steps) => void edits.record('operator', 'revert', steps),
-          },
-          id,
-        );
-        audit('revert_edit', { edit: id }, started);
-      } catch (e) {
-        audit('revert_edit', { edit: id }, started, e instanceof ToolError ? e.code : 'INTERNAL_ERROR');
-        throw e;
-      }
-    },
+    kill: (id) => killCommand(rt, id, audit),
+    revert: (id) => revertEdit(rt, w.parts.edits, id, audit),
     connection: () => connection(w),
     credential: () => (c.authMode === 'bearer' ? w.credential() : undefined),
     safety: () => safety(rt),
     audit: (action, args, error) => audit(action, args, rt.clock.monotonic(), error),
     networkBlocks: () => [...(rt.netBlocks?.recent() ?? [])],
   };
+}
+
+type Audit = (tool: string, args: unknown, started: number, error?: string) => void;
+
+/** TERM, then KILL after KILL_GRACE_MS; false when there is no such running command. */
+async function killCommand(rt: Runtime, id: string, audit: Audit): Promise<boolean> {
+  const started = rt.clock.monotonic();
+  let cmd: Command;
+  try {
+    cmd = rt.commands.get(id);
+  } catch {
+    return false;
+  }
+  if (!cmd.running) return false;
+  cmd.send('SIGTERM');
+  await cmd.waitUntil(() => !cmd.running, KILL_GRACE_MS, rt.signal);
+  if (cmd.running) cmd.escalate();
+  await cmd.waitUntil(() => !cmd.running, KILL_GRACE_MS, rt.signal);
+  audit('kill_command', { command_id: id }, started);
+  return true;
+}
+
+/** A revert through the patch engine, itself kept as an edit by `operator` and audited as revert_edit. */
+async function revertEdit(rt: Runtime, edits: EditJournal, id: string, audit: Audit): Promise<void> {
+  const started = rt.clock.monotonic();
+  try {
+    await edits.revert(
+      {
+        root: rt.root,
+        locks: rt.patchLocks,
+        log: rt.log,
+        committed: (steps) => void edits.record('operator', 'revert', steps),
+      },
+      id,
+    );
+    audit('revert_edit', { edit: id }, started);
+  } catch (e) {
+    audit('revert_edit', { edit: id }, started, e instanceof ToolError ? e.code : 'INTERNAL_ERROR');
+    throw e;
+  }
 }
 
 function connection(w: ConsoleWiring): ConnectionView {

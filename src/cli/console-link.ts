@@ -2,8 +2,8 @@
 // the server running on this workspace. It reads the console's port and link key from the workspace's state
 // directory (written by the running server, private to the operator) and asks the console, on loopback, for a
 // link. The key travels in a header, never in argv.
-import { ConfigError, load } from '../config/load.js';
-import { checkRoot } from '../workspace/paths.js';
+import { ConfigError, load, type Config } from '../config/load.js';
+import { checkRoot, type WorkspaceRoot } from '../workspace/paths.js';
 import { peekStateDir, readKept, StateDirError } from '../state/state-dir.js';
 import { CONSOLE_FILE } from './console-start.js';
 
@@ -35,29 +35,8 @@ export async function runConsoleLink(
   const config = a.config;
   const root = checkRoot(config.workspace, config.env.HOME);
   if (!root.ok) return (say(`${config.sources.workspace ?? 'the current directory'}: ${root.reason}`), 2);
-  if (!config.stateDir)
-    return (
-      say('SERVICE_STATE_DIR is off, so a running server cannot be found: use the link its banner printed'),
-      1
-    );
-  let text: string | undefined;
-  try {
-    const state = peekStateDir(config.stateDir, root.root.real);
-    text = state ? readKept(state, CONSOLE_FILE) : undefined;
-  } catch (e) {
-    if (e instanceof StateDirError) return (say(e.message), 2);
-    throw e;
-  }
-  if (!text)
-    return (say(`no server with a console is running on ${root.root.lexical} (start one: workbench-mcp)`), 1);
-  let info: { port?: unknown; key?: unknown };
-  try {
-    info = JSON.parse(text) as { port?: unknown; key?: unknown };
-  } catch {
-    return (say(`${CONSOLE_FILE} in the state directory is damaged; restart the server`), 1);
-  }
-  if (typeof info.port !== 'number' || typeof info.key !== 'string')
-    return (say(`${CONSOLE_FILE} in the state directory is damaged; restart the server`), 1);
+  const info = consoleInfo(config.stateDir, root.root);
+  if ('exit' in info) return (say(info.message), info.exit);
   try {
     const r = await fetch(`http://127.0.0.1:${info.port}/api/link`, {
       method: 'POST',
@@ -80,5 +59,43 @@ export async function runConsoleLink(
       ),
       1
     );
+  }
+}
+
+/** The running console's port and link key, from the workspace's state directory. */
+function consoleInfo(
+  choice: Config['stateDir'],
+  root: WorkspaceRoot,
+): { port: number; key: string } | { exit: number; message: string } {
+  if (!choice)
+    return {
+      exit: 1,
+      message:
+        'SERVICE_STATE_DIR is off, so a running server cannot be found: use the link its banner printed',
+    };
+  let text: string | undefined;
+  try {
+    const state = peekStateDir(choice, root.real);
+    text = state ? readKept(state, CONSOLE_FILE) : undefined;
+  } catch (e) {
+    if (e instanceof StateDirError) return { exit: 2, message: e.message };
+    throw e;
+  }
+  if (!text)
+    return {
+      exit: 1,
+      message: `no server with a console is running on ${root.lexical} (start one: workbench-mcp)`,
+    };
+  const damaged = {
+    exit: 1,
+    message: `${CONSOLE_FILE} in the state directory is damaged; restart the server`,
+  };
+  try {
+    const info = JSON.parse(text) as { port?: unknown; key?: unknown };
+    return typeof info.port === 'number' && typeof info.key === 'string'
+      ? { port: info.port, key: info.key }
+      : damaged;
+  } catch {
+    return damaged;
   }
 }

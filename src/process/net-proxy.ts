@@ -14,10 +14,10 @@
 import { lookup } from 'node:dns';
 import { chmodSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import net, { isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
-import { parseAuthority, RelayBuffers, reply, send } from './net-relay.js';
+import { absoluteHttpUrl, forwardHttp, openTunnel, parseAuthority, reply, send } from './net-relay.js';
 
 export { parseAuthority };
 
@@ -66,18 +66,6 @@ interface Client {
   live: Set<Duplex>;
   ended: boolean;
 }
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 export class NetProxy {
   private readonly server: http.Server;
@@ -188,60 +176,21 @@ export class NetProxy {
       socket.destroy();
       return this.release();
     }
-    let open = false;
-    const buffers = new RelayBuffers();
-    const relay = (n: number, buf: Buffer): boolean => {
-      buffers.filled(n, buf);
-      if (!socket.write(buf.subarray(0, n), () => buffers.release(buf))) {
-        up.pause();
-        socket.once('drain', () => up.resume());
-      }
-      return true;
-    };
-    const up = net.connect({
-      host: r.address,
+    openTunnel({
+      socket,
+      host: target.host,
       port: target.port,
-      family: isIP(r.address),
-      onread: { buffer: () => buffers.next(), callback: relay },
-    });
-    const fail = () => {
-      if (!open && socket.writable)
-        socket.end(
-          reply(
-            502,
-            'Bad Gateway',
-            `workbench-mcp proxy: ${target.host}:${target.port} (${r.address}) could not be reached.\n`,
-          ),
-        );
-      else socket.destroy();
-      up.destroy();
-    };
-    up.setTimeout(CONNECT_TIMEOUT_MS, fail);
-    up.once('error', fail);
-    up.once('close', () => {
-      socket.destroy();
-      this.release();
-    });
-    socket.once('close', () => up.destroy());
-    up.once('connect', () => {
-      open = true;
-      up.setTimeout(IDLE_MS, () => up.destroy());
-      up.setNoDelay(true);
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) up.write(head);
-      socket.pipe(up);
-      up.once('end', () => socket.end());
+      address: r.address,
+      head,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      idleMs: IDLE_MS,
+      onClose: () => this.release(),
     });
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const client = this.client(req);
-    let url: URL | undefined;
-    try {
-      url = /^http:\/\//i.test(req.url ?? '') ? new URL(req.url as string) : undefined;
-    } catch {
-      url = undefined;
-    }
+    const url = absoluteHttpUrl(req.url);
     const host = url ? normalizeHost(url.hostname) : undefined;
     if (!url || !host) {
       this.decide({
@@ -265,48 +214,16 @@ export class NetProxy {
       req.socket.destroy();
       return this.release();
     }
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
-    headers.host = url.host;
-    let released = false;
-    const release = () => {
-      if (!released) {
-        released = true;
-        this.release();
-      }
-    };
-    const up = http.request({
-      host: r.address,
-      family: isIP(r.address),
+    forwardHttp({
+      req,
+      res,
+      url,
       port,
-      method: req.method,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      setHost: false,
-      agent: false,
-      timeout: CONNECT_TIMEOUT_MS,
+      address: r.address,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      idleMs: IDLE_MS,
+      onDone: () => this.release(),
     });
-    up.on('socket', (s) => s.once('connect', () => s.setTimeout(IDLE_MS)));
-    up.on('timeout', () => up.destroy(new Error('timeout')));
-    up.on('error', () => {
-      release();
-      if (!res.headersSent)
-        send(res, 502, `workbench-mcp proxy: ${host}:${port} (${r.address}) could not be reached.\n`);
-      else res.destroy();
-    });
-    up.on('response', (u) => {
-      const out: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(u.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
-      res.writeHead(u.statusCode ?? 502, u.statusMessage, out);
-      u.pipe(res);
-      u.on('close', release);
-    });
-    res.on('close', () => {
-      up.destroy();
-      release();
-    });
-    req.pipe(up);
   }
 
   /** The whole decision for one request: host rules, resolution, address rules, capacity. */

@@ -1,6 +1,9 @@
-// Pieces of the filtering proxy (net-proxy.ts) that hold no policy: the read buffers of a tunnel, the CONNECT
-// target's parsing, and the plain-text answers the proxy sends.
-import type { ServerResponse } from 'node:http';
+// Pieces of the filtering proxy (net-proxy.ts) that hold no policy: moving the bytes of an allowed CONNECT tunnel
+// or plain-http request (to the address the proxy checked), the read buffers of a tunnel, the CONNECT target's
+// parsing, and the plain-text answers the proxy sends.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net, { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { normalizeHost } from './net-allow.js';
 
 /** A quiet tunnel holds a read buffer this small; a bulk transfer's reads grow to RELAY_MAX. */
@@ -63,4 +66,147 @@ export function send(res: ServerResponse, status: number, body: string): void {
     connection: 'close',
   });
   res.end(body);
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+function endToEnd(h: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  return out;
+}
+
+/** The request line's target when it is an absolute http:// URL (a proxy request), else undefined. */
+export function absoluteHttpUrl(target: string | undefined): URL | undefined {
+  try {
+    return /^http:\/\//i.test(target ?? '') ? new URL(target as string) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface TunnelSpec {
+  socket: Duplex;
+  host: string;
+  port: number;
+  /** The address the proxy checked: connected to as is (no second lookup). */
+  address: string;
+  head: Buffer;
+  connectTimeoutMs: number;
+  idleMs: number;
+  onClose: () => void;
+}
+
+/** An allowed CONNECT: the upstream connection, then bytes both ways until either side ends or idles. */
+export function openTunnel(t: TunnelSpec): void {
+  const { socket } = t;
+  let open = false;
+  const buffers = new RelayBuffers();
+  const relay = (n: number, buf: Buffer): boolean => {
+    buffers.filled(n, buf);
+    if (!socket.write(buf.subarray(0, n), () => buffers.release(buf))) {
+      up.pause();
+      socket.once('drain', () => up.resume());
+    }
+    return true;
+  };
+  const up = net.connect({
+    host: t.address,
+    port: t.port,
+    family: isIP(t.address),
+    onread: { buffer: () => buffers.next(), callback: relay },
+  });
+  const fail = () => {
+    if (!open && socket.writable)
+      socket.end(
+        reply(
+          502,
+          'Bad Gateway',
+          `workbench-mcp proxy: ${t.host}:${t.port} (${t.address}) could not be reached.\n`,
+        ),
+      );
+    else socket.destroy();
+    up.destroy();
+  };
+  up.setTimeout(t.connectTimeoutMs, fail);
+  up.once('error', fail);
+  up.once('close', () => {
+    socket.destroy();
+    t.onClose();
+  });
+  socket.once('close', () => up.destroy());
+  up.once('connect', () => {
+    open = true;
+    up.setTimeout(t.idleMs, () => up.destroy());
+    up.setNoDelay(true);
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (t.head.length) up.write(t.head);
+    socket.pipe(up);
+    up.once('end', () => socket.end());
+  });
+}
+
+export interface ForwardSpec {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  port: number;
+  address: string;
+  connectTimeoutMs: number;
+  idleMs: number;
+  /** Called once, when the exchange is over. */
+  onDone: () => void;
+}
+
+/** An allowed plain-http request, forwarded to the checked address with the end-to-end headers only. */
+export function forwardHttp(f: ForwardSpec): void {
+  const { req, res, url } = f;
+  const headers = endToEnd(req.headers);
+  headers.host = url.host;
+  let done = false;
+  const finish = () => {
+    if (!done) {
+      done = true;
+      f.onDone();
+    }
+  };
+  const up = http.request({
+    host: f.address,
+    family: isIP(f.address),
+    port: f.port,
+    method: req.method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    setHost: false,
+    agent: false,
+    timeout: f.connectTimeoutMs,
+  });
+  up.on('socket', (s) => s.once('connect', () => s.setTimeout(f.idleMs)));
+  up.on('timeout', () => up.destroy(new Error('timeout')));
+  up.on('error', () => {
+    finish();
+    if (!res.headersSent)
+      send(res, 502, `workbench-mcp proxy: ${url.hostname}:${f.port} (${f.address}) could not be reached.\n`);
+    else res.destroy();
+  });
+  up.on('response', (u) => {
+    res.writeHead(u.statusCode ?? 502, u.statusMessage, endToEnd(u.headers));
+    u.pipe(res);
+    u.on('close', finish);
+  });
+  res.on('close', () => {
+    up.destroy();
+    finish();
+  });
+  req.pipe(up);
 }

@@ -1,0 +1,62 @@
+// The console's state changes (docs/console.md#what-it-shows), once the request passed the session, Origin and
+// CSRF checks: decide an approval, kill a command, revert an edit, reveal the bearer token. Each is audited.
+import type { ServerResponse } from 'node:http';
+import { ToolError } from '../core/tool-error.js';
+import type { ConsoleHost } from './host.js';
+import { json, refuse } from './respond.js';
+
+const ACTION = /^\/api\/(approvals|commands|edits)\/([A-Za-z0-9_-]{1,64})\/(decide|kill|revert)$/;
+
+export async function act(
+  host: ConsoleHost,
+  res: ServerResponse,
+  pathname: string,
+  args: Record<string, unknown>,
+) {
+  if (pathname === '/api/credential') {
+    host.audit('reveal_credential', {});
+    return json(res, 200, { credential: host.credential() ?? null });
+  }
+  const m = ACTION.exec(pathname);
+  const [what, id, action] = [m?.[1], m?.[2] ?? '', m?.[3]];
+  if (what === 'approvals' && action === 'decide') return decide(host, res, id, args);
+  if (what === 'commands' && action === 'kill') {
+    const ok = await host.kill(id);
+    return ok
+      ? json(res, 200, { ok: true })
+      : refuse(res, 409, 'not_running', `Command ${id} is not running.`);
+  }
+  if (what === 'edits' && action === 'revert') return revert(host, res, id);
+  refuse(res, 404, 'not_found', 'No such console action.');
+}
+
+async function revert(host: ConsoleHost, res: ServerResponse, id: string): Promise<void> {
+  try {
+    await host.revert(id);
+    json(res, 200, { ok: true });
+  } catch (e) {
+    if (e instanceof ToolError) return refuse(res, 409, e.code, e.message);
+    throw e;
+  }
+}
+
+const REFUSED = {
+  unknown: (id: string) => `Request ${id} is not open.`,
+  decided: (id: string) => `Request ${id} was already decided.`,
+  wrong_code: () => 'The pairing code is wrong; type the code the sign-in page shows.',
+  withdrawn: (id: string) => `Request ${id} was withdrawn (three wrong codes, or the asker gave up).`,
+};
+
+function decide(host: ConsoleHost, res: ServerResponse, id: string, a: Record<string, unknown>): void {
+  const action = a.action;
+  if (action !== 'approve' && action !== 'deny')
+    return refuse(res, 400, 'action', 'action is approve or deny.');
+  const note = typeof a.note === 'string' ? a.note : undefined;
+  const code = typeof a.code === 'string' ? a.code : undefined;
+  const minutes = typeof a.minutes === 'number' && Number.isFinite(a.minutes) ? a.minutes : undefined;
+  const subject = host.approvals.get(id)?.subject;
+  const r = host.approvals.decide(id, { action, note, code, minutes });
+  host.audit(`${action}_request`, { request: id, subject, minutes, note }, r.ok ? undefined : r.reason);
+  if (r.ok) return json(res, 200, { ok: true, request: r.view });
+  refuse(res, r.reason === 'wrong_code' ? 403 : 409, r.reason, REFUSED[r.reason](id));
+}
