@@ -1,7 +1,7 @@
 /* global module */
 // The layers of docs/architecture.md, enforced by `npm run lint` (dependency-cruiser): each folder of src/ may
 // import only the folders below it, and no file may take part in an import cycle, type imports included.
-// test/architecture.test.ts plants a violation of each kind and checks that this configuration refuses it.
+// test/project/architecture.test.ts plants a violation of each kind and checks that this configuration refuses it.
 /** Each layer and the folders it may import (besides itself), lowest first. */
 const LAYERS = {
   core: [],

@@ -1,7 +1,7 @@
 // Regenerates the generated tables of the documentation: the configuration table of docs/configuration.md from
 // the config schema (src/config/schema.ts, through `--print-config-table`) and the tool table of docs/tools.md
 // from the catalog (src/tools/doc-table.ts), each between its markers. Run after `npm run build`:
-// `npm run docs:generate`. test/docs.test.ts fails when either is out of date.
+// `npm run docs:generate`. test/project/docs.test.ts fails when either is out of date.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // The tool table of docs/tools.md, generated from the catalog's summaries like the configuration table is from
-// the config schema (scripts/update-docs.mjs writes it; test/docs.test.ts keeps it in sync): each tool's name,
+// the config schema (scripts/update-docs.mjs writes it; test/project/docs.test.ts keeps it in sync): each tool's name,
 // title, the first sentence of its description and its real annotations, in tools/list order.
 import type { ToolSummary } from './catalog.js';
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { BIN, TEST_TOKEN } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { call } from '../exec-support.js';
+import { call } from '../exec/exec-support.js';
 
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());

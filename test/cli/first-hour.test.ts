@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READY_LINE } from '../../src/core/ready-line.js';
-import { HUNG_MS, waitFor } from '../exec-support.js';
+import { HUNG_MS, waitFor } from '../exec/exec-support.js';
 import { bearer, request, send } from '../helpers/raw-http.js';
 import { BIN, startServer, TEST_TOKEN } from '../helpers/server.js';
 import { standinBin } from '../helpers/tunnel-run.js';

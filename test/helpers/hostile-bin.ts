@@ -1,12 +1,12 @@
-// The built bin started for the second round of attack tests (test/confinement2-*.test.ts), as root or through
-// `setpriv` as nobody (uid 65534) like test/confinement-commands-suite.ts does, plus what those tests look at
+// The built bin started for the second round of attack tests (test/confinement/confinement2-*.test.ts), as root or through
+// `setpriv` as nobody (uid 65534) like test/confinement/confinement-commands-suite.ts does, plus what those tests look at
 // from outside: the host's process table (/proc), a server's descendants, a wait for a process to stop.
 // A start may end in a refusal (a squatted runtime directory): startOrRefusal reports either outcome.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseReadyLine } from '../../src/core/ready-line.js';
-import { HUNG_MS, needBwrap } from '../exec-support.js';
+import { HUNG_MS, needBwrap } from '../exec/exec-support.js';
 import { BIN, TEST_TOKEN } from './server.js';
 
 export type RunAs = 'root' | 'nobody';

@@ -19,7 +19,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HUNG_MS } from '../exec-support.js';
+import { HUNG_MS } from '../exec/exec-support.js';
 import { selfSignedCert } from './tls-cert.js';
 
 const HOSTS = '/etc/hosts';

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# The attacker of test/confinement2-isolation-suite.ts: run as a command, it tries to reach every process it
+# The attacker of test/confinement/confinement2-isolation-suite.ts: run as a command, it tries to reach every process it
 # is not made of. Targets: every pid it can see in /proc and pids 1-200 blindly, minus its own tree (itself,
 # its descendants, its ancestors except a node process — the helper that starts commands is a target — and its
 # own sandbox's proxy bridge).

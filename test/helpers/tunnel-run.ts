@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HUNG_MS, waitFor } from '../exec-support.js';
+import { HUNG_MS, waitFor } from '../exec/exec-support.js';
 import { publishNames, removeDir, type PublishedNames } from './public-names.js';
 import { BIN, REPO_ROOT } from './server.js';
 import { makeWorkspace, type TempWorkspace } from './workspace.js';

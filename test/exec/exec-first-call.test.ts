@@ -1,0 +1,78 @@
+// Issue 12 items 5 and 6 (tool-contract "Commands"): the first exec_command of a freshly started server answers
+// `running` only once its process exists — what a command needs (sandbox probe, spawner helper) is started after
+// the ready line, and a `running` answer waits for the spawn itself; and a tty command returns as soon as its
+// first output has paused, so a REPL answers its prompt in its first call instead of waiting out yield_time_ms.
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, uniqueMarker, waitFor } from './exec-support.js';
+import { startServer, type SpawnedServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+
+/** Processes whose command line carries `marker` (the shell, bwrap or sleep of the command), from /proc. */
+function carrying(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(marker)) found.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return found;
+}
+
+let ws: TempWorkspace | undefined;
+let server: SpawnedServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  ws?.cleanup();
+  server = undefined;
+  ws = undefined;
+});
+
+describe('the first command of a fresh server (issue 12 item 5)', () => {
+  it.each(['off', 'auto'])(
+    'SERVICE_SANDBOX=%s: `running` is answered only when the process exists (yield_time_ms 0)',
+    async (sandbox) => {
+      ws = makeWorkspace({ 'README.md': '# first\n' });
+      server = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: sandbox } });
+      const marker = uniqueMarker();
+      const r = await call(server.url, 'exec_command', { cmd: `sleep ${marker}`, yield_time_ms: 0 });
+      expect(r.sc.status).toBe('running');
+      // Checked right after the answer, with no wait: the process must already be there.
+      expect(carrying(marker).length).toBeGreaterThan(0);
+      const k = await call(server.url, 'kill_command', { command_id: r.sc.command_id, signal: 'KILL' });
+      expect(['killed', 'terminated']).toContain(k.sc.status);
+    },
+  );
+});
+
+describe('a tty command returns once its first output settles (issue 12 item 6)', () => {
+  it('a REPL started with tty: true answers its prompt within its first call, long before yield_time_ms', async () => {
+    ws = makeWorkspace({ 'README.md': '# repl\n' });
+    server = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });
+    const r = await call(server.url, 'exec_command', {
+      cmd: 'bash --norc --noprofile -i',
+      tty: true,
+      yield_time_ms: 30_000,
+    });
+    expect(r.sc.status).toBe('running');
+    expect(r.sc.stdout).toMatch(/[#$] $/); // bash's prompt, e.g. `bash-5.2# `
+    // It returned because the prompt settled, not because the 30 s yield ran out.
+    expect(r.sc.elapsed_ms).toBeLessThan(30_000);
+    await call(server.url, 'kill_command', { command_id: r.sc.command_id, signal: 'KILL' });
+  });
+});
+
+describe('the first-command rehearsal leaves nothing behind (src/cli/warm-up.ts rehearse)', () => {
+  it('after the rehearsal, check_exec_environment counts no running and no finished command', async () => {
+    ws = makeWorkspace({});
+    server = await startServer({ workspace: ws.dir, env: { SERVICE_LOG_LEVEL: 'debug' } });
+    const done = await waitFor(() => /first-command rehearsal done/.test(server?.stderr() ?? ''));
+    expect(done, server.stderr()).toBe(true);
+    expect(server.stderr()).toMatch(/first-command rehearsal done.*"forgotten":true/);
+    const env = await call(server.url, 'check_exec_environment');
+    expect(env.sc.usage).toMatchObject({ running: 0, finished_kept: 0 });
+  });
+});

@@ -1,5 +1,0 @@
-// `trusted`'s own network namespace and grants that end with their command, server as root
-// (test/net-trusted-suite.ts).
-import { trustedNetSuite } from './net-trusted-suite.js';
-
-trustedNetSuite('root');

@@ -1,0 +1,112 @@
+// tool-contract "apply_patch" (and decision 29): every golden scenario in test/golden/apply_patch is applied
+// through a real in-process HTTP server, first as a dry run (nothing may change, same verdict), then for real;
+// the whole resulting tree (names, bytes, executable bits, no leftovers) is compared with expected/, or with
+// input/ when expected_error.json names the error code and patch line.
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool } from '../helpers/rpc.js';
+import { REPO_ROOT, startInProcess, type InProcessServer } from '../helpers/server.js';
+import { readableTree } from '../helpers/tree-snapshot.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+
+const GOLDEN = path.join(REPO_ROOT, 'test/golden/apply_patch');
+const SCENARIOS = readdirSync(GOLDEN)
+  .filter((n) => /^\d{3}_/.test(n))
+  .sort();
+
+let ws: TempWorkspace;
+let srv: InProcessServer;
+
+beforeAll(async () => {
+  ws = makeWorkspace();
+  srv = await startInProcess({ workspace: ws.dir });
+});
+afterAll(async () => {
+  await srv.close();
+  ws.cleanup();
+});
+
+function resetWorkspace(from: string): void {
+  for (const name of readdirSync(ws.dir)) rmSync(path.join(ws.dir, name), { recursive: true, force: true });
+  if (existsSync(from)) cpSync(from, ws.dir, { recursive: true });
+  rmSync(path.join(ws.dir, '.keep'), { force: true });
+}
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** The A/M/D/R lines the text shows for affected_files. */
+function summaryOf(files: Array<{ path: string; operation: string; old_path?: string }>): string {
+  const letter: Record<string, string> = { add: 'A', update: 'M', delete: 'D' };
+  return files
+    .map((f) =>
+      f.operation === 'move' ? `R ${f.old_path} -> ${f.path}` : `${letter[f.operation]} ${f.path}`,
+    )
+    .join('\n');
+}
+
+describe('apply_patch golden scenarios (tool-contract "apply_patch", decision 29)', () => {
+  it('has at least 40 scenarios, each with a patch and an expectation', () => {
+    expect(SCENARIOS.length).toBeGreaterThanOrEqual(40);
+    for (const s of SCENARIOS) {
+      const dir = path.join(GOLDEN, s);
+      expect(existsSync(path.join(dir, 'patch.txt')), s).toBe(true);
+      expect(
+        existsSync(path.join(dir, 'expected')) !== existsSync(path.join(dir, 'expected_error.json')),
+        s,
+      ).toBe(true);
+    }
+  });
+
+  for (const name of SCENARIOS) {
+    it(name, async () => {
+      const dir = path.join(GOLDEN, name);
+      const input = path.join(dir, 'input');
+      const patch = readFileSync(path.join(dir, 'patch.txt'), 'utf8');
+      const errorFile = path.join(dir, 'expected_error.json');
+      resetWorkspace(input);
+      const before = readableTree(ws.dir);
+
+      const dry = await callTool(srv.url, 'apply_patch', { patch, dry_run: true });
+      expect(readableTree(ws.dir), 'dry_run must write nothing').toEqual(before);
+      const real = await callTool(srv.url, 'apply_patch', { patch });
+      const text = real.content[0]?.text ?? '';
+
+      if (existsSync(errorFile)) {
+        const want = readJson(errorFile) as { code: string; line?: number };
+        expect(real.isError, text).toBe(true);
+        expect(real.structuredContent.ok).toBe(false);
+        expect(real.structuredContent.error.code, text).toBe(want.code);
+        if (want.line !== undefined) expect(real.structuredContent.error.details.line, text).toBe(want.line);
+        expect(text.startsWith(`${want.code}: `)).toBe(true);
+        expect(dry.structuredContent.error?.code, 'dry run reaches the same verdict').toBe(want.code);
+        expect(readableTree(ws.dir), 'the tree is unchanged after an error').toEqual(before);
+        return;
+      }
+      expect(dry.isError, dry.content[0]?.text).toBe(false);
+      expect(dry.structuredContent.dry_run).toBe(true);
+      expect(dry.content[0]?.text).toMatch(/^Patch checked \(\+\d+ -\d+\); dry_run: nothing was written:\n/);
+      expect(real.isError, text).toBe(false);
+      expect(readableTree(ws.dir)).toEqual(readableTree(path.join(dir, 'expected')));
+      const sc = real.structuredContent;
+      expect(sc.ok).toBe(true);
+      expect(sc.dry_run).toBeUndefined(); // false: left out (decision 40)
+      // The A/M/D/R summary is said once, in the text; affected_files says it in the structured result.
+      const summary = summaryOf(sc.affected_files);
+      expect(text.startsWith(`Patch applied (+${sc.additions ?? 0} -${sc.removals ?? 0}):\n${summary}`)).toBe(
+        true,
+      );
+      expect({ ...dry.structuredContent, dry_run: undefined }).toEqual({ ...sc, dry_run: undefined });
+      const resultFile = path.join(dir, 'expected_result.json');
+      if (existsSync(resultFile)) {
+        const { summary: wantSummary, ...fields } = readJson(resultFile) as Record<string, unknown>;
+        if (wantSummary !== undefined) expect(summary).toBe(wantSummary);
+        // A field at its default (0) is left out of the result (decision 40).
+        for (const [k, v] of Object.entries(fields)) {
+          if (v === 0) expect(sc[k], k).toBeUndefined();
+          else expect(sc[k], k).toEqual(v);
+        }
+      }
+    });
+  }
+});
