@@ -6,12 +6,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonBytes } from '../src/core/page.js';
-import { comparePaths } from '../src/workspace/path-order.js';
-import { entryBytes } from '../src/tools/files/list_files.js';
-import { callTool } from './helpers/rpc.js';
-import { startInProcess, type InProcessServer } from './helpers/server.js';
-import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
+import { jsonBytes } from '../../src/core/page.js';
+import { comparePaths } from '../../src/workspace/path-order.js';
+import { entryBytes } from '../../src/tools/files/list_files.js';
+import { callTool } from '../helpers/rpc.js';
+import { startInProcess, type InProcessServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
 /** d0..d5, each with f00..f39: 240 files, six pages of 40. */
 const DIRS = 6;

@@ -8,12 +8,12 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_BYTES } from '../src/core/page.js';
-import { dirEntries } from './helpers/list-dir.js';
-import { PROBE_LIMITS, startProbedServer, type ProbedServer } from './helpers/probed-server.js';
-import { callTool } from './helpers/rpc.js';
-import { REPO_ROOT, startInProcess, type InProcessServer } from './helpers/server.js';
-import { makeWorkspace, type TempWorkspace } from './helpers/workspace.js';
+import { PAGE_BYTES } from '../../src/core/page.js';
+import { dirEntries } from '../helpers/list-dir.js';
+import { PROBE_LIMITS, startProbedServer, type ProbedServer } from '../helpers/probed-server.js';
+import { callTool } from '../helpers/rpc.js';
+import { REPO_ROOT, startInProcess, type InProcessServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
 const run = promisify(execFile);
 const MAKE_TREE = path.join(REPO_ROOT, 'test/helpers/make-tree.mjs');
