@@ -27,10 +27,13 @@ import {
   type Existing,
 } from '../common.js';
 
+/** The deepest tree list_dir walks (and its default with `recursive`). */
+export const MAX_DEPTH = 20;
+
 const input = z.object({
   path: pathArg().default('.'),
-  recursive: z.boolean().default(false).describe('Default max_depth 20.'),
-  max_depth: z.number().int().min(1).max(20).optional(),
+  recursive: z.boolean().default(false).describe(`Default max_depth ${MAX_DEPTH}.`),
+  max_depth: z.number().int().min(1).max(MAX_DEPTH).optional(),
   // No cap on the count: a page also ends at PAGE_BYTES of JSON.
   max_entries: z.number().int().min(1).default(1000),
   include_hidden: includeHiddenArg,
@@ -152,7 +155,7 @@ async function listPage(root: WorkspaceRoot, dir: Existing, args: Args): Promise
   const walkOpts = {
     includeHidden: args.include_hidden,
     includeIgnored: args.include_ignored,
-    maxDepth: args.max_depth ?? (args.recursive ? 20 : 1),
+    maxDepth: args.max_depth ?? (args.recursive ? MAX_DEPTH : 1),
     slicer: new TimeSlicer(),
   };
   const budget = new ByteBudget();
@@ -205,7 +208,7 @@ function line(f: Found): string {
 }
 
 /** The structured page: a map or list per kind, names relative to the listed directory, in page order. */
-function structuredOf(shown: Found[]): Record<string, unknown> {
+function structuredOf(shown: Found[]): z.output<typeof output> {
   const dirs: string[] = [];
   const other: string[] = [];
   // Null prototypes: a file named "__proto__" is a key like any other.
@@ -229,7 +232,7 @@ function structuredOf(shown: Found[]): Record<string, unknown> {
       nTimes++;
     }
   }
-  const out: Record<string, unknown> = {};
+  const out: z.output<typeof output> = {};
   if (dirs.length) out.dirs = dirs;
   if (nFiles) out.files = files;
   if (nLinks) out.links = links;

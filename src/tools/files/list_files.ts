@@ -196,10 +196,11 @@ export const listFilesTool = defineTool({
         : await pathPage(dir, args, walkOpts, wanted);
     const lines = page.files.map((f) => f.path);
     if (page.files.length === 0) lines.push(args.after ? '(no more files)' : '(no files match)');
-    const structured: Record<string, unknown> = {};
+    const structured: Omit<z.output<typeof output>, 'files'> = {};
     if (page.depthLimited) {
-      structured.note = depthNote(page.depthLimited, MAX_WALK_DEPTH);
-      lines.push(`[${structured.note as string}]`);
+      const note = depthNote(page.depthLimited, MAX_WALK_DEPTH);
+      structured.note = note;
+      lines.push(`[${note}]`);
     }
     if (page.more && page.cursor !== undefined) {
       const next = { ...explicitArgs(input, args), after: page.cursor };
