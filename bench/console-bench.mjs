@@ -4,22 +4,21 @@
 // (CPU from /proc/<pid>/schedstat, nanoseconds on CPU), medians compared: target ≤ 1.05×. Then 16 mixed clients
 // (bench/mcp-bench.mjs) with the console open: target 0 errors. Results: bench/results/console.{json,md}.
 // Usage: npm run bench:console [-- --calls 2000] [--rounds 4] [--mixed-seconds 20]
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  BENCH_DIR,
   benchWorkspace,
   ensureBuilt,
   httpToolClient,
+  mixedClients,
   REPO,
   round,
   startServer,
+  toolsListOnce,
   writeResults,
 } from './lib.mjs';
 
@@ -85,36 +84,6 @@ async function perCall(srv, client, name, args) {
   return (cpuNs(srv.pid) - before) / CALLS / 1000; // µs of server CPU per call
 }
 
-async function mixed(srv, ws, seconds) {
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-console-mixed-')), 'mixed.json');
-  try {
-    const r = spawnSync(
-      process.execPath,
-      [
-        path.join(BENCH_DIR, 'mcp-bench.mjs'),
-        ...['--base-url', srv.base, '--token', srv.token, '--workspace', ws, '--pid', String(srv.pid)],
-        ...[
-          '--scenarios',
-          'mixed_clients',
-          '--mixed-clients',
-          '16',
-          '--duration',
-          String(seconds),
-          '--quiet',
-        ],
-        ...['--out', out],
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    if (r.status !== 0) throw new Error('mcp-bench failed');
-    const res = JSON.parse(readFileSync(out, 'utf8'));
-    const row = (res.results ?? res.runs ?? []).find?.((x) => x.label === 'mixed_clients') ?? res;
-    return { errors: row.errors ?? null, ops: row.ops ?? null };
-  } finally {
-    rmSync(path.dirname(out), { recursive: true, force: true });
-  }
-}
-
 async function main() {
   ensureBuilt();
   const ws = benchWorkspace();
@@ -146,7 +115,7 @@ async function main() {
     client.close();
     const stream = openStream(session);
     await stream.ready;
-    const mix = await mixed(srv, ws, Number(values['mixed-seconds']));
+    const mix = mixedClients(srv, ws, Number(values['mixed-seconds']));
     stream.close();
     const rows = ['tools/list', 'read_file'].map((name) => {
       const open = median(cpu.open[name]);
@@ -181,26 +150,8 @@ async function main() {
 
   async function listPerCall(s) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const before = cpuNs(s.pid);
-    for (let i = 0; i < CALLS; i++)
-      await new Promise((resolve, reject) => {
-        const req = http.request(s.url, {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer ${s.token}`,
-            'content-length': Buffer.byteLength(body),
-          },
-        });
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', resolve);
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
+    for (let i = 0; i < CALLS; i++) await toolsListOnce(s, agent);
     agent.destroy();
     return (cpuNs(s.pid) - before) / CALLS / 1000;
   }

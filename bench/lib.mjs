@@ -1,7 +1,8 @@
 // Shared pieces of the project's benchmark scripts: the benchmark workspace, starting the built server,
 // and writing results (JSON + a markdown table, no absolute machine paths).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
@@ -223,4 +224,59 @@ export async function execTrue(call, n, out) {
     out?.push(performance.now() - t0);
     if (r.structuredContent?.status !== 'exited') throw new Error(`exec failed: ${JSON.stringify(r)}`);
   }
+}
+
+/**
+ * 16 mixed clients (or `clients`) for `seconds` through bench/mcp-bench.mjs against a running server on the
+ * benchmark workspace; resolves {errors, ops} of its mixed_clients row.
+ */
+export function mixedClients(srv, ws, seconds, clients = 16) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-mixed-')), 'mixed.json');
+  try {
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(BENCH_DIR, 'mcp-bench.mjs'),
+        ...['--base-url', srv.base, '--token', srv.token, '--workspace', ws, '--pid', String(srv.pid)],
+        ...[
+          '--scenarios',
+          'mixed_clients',
+          '--mixed-clients',
+          String(clients),
+          '--duration',
+          String(seconds),
+        ],
+        ...['--quiet', '--out', out],
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (r.status !== 0) throw new Error('mcp-bench failed');
+    const res = JSON.parse(readFileSync(out, 'utf8'));
+    const row = (res.results ?? res.runs ?? []).find?.((x) => x.label === 'mixed_clients') ?? res;
+    return { errors: row.errors ?? null, ops: row.ops ?? null };
+  } finally {
+    rmSync(path.dirname(out), { recursive: true, force: true });
+  }
+}
+
+/** One tools/list over `agent` (a keep-alive http.Agent); resolves when the answer has been read. */
+export function toolsListOnce(srv, agent) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  return new Promise((resolve, reject) => {
+    const req = http.request(srv.url, {
+      method: 'POST',
+      agent,
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${srv.token}`,
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -18,6 +18,7 @@ import {
   REPO,
   round,
   startServer,
+  toolsListOnce,
   writeResults,
 } from './lib.mjs';
 
@@ -50,27 +51,6 @@ function buildBase(commit) {
   };
 }
 
-function listOnce(srv, agent) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-  return new Promise((resolve, reject) => {
-    const req = http.request(srv.url, {
-      method: 'POST',
-      agent,
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${srv.token}`,
-        'content-length': Buffer.byteLength(body),
-      },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', resolve);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 const CALLS_BY_NAME = {
   'tools/list': null,
   read_file: { path: 'mcp-bench/small.txt' },
@@ -90,7 +70,7 @@ async function measure(srv) {
       const before = cpuNs(srv.pid);
       for (let i = 0; i < n; i++) {
         const t0 = performance.now();
-        if (args === null) await listOnce(srv, agent);
+        if (args === null) await toolsListOnce(srv, agent);
         else {
           const r = await client.callTool(name.split(' ')[0], args);
           if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);

@@ -31,10 +31,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import {
-  BENCH_DIR,
   benchWorkspace,
   ensureBuilt,
   httpToolClient,
+  mixedClients,
   REPO,
   round,
   startServer,
@@ -223,34 +223,12 @@ async function ourListBytes(dir) {
 async function mixedRun(seconds) {
   const ws = benchWorkspace();
   const srv = await startServer(ws, { SERVICE_PERMISSION_MODE: 'safe', SERVICE_STATE_DIR: 'off' });
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-scale-mixed-')), 'mixed.json');
   try {
     await new Promise((r) => setTimeout(r, 1000));
-    const r = spawnSync(
-      process.execPath,
-      [
-        path.join(BENCH_DIR, 'mcp-bench.mjs'),
-        ...['--base-url', srv.base, '--token', srv.token, '--workspace', ws, '--pid', String(srv.pid)],
-        ...[
-          '--scenarios',
-          'mixed_clients',
-          '--mixed-clients',
-          '16',
-          '--duration',
-          String(seconds),
-          '--quiet',
-        ],
-        ...['--out', out],
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    if (r.status !== 0) throw new Error('mcp-bench failed');
-    const res = JSON.parse(readFileSync(out, 'utf8'));
-    const row = (res.results ?? res.runs ?? []).find?.((x) => x.label === 'mixed_clients') ?? res;
-    return { hwmKb: statusKb(srv.pid, 'VmHWM'), errors: row.errors ?? null, ops: row.ops ?? null };
+    const { errors, ops } = mixedClients(srv, ws, seconds);
+    return { hwmKb: statusKb(srv.pid, 'VmHWM'), errors, ops };
   } finally {
     await srv.stop();
-    rmSync(path.dirname(out), { recursive: true, force: true });
   }
 }
 

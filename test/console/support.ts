@@ -1,16 +1,6 @@
-// What the console tests share: the banner's one-time link, Chromium's path and flags, and the rule for a
-// missing component (skip with a reason on a laptop, fail under CI=true).
-export const CHROMIUM = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
-// Without the background-networking flags Chromium keeps trying to reach the internet (docs/testing.md).
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+// What the console tests share: the banner's one-time link, Chromium's path and flags (test/helpers/chromium.ts),
+// and the rule for a missing component (skip with a reason on a laptop, fail under CI=true).
+export { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 
 /** The most recent one-time console link the server printed. */
 export function consoleLink(stderr: string): string {

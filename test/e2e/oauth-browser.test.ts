@@ -14,20 +14,10 @@ import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { authorizeUrl, PASSWORD, pkce, register, token, toolsList, startOAuthBin } from './oauth-helpers.js';
 import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
 const CI = process.env.CI === 'true' || process.env.CI === '1';
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
-// real-clients.md: without the background-networking flags Chromium keeps trying to reach the internet.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 const browserMissing = !existsSync(CHROMIUM)
   ? `${CHROMIUM} not found (Debian: apt-get install -y chromium)`

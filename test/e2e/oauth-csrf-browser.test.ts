@@ -14,17 +14,8 @@ import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { CI } from './oauth-cimd-helpers.js';
 import { authorizeUrl, getPage, PASSWORD, pkce, register, startOAuthBin } from './oauth-helpers.js';
 import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const missing = existsSync(CHROMIUM)
   ? missingReason('playwright-core')
   : `${CHROMIUM} not found (apt-get install -y chromium)`;
