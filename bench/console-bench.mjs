@@ -4,6 +4,7 @@
 // (CPU from /proc/<pid>/schedstat, nanoseconds on CPU), medians compared: target ≤ 1.05×. Then 16 mixed clients
 // (bench/mcp-bench.mjs) with the console open: target 0 errors. Results: bench/results/console.{json,md}.
 // Usage: npm run bench:console [-- --calls 2000] [--rounds 4] [--mixed-seconds 20]
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -57,22 +58,37 @@ async function consoleSession(stderr) {
   return { port, cookie: String(res.headers['set-cookie']).split(';')[0] };
 }
 
-/** A streaming page: reads every event until closed; counts the bytes it got. */
+/** The reader of a streaming page, run as its own process as a browser would be: prints "open", then its byte count at exit. */
+const READER = `
+const http = require('node:http');
+const [port, cookie] = process.argv.slice(1);
+let bytes = 0;
+http.get({ host: '127.0.0.1', port: Number(port), path: '/api/events', headers: { host: '127.0.0.1:' + port, cookie } }, (res) => {
+  if (res.statusCode !== 200) { console.log('HTTP ' + res.statusCode); process.exit(1); }
+  console.log('open');
+  res.on('data', (c) => (bytes += c.length));
+});
+process.on('SIGTERM', () => { console.log(String(bytes)); process.exit(0); });
+`;
+
+/** A streaming page in a process of its own; resolves once its stream is open. */
 function openStream({ port, cookie }) {
-  let bytes = 0;
-  let req;
-  const ready = new Promise((resolve, reject) => {
-    req = http.get(
-      { host: '127.0.0.1', port, path: '/api/events', headers: { host: `127.0.0.1:${port}`, cookie } },
-      (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`events: HTTP ${res.statusCode}`));
-        res.on('data', (c) => (bytes += c.length));
-        resolve();
-      },
-    );
-    req.on('error', reject);
+  const child = spawn(process.execPath, ['-e', READER, String(port), cookie], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return { ready, bytes: () => bytes, close: () => req.destroy() };
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const ready = new Promise((resolve, reject) => {
+    child.stdout.on('data', () => out.includes('open') && resolve());
+    child.once('exit', (code) => reject(new Error(`the stream reader exited ${code}: ${out}`)));
+  });
+  const close = () =>
+    new Promise((resolve) => {
+      child.removeAllListeners('exit');
+      child.once('exit', () => resolve(Number(out.split('\n').filter(Boolean).pop()) || 0));
+      child.kill('SIGTERM');
+    });
+  return { ready, close };
 }
 
 async function perCall(srv, client, name, args) {
@@ -97,18 +113,27 @@ async function main() {
     ];
     // Warm up both paths (tool modules, JIT).
     await perCall(srv, client, 'read_file', calls[1][1]);
-    const cpu = { closed: { read_file: [], 'tools/list': [] }, open: { read_file: [], 'tools/list': [] } };
+    // `control` is a second closed state in the same rounds: closed vs control shows this machine's noise.
+    const cpu = {
+      closed: { read_file: [], 'tools/list': [] },
+      open: { read_file: [], 'tools/list': [] },
+      control: { read_file: [], 'tools/list': [] },
+    };
     let streamed = 0;
     for (let round_ = 0; round_ < ROUNDS; round_++) {
-      for (const state of round_ % 2 ? ['open', 'closed'] : ['closed', 'open']) {
+      const order = [
+        ['closed', 'open', 'control'],
+        ['open', 'control', 'closed'],
+        ['control', 'closed', 'open'],
+      ][round_ % 3];
+      for (const state of order) {
         const stream = state === 'open' ? openStream(session) : undefined;
         await stream?.ready;
         cpu[state]['tools/list'].push(await listPerCall(srv));
         cpu[state].read_file.push(await perCall(srv, client, 'read_file', calls[1][1]));
         if (stream) {
           await new Promise((r) => setTimeout(r, 300)); // the last batch of events
-          streamed += stream.bytes();
-          stream.close();
+          streamed += await stream.close();
         }
       }
     }
@@ -116,7 +141,7 @@ async function main() {
     const stream = openStream(session);
     await stream.ready;
     const mix = mixedClients(srv, ws, Number(values['mixed-seconds']));
-    stream.close();
+    await stream.close();
     const rows = ['tools/list', 'read_file'].map((name) => {
       const open = median(cpu.open[name]);
       const closed = median(cpu.closed[name]);
@@ -127,7 +152,9 @@ async function main() {
         unit: '×',
         limit: 1.05,
         pass: ratio <= 1.05,
-        note: `${round(open, 1)} µs vs ${round(closed, 1)} µs (medians of ${ROUNDS} rounds × ${CALLS} calls)`,
+        note:
+          `${round(open, 1)} µs vs ${round(closed, 1)} µs (medians of ${ROUNDS} rounds × ${CALLS} calls); ` +
+          `noise in the same run, closed vs closed: ${round(median(cpu.control[name]) / closed, 3)}×`,
       };
     });
     rows.push({
@@ -207,7 +234,7 @@ async function firstRender(session) {
       const page = await ctx.newPage();
       const t0 = performance.now();
       await page.goto(`http://127.0.0.1:${port}/`);
-      await page.waitForSelector('body[data-ready="yes"]');
+      await page.waitForSelector('body[data-ready="yes"]', { state: 'attached' });
       times.push(performance.now() - t0);
       await ctx.close();
     }
@@ -245,7 +272,7 @@ async function staticFloor(browser) {
       const page = await ctx.newPage();
       const t0 = performance.now();
       await page.goto(`http://127.0.0.1:${server.address().port}/`);
-      await page.waitForSelector('body[data-ready="yes"]');
+      await page.waitForSelector('body[data-ready="yes"]', { state: 'attached' });
       times.push(performance.now() - t0);
       await ctx.close();
     }

@@ -3,13 +3,20 @@
 // it changed (looked at every COMMAND_POLL_MS while a page is open). Entries are batched per BATCH_MS so a
 // busy server writes a few events a second, not one per call. At most MAX_STREAMS pages at once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ActivityEntry } from '../core/activity.js';
 import type { ConsoleHost } from './host.js';
 import { editView, snapshot } from './views.js';
 
 export const MAX_STREAMS = 8;
+/** The most activity entries one batch carries; older ones of a faster burst are counted as skipped. */
+export const ACTIVITY_PER_BATCH = 50;
 const BATCH_MS = 200;
 const COMMAND_POLL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
+
+function frame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
 interface Stream {
   res: ServerResponse;
@@ -33,19 +40,38 @@ export class EventStreams {
       'x-content-type-options': 'nosniff',
     });
     res.socket?.setNoDelay(true);
-    const write = (event: string, data: unknown) =>
-      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    write('state', snapshot(this.host));
-    let batch: Array<{ event: string; data: unknown }> = [];
+    res.write(frame('state', snapshot(this.host)));
+    // Activity goes out as one event per batch, at most ACTIVITY_PER_BATCH entries (the newest): however fast
+    // clients call, the page costs the server a few writes a second (docs/console.md#cost).
+    let batch: string[] = [];
+    let activity: ActivityEntry[] = [];
+    let skipped = 0;
     let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      timer = undefined;
+      if (activity.length) {
+        const entries = activity.slice(-ACTIVITY_PER_BATCH);
+        skipped += activity.length - entries.length;
+        batch.push(frame('activity', { entries, ...(skipped ? { skipped } : {}) }));
+        activity = [];
+        skipped = 0;
+      }
+      const out = batch.join('');
+      batch = [];
+      if (out) res.write(out);
+    };
+    const later = () => (timer ??= setTimeout(flush, BATCH_MS));
     const queue = (event: string, data: unknown) => {
-      batch.push({ event, data });
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        const out = batch;
-        batch = [];
-        res.write(out.map((b) => `event: ${b.event}\ndata: ${JSON.stringify(b.data)}\n\n`).join(''));
-      }, BATCH_MS);
+      batch.push(frame(event, data));
+      later();
+    };
+    const onCall = (e: ActivityEntry) => {
+      activity.push(e);
+      if (activity.length > 4 * ACTIVITY_PER_BATCH) {
+        skipped += activity.length - ACTIVITY_PER_BATCH;
+        activity = activity.slice(-ACTIVITY_PER_BATCH);
+      }
+      later();
     };
     let lastCommands = JSON.stringify(this.host.commands());
     const poll = setInterval(() => {
@@ -59,7 +85,7 @@ export class EventStreams {
     const unlisten = [
       // While a page is open, refusals the operator may lift wait for them (policy/approvals.ts).
       this.host.approvals.watch(),
-      this.host.activity.listen((e) => queue('activity', e)),
+      this.host.activity.listen(onCall),
       this.host.approvals.changes.listen((v) => queue('approval', v)),
       this.host.edits.changes.listen((e) => queue('edit', editView(e))),
     ];

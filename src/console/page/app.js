@@ -6,6 +6,7 @@
 const csrf = document.querySelector('meta[name="csrf"]').getAttribute('content');
 const S = {
   activity: [],
+  skipped: 0,
   approvals: [],
   commands: [],
   edits: [],
@@ -143,6 +144,9 @@ function renderActivity() {
     rows.push(activityRow(e));
   }
   $('activity-list').replaceChildren(...rows);
+  $('activity-skipped').hidden = S.skipped === 0;
+  $('activity-skipped').textContent =
+    `${S.skipped} calls came too fast to list here (the audit log has them all).`;
 }
 
 function activityRow(e) {
@@ -429,8 +433,10 @@ function connect() {
     renderAll();
   });
   es.addEventListener('activity', (ev) => {
-    S.activity.push(JSON.parse(ev.data));
-    if (S.activity.length > 500) S.activity.shift();
+    const batch = JSON.parse(ev.data);
+    S.activity.push(...batch.entries);
+    if (S.activity.length > 500) S.activity.splice(0, S.activity.length - 500);
+    S.skipped += batch.skipped || 0;
     renderActivity();
   });
   es.addEventListener('approval', (ev) => {
