@@ -73,6 +73,7 @@ async function main() {
   ensureBuilt();
   const { ToolJail } = await import(path.join(REPO, 'dist/process/jail.js'));
   const { findRipgrep } = await import(path.join(REPO, 'dist/workspace/search/engines.js'));
+  const { createRuntimeDirs } = await import(path.join(REPO, 'dist/process/runtime-dir.js'));
   const ws = mkdtempSync(path.join(tmpdir(), 'wb-conf-ws-'));
   cpSync(benchWorkspace(), ws, { recursive: true });
   const rt = mkdtempSync(path.join(tmpdir(), 'wb-conf-rt-'));
@@ -80,7 +81,8 @@ async function main() {
     requested: 'auto',
     pathVar: process.env.PATH,
     workspaceReal: ws,
-    runtimeDir: rt,
+    dirs: createRuntimeDirs({ configured: rt }, ws),
+    privateFiles: [],
   });
   if (!jail.status().in_use) throw new Error(`no jail here: ${jail.status().reason}`);
   const rg = findRipgrep(process.env).path;

@@ -28,6 +28,9 @@ const { values } = parseArgs({
     base: { type: 'string', default: '274dea4' },
     calls: { type: 'string', default: '300' },
     rounds: { type: 'string', default: '4' },
+    // safe (the default) runs each command in its sandbox; dangerous runs it bare, which leaves the server's
+    // own path: what a refactor could have made slower.
+    mode: { type: 'string', default: 'safe' },
   },
 });
 const CALLS = Number(values.calls);
@@ -53,7 +56,7 @@ function buildBase(commit) {
 
 const CALLS_BY_NAME = {
   'tools/list': null,
-  read_file: { path: 'mcp-bench/small.txt' },
+  read_file: { path: 'mcp-bench/small.js' },
   search_text: { query: 'createServer', max_results: 20 },
   'exec_command true': { cmd: 'true' },
 };
@@ -89,10 +92,10 @@ async function measure(srv) {
 async function main() {
   ensureBuilt();
   const ws = benchWorkspace();
-  if (!existsSync(path.join(ws, 'mcp-bench/small.txt')))
-    throw new Error('the benchmark workspace has no mcp-bench/small.txt');
+  if (!existsSync(path.join(ws, 'mcp-bench/small.js')))
+    throw new Error('the benchmark workspace has no mcp-bench/small.js');
   const base = buildBase(values.base);
-  const env = { SERVICE_STATE_DIR: 'off', SERVICE_CONSOLE: '0' };
+  const env = { SERVICE_STATE_DIR: 'off', SERVICE_CONSOLE: '0', SERVICE_PERMISSION_MODE: values.mode };
   const servers = {};
   try {
     servers.before = await startServer(ws, env, base.bin);
@@ -113,7 +116,7 @@ async function main() {
         const before = median(got.before.map((m) => m[name][i]));
         const ratio = now / before;
         rows.push({
-          target: `${name}: ${what}, now vs ${values.base}`,
+          target: `${name}: ${what}, now vs ${values.base} (${values.mode})`,
           measured: round(ratio, 3),
           unit: '×',
           limit: 1.05,
@@ -121,7 +124,8 @@ async function main() {
           note: `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (medians of ${ROUNDS} alternating rounds)`,
         });
       }
-    writeResults('regression', `The current build against ${values.base}, side by side`, rows, {
+    const file = values.mode === 'safe' ? 'regression' : `regression-${values.mode}`;
+    writeResults(file, `The current build against ${values.base}, side by side (${values.mode} mode)`, rows, {
       rounds: got,
     });
   } finally {
