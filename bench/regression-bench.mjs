@@ -1,10 +1,11 @@
 // `npm run bench:regression` (docs/benchmarks.md#refactoring-without-regressions): the current build against an
 // earlier commit's, in one run, on the ~9 k-file benchmark workspace. The earlier commit is built in a temporary
 // git worktree (node_modules shared); both servers run side by side and are measured in alternating rounds, so
-// the machine's noise falls on both: per call, wall-clock p50 and server CPU (from /proc/<pid>/schedstat) of
+// the machine's noise falls on both (a third server, of the earlier build again, is the control whose ratio shows
+// that noise): per call, wall-clock p50 and server CPU (from /proc/<pid>/schedstat) of
 // tools/list, read_file (4 KB), search_text and exec_command `true`. Target: every ratio ≤ 1.05 (no regression
 // beyond noise). Results: bench/results/regression.{json,md}.
-// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 4]
+// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--mode safe|dangerous]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
@@ -27,7 +28,7 @@ const { values } = parseArgs({
     // The last commit before the composition root and the typed results (docs/architecture.md).
     base: { type: 'string', default: '274dea4' },
     calls: { type: 'string', default: '300' },
-    rounds: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '6' },
     // safe (the default) runs each command in its sandbox; dangerous runs it bare, which leaves the server's
     // own path: what a refactor could have made slower.
     mode: { type: 'string', default: 'safe' },
@@ -100,12 +101,17 @@ async function main() {
   try {
     servers.before = await startServer(ws, env, base.bin);
     servers.now = await startServer(ws, env);
-    await measure(servers.before); // warm-up: modules, JIT, the command helper
-    await measure(servers.now);
-    const got = { before: [], now: [] };
+    // A second server of the earlier build: before vs control is this machine's noise in the same run.
+    servers.control = await startServer(ws, env, base.bin);
+    for (const s of Object.values(servers)) await measure(s); // warm-up: modules, JIT, the command helper
+    const got = { before: [], now: [], control: [] };
+    const orders = [
+      ['before', 'now', 'control'],
+      ['now', 'control', 'before'],
+      ['control', 'before', 'now'],
+    ];
     for (let r = 0; r < ROUNDS; r++)
-      for (const which of r % 2 ? ['now', 'before'] : ['before', 'now'])
-        got[which].push(await measure(servers[which]));
+      for (const which of orders[r % 3]) got[which].push(await measure(servers[which]));
     const rows = [];
     for (const name of Object.keys(CALLS_BY_NAME))
       for (const [i, what] of [
@@ -114,6 +120,7 @@ async function main() {
       ]) {
         const now = median(got.now.map((m) => m[name][i]));
         const before = median(got.before.map((m) => m[name][i]));
+        const control = median(got.control.map((m) => m[name][i]));
         const ratio = now / before;
         rows.push({
           target: `${name}: ${what}, now vs ${values.base} (${values.mode})`,
@@ -121,7 +128,9 @@ async function main() {
           unit: '×',
           limit: 1.05,
           pass: ratio <= 1.05,
-          note: `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (medians of ${ROUNDS} alternating rounds)`,
+          note:
+            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (medians of ${ROUNDS} rotated rounds); ` +
+            `noise in the same run, ${values.base} vs itself: ${round(control / before, 3)}×`,
         });
       }
     const file = values.mode === 'safe' ? 'regression' : `regression-${values.mode}`;
@@ -129,8 +138,7 @@ async function main() {
       rounds: got,
     });
   } finally {
-    await servers.before?.stop();
-    await servers.now?.stop();
+    for (const srv of Object.values(servers)) await srv.stop();
     base.cleanup();
   }
 }
