@@ -18,6 +18,58 @@ function frame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * What one page is sent between snapshots. Activity goes out as one event per batch, at most ACTIVITY_PER_BATCH
+ * entries (the newest): however fast clients call, the page costs the server a few writes a second
+ * (docs/console.md#cost); the rest is counted as skipped.
+ */
+class Batch {
+  private events: string[] = [];
+  private activity: ActivityEntry[] = [];
+  private skipped = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  queue(event: string, data: unknown): void {
+    this.events.push(frame(event, data));
+    this.later();
+  }
+
+  call(e: ActivityEntry): void {
+    this.activity.push(e);
+    if (this.activity.length > 4 * ACTIVITY_PER_BATCH) this.keepNewest();
+    this.later();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private keepNewest(): void {
+    this.skipped += Math.max(0, this.activity.length - ACTIVITY_PER_BATCH);
+    this.activity = this.activity.slice(-ACTIVITY_PER_BATCH);
+  }
+
+  private later(): void {
+    this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.activity.length) {
+      this.keepNewest();
+      const skipped = this.skipped;
+      this.events.push(frame('activity', { entries: this.activity, ...(skipped ? { skipped } : {}) }));
+      this.activity = [];
+      this.skipped = 0;
+    }
+    const out = this.events.join('');
+    this.events = [];
+    if (out) this.res.write(out);
+  }
+}
+
 interface Stream {
   res: ServerResponse;
   stop: () => void;
@@ -41,38 +93,7 @@ export class EventStreams {
     });
     res.socket?.setNoDelay(true);
     res.write(frame('state', snapshot(this.host)));
-    // Activity goes out as one event per batch, at most ACTIVITY_PER_BATCH entries (the newest): however fast
-    // clients call, the page costs the server a few writes a second (docs/console.md#cost).
-    let batch: string[] = [];
-    let activity: ActivityEntry[] = [];
-    let skipped = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const flush = () => {
-      timer = undefined;
-      if (activity.length) {
-        const entries = activity.slice(-ACTIVITY_PER_BATCH);
-        skipped += activity.length - entries.length;
-        batch.push(frame('activity', { entries, ...(skipped ? { skipped } : {}) }));
-        activity = [];
-        skipped = 0;
-      }
-      const out = batch.join('');
-      batch = [];
-      if (out) res.write(out);
-    };
-    const later = () => (timer ??= setTimeout(flush, BATCH_MS));
-    const queue = (event: string, data: unknown) => {
-      batch.push(frame(event, data));
-      later();
-    };
-    const onCall = (e: ActivityEntry) => {
-      activity.push(e);
-      if (activity.length > 4 * ACTIVITY_PER_BATCH) {
-        skipped += activity.length - ACTIVITY_PER_BATCH;
-        activity = activity.slice(-ACTIVITY_PER_BATCH);
-      }
-      later();
-    };
+    const batch = new Batch(res);
     let lastCommands = JSON.stringify(this.host.commands());
     const poll = setInterval(() => {
       const now = JSON.stringify(this.host.commands());
@@ -85,16 +106,16 @@ export class EventStreams {
     const unlisten = [
       // While a page is open, refusals the operator may lift wait for them (policy/approvals.ts).
       this.host.approvals.watch(),
-      this.host.activity.listen(onCall),
-      this.host.approvals.changes.listen((v) => queue('approval', v)),
-      this.host.edits.changes.listen((e) => queue('edit', editView(e))),
+      this.host.activity.listen((e) => batch.call(e)),
+      this.host.approvals.changes.listen((v) => batch.queue('approval', v)),
+      this.host.edits.changes.listen((e) => batch.queue('edit', editView(e))),
     ];
     const stream: Stream = {
       res,
       stop: () => {
         clearInterval(poll);
         clearInterval(beat);
-        if (timer) clearTimeout(timer);
+        batch.stop();
         for (const u of unlisten) u();
         this.streams.delete(stream);
       },
