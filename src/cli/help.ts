@@ -1,7 +1,8 @@
 // --help text, generated from the configuration schema (config/schema.ts) like docs/configuration.md: each flag
 // with its variable, what it accepts, its default and its meaning, so the two can never disagree. The usage
 // lines name the program as it can be run here (self.ts).
-import { describeKind, ENTRIES, PREFIX, type Entry } from '../config/schema.js';
+import { describeKind } from '../config/describe.js';
+import { ENTRIES, PREFIX, type Entry } from '../config/schema.js';
 
 const WIDTH = 100;
 

@@ -13,7 +13,7 @@ import type { WorkspaceRoot } from '../workspace/paths.js';
 import { DANGEROUS_WARNING, passwordBanner, scopeArgs, servingBanner, tokenBanner } from './banner.js';
 import { startConsole } from './console-start.js';
 import { selfCommand } from './self.js';
-import { configTableMarkdown } from '../config/schema.js';
+import { configTableMarkdown } from '../config/describe.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { setPausePoints } from '../core/pause.js';
 import { SERVER_VERSION } from '../core/version.js';

@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PAUSE_POINTS } from '../core/pause.js';
 import { badEntry, isHostPattern, isPrivateEntry, testResolve } from './network.js';
-import { ENTRIES, PREFIX, describeKind, isSettings, type Entry, type Settings } from './schema.js';
+import { describeKind } from './describe.js';
+import { ENTRIES, PREFIX, type Entry } from './schema.js';
+import { isSettings, type Settings } from './settings.js';
 
 export type PermissionMode = Settings['permissionMode'];
 export type SandboxMode = Settings['sandbox'];

@@ -1,6 +1,7 @@
 // Every SERVICE_* variable, once: its flag twin (if it may appear on a command line — secrets never do), its
 // type, default and one line of documentation. load.ts validates against this table and the configuration
-// table of docs/configuration.md is generated from it (`workbench-mcp --print-config-table`).
+// table of docs/configuration.md is generated from it (`workbench-mcp --print-config-table`, describe.ts). The
+// type of the parsed settings is read from it in settings.ts.
 
 export type Kind =
   | { type: 'string' }
@@ -33,8 +34,8 @@ export interface Entry {
 
 const int = (min: number, max: number) => ({ type: 'int', min, max }) as const;
 
-/** The table, with every literal kept, so that the settings' type is read from it (`Settings`). */
-const TABLE = [
+/** The table, with every literal kept, so that the settings' type is read from it (settings.ts `Settings`). */
+export const TABLE = [
   {
     key: 'workspace',
     env: 'WORKSPACE',
@@ -363,87 +364,4 @@ const TABLE = [
 
 export const ENTRIES: readonly Entry[] = TABLE;
 
-type TableEntry = (typeof TABLE)[number];
-
-/** The value a setting of kind K holds once parsed (load.ts parseValue). */
-type ValueOf<K> = K extends { type: 'int' }
-  ? number
-  : K extends { type: 'bool' }
-    ? boolean
-    : K extends { type: 'enum'; values: readonly (infer V)[] }
-      ? V
-      : K extends { type: 'list' }
-        ? readonly string[]
-        : string;
-
-/** A setting always has a value when it has a default or is a list (empty by default). */
-type Present<E extends TableEntry> = E['default'] extends undefined
-  ? E['kind'] extends { type: 'list' }
-    ? true
-    : false
-  : true;
-
-/**
- * Every setting of the table, by key, with the type its kind parses to: what load.ts reads from flags and the
- * environment before the values it computes (config/load.ts `Config`). One source: this table.
- */
-export type Settings = {
-  [E in TableEntry as Present<E> extends true ? E['key'] : never]: ValueOf<E['kind']>;
-} & {
-  [E in TableEntry as Present<E> extends true ? never : E['key']]?: ValueOf<E['kind']>;
-};
-
-/** Whether `v` is what entry `e` parses to (a parsed value always is; this is the run-time proof of the type). */
-function holds(e: Entry, v: unknown): boolean {
-  if (v === undefined) return e.default === undefined && e.kind.type !== 'list';
-  switch (e.kind.type) {
-    case 'int':
-      return typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
-    case 'enum':
-      return typeof v === 'string' && e.kind.values.includes(v);
-    case 'list':
-      return Array.isArray(v) && v.every((x) => typeof x === 'string');
-    default:
-      return typeof v === 'string';
-  }
-}
-
-/** Every entry's value in `values` has its entry's type. */
-export function isSettings(values: Record<string, unknown>): values is Record<string, unknown> & Settings {
-  return ENTRIES.every((e) => holds(e, values[e.key]));
-}
-
 export const PREFIX = 'SERVICE_';
-
-export function describeKind(k: Kind): string {
-  switch (k.type) {
-    case 'int':
-      return `an integer from ${k.min} to ${k.max}`;
-    case 'bool':
-      return '1, 0, true or false';
-    case 'enum':
-      return k.values.join(', ');
-    case 'list':
-      return 'a comma-separated list';
-    case 'hex':
-      return `hex-encoded bytes (at least ${k.minBytes})`;
-    case 'url':
-      return 'an absolute http(s) URL';
-    case 'path':
-      return 'a path';
-    default:
-      return 'a string';
-  }
-}
-
-/** The configuration table of docs/configuration.md, generated from ENTRIES. */
-export function configTableMarkdown(): string {
-  const rows = ENTRIES.map((e) => {
-    const def = e.defaultDoc ?? (e.default === undefined ? 'unset' : `\`${String(e.default)}\``);
-    const flag = e.flag ? `\`${e.flag}\`` : '— (secret: env or file only)';
-    return `| \`${PREFIX}${e.env}\` | ${flag} | ${e.accepts ?? describeKind(e.kind)} | ${def} | ${e.doc} |`;
-  });
-  return ['| Variable | Flag | Accepts | Default | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');
-}

@@ -6,7 +6,6 @@
 // status was never returned is kept (docs/design-notes.md#bash-and-retention) — up to twice the count and
 // byte limits, so memory stays bounded even when nobody polls.
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { Config } from '../config/load.js';
 import type { Clock } from '../core/clock.js';
@@ -26,6 +25,7 @@ import {
   type SandboxStatus,
 } from './sandbox.js';
 import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
+import { privateFilesOf } from './sandbox-mounts.js';
 import { commandLimitError, isBwrap, shellArgv, ttyUnsupportedError } from './launch.js';
 import {
   findShell,
@@ -397,9 +397,4 @@ export class CommandRegistry {
 
 function newId(): string {
   return randomBytes(15).toString('base64url');
-}
-
-/** The server's own secret files (token file, audit log), hidden from commands and from the tool jail. */
-export function privateFilesOf(c: { authTokenFile?: string; auditLog?: string }): string[] {
-  return [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f));
 }

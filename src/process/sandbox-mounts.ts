@@ -183,3 +183,8 @@ function realFile(p: string): string | undefined {
     return undefined;
   }
 }
+
+/** The server's own secret files (token file, audit log), hidden from commands and from the tool jail. */
+export function privateFilesOf(c: { authTokenFile?: string; auditLog?: string }): string[] {
+  return [c.authTokenFile, c.auditLog].filter((f) => f !== undefined).map((f) => path.resolve(f));
+}
