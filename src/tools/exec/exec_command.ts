@@ -10,7 +10,7 @@ import { requireDirectory, resolveExisting } from '../common.js';
 import { defineTool, InputRequired, type ToolContext } from '../define.js';
 import { COMMAND_RESULT, takeCommandOutcome } from './shape.js';
 import { FIRST_OUTPUT_SETTLE, totals, waitForOutput } from './settle.js';
-import { askOperator, operatorReachable } from './operator-approval.js';
+import { liftByOperator } from './operator-approval.js';
 
 type Args = z.output<typeof input>;
 
@@ -165,17 +165,17 @@ async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<R
     );
   }
   // No one to ask through the client: the operator's console, when it is on (docs/console.md#approvals).
-  if (liftable && operatorReachable(ctx, 'exec_command', args)) {
-    await askOperator(ctx, {
+  const lifted =
+    liftable &&
+    (await liftByOperator(ctx, {
       tool: 'exec_command',
       args,
       kind: v.kind === 'network' ? 'network' : 'command',
       subject: cmd,
       why: `${mode} mode refuses it: ${v.reason}`,
       waitMs: args.yield_time_ms,
-    });
-    return v.kind;
-  }
+    }));
+  if (lifted) return v.kind;
   throw policyRefusal(v, mode, sandboxed, liftable && ctx.runtime.approvals !== undefined);
 }
 
@@ -227,8 +227,7 @@ async function proxyGrant(args: Args, callKey: string, ctx: ToolContext): Promis
     throw grantRefused(r.reason, config.permissionMode, v);
   }
   if (!consent.canAsk) {
-    if (!operatorReachable(ctx, 'exec_command', args)) return [];
-    await askOperator(ctx, {
+    const lifted = await liftByOperator(ctx, {
       tool: 'exec_command',
       args,
       kind: 'network',
@@ -236,7 +235,7 @@ async function proxyGrant(args: Args, callKey: string, ctx: ToolContext): Promis
       why: v.reason,
       waitMs: args.yield_time_ms,
     });
-    return hosts;
+    return lifted ? hosts : [];
   }
   throw new InputRequired(
     grants.ask(

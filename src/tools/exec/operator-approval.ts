@@ -19,39 +19,33 @@ export interface OperatorAsk {
   waitMs: number;
 }
 
-/**
- * Whether the operator can be asked: the console is on and a page of it is open (nobody to wait for
- * otherwise), or the operator already approved this very call while it waited earlier.
- */
-export function operatorReachable(ctx: ToolContext, tool: string, args: Record<string, unknown>): boolean {
-  const desk = ctx.runtime.approvals;
-  if (!desk || ctx.principal.kind === 'server') return false;
-  return desk.attended || desk.takeApproved(clientKeyOf(ctx), fingerprint(tool, args));
-}
-
 function clientKeyOf(ctx: ToolContext): string {
   return `${ctx.principal.kind}:${ctx.principal.id}`;
 }
 
 /**
- * Resolves when the operator approved (or had approved: see operatorReachable); throws APPROVAL_PENDING or
- * PERMISSION_DENIED otherwise.
+ * The operator's answer to a refusal they could lift: true when it is lifted (a standing approval, an approval
+ * of this very call given while it waited earlier, or one given now); false when nobody can be asked (no
+ * console, or no page of it open), so the caller's refusal stands; APPROVAL_PENDING or PERMISSION_DENIED
+ * otherwise.
  */
-export async function askOperator(ctx: ToolContext, a: OperatorAsk): Promise<void> {
+export async function liftByOperator(ctx: ToolContext, a: OperatorAsk): Promise<boolean> {
   const desk = ctx.runtime.approvals;
-  if (!desk) throw new Error('no operator console');
+  if (!desk || ctx.principal.kind === 'server') return false;
   const clientKey = clientKeyOf(ctx);
-  if (desk.standingFor(clientKey, a.kind) || !desk.attended) return;
+  const key = fingerprint(a.tool, a.args);
+  if (desk.standingFor(clientKey, a.kind) || desk.takeApproved(clientKey, key)) return true;
+  if (!desk.attended) return false;
   const view = desk.request({
     kind: a.kind,
     clientKey,
     client: ctx.principal.label ?? clientKey,
-    key: fingerprint(a.tool, a.args),
+    key,
     subject: a.subject,
     why: a.why,
   });
   const { result, note } = await desk.wait(view.id, a.waitMs, ctx.signal);
-  if (result === 'approved') return;
+  if (result === 'approved') return true;
   if (result === 'denied') {
     throw new ToolError(
       'PERMISSION_DENIED',
