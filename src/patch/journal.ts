@@ -6,11 +6,10 @@
 import { ToolError } from '../core/tool-error.js';
 import type { Clock } from '../core/clock.js';
 import { Feed } from '../core/feed.js';
-import type { WorkspaceRoot } from '../workspace/paths.js';
 import type { CommitStep } from './commit.js';
 import { commitPlan, type PatchEnv } from './engine.js';
 import type { Plan } from './plan.js';
-import { missingDirs, resolveFileTarget } from './targets.js';
+import { missingDirs, resolveFileTarget, type Target } from './targets.js';
 
 export const MAX_EDITS = 100;
 export const MAX_KEPT_BYTES = 32 * 1024 * 1024;
@@ -101,9 +100,12 @@ export class EditJournal {
       throw new ToolError('PATCH_ALREADY_APPLIED', `edit ${id} was already reverted (${e.revertedBy})`, {
         edit: id,
       });
-    const plan = () => reversePlan(env.root, e);
-    const keys = e.files.map((f) => resolveFileTarget(env.root, f.path, 'revert').file);
-    await commitPlan(env, keys, plan);
+    const targets = e.files.map((f) => resolveFileTarget(env.root, f.path, 'revert'));
+    await commitPlan(
+      env,
+      targets.map((t) => t.file),
+      () => reversePlan(e, targets),
+    );
     const last = this.entries[this.entries.length - 1];
     e.revertedBy = last && last !== e ? last.id : 'reverted';
     this.changes.publish(e);
@@ -116,10 +118,11 @@ function sizeOf(e: EditEntry): number {
 }
 
 /** The edit's steps backwards: each baseline is what the edit wrote, so a file changed since is a conflict. */
-function reversePlan(root: WorkspaceRoot, e: EditEntry): Plan {
+function reversePlan(e: EditEntry, targets: readonly Target[]): Plan {
   const plan: Plan = { steps: [], affected: [], additions: 0, removals: 0, fuzz: 0 };
-  for (const f of [...e.files].reverse()) {
-    const t = resolveFileTarget(root, f.path, 'revert');
+  for (let i = e.files.length - 1; i >= 0; i--) {
+    const f = e.files[i] as EditedFile;
+    const t = targets[i] as Target;
     const base = { rel: t.rel, dir: t.dir, name: t.name };
     if (f.after && f.before)
       plan.steps.push({
