@@ -3,7 +3,7 @@
 // CSRF token on every state change, the Content-Security-Policy, `workbench-mcp console` minting a fresh link
 // from the state directory, SERVICE_CONSOLE=0, and the /mcp port answering 404 for every console path.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -174,9 +174,17 @@ describe('SERVICE_CONSOLE=0', () => {
   it('prints no console link and opens no console listener; the console port may not be the /mcp port', async () => {
     const ws = makeWorkspace({ 'a.txt': 'a\n' });
     try {
-      const srv = await startServer({ workspace: ws.dir, env: { SERVICE_CONSOLE: '0' } });
+      const state = mkdtempSync(path.join(tmpdir(), 'wb-console-off-'));
+      const srv = await startServer({
+        workspace: ws.dir,
+        env: { SERVICE_CONSOLE: '0', SERVICE_STATE_DIR: state },
+      });
       expect(srv.stderr()).not.toContain("operator's console");
+      // No listener was started: it would have left its port and link key in the state directory.
+      const kept = readdirSync(state, { recursive: true }).map(String);
+      expect(kept.some((f) => f.endsWith('console.json'))).toBe(false);
       await srv.stop();
+      rmSync(state, { recursive: true, force: true });
       const same = spawnSync(
         process.execPath,
         [BIN, '--workspace', ws.dir, '--port', '8799', '--console-port', '8799'],
