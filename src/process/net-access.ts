@@ -49,11 +49,11 @@ export interface NetHost {
   readonly audit?: { network(e: NetAuditEvent): void } | undefined;
 }
 
-/** The built bridge next to this module (dist), or in dist/ when this module runs from source (tests). */
-export function bridgePath(): string | undefined {
+/** A program of native/ built next to this module (dist), or in dist/ when this module runs from source (tests). */
+export function builtProgram(name: string): string | undefined {
   const candidates = [
-    new URL('../native/wb-netbridge', import.meta.url),
-    new URL('../../dist/native/wb-netbridge', import.meta.url),
+    new URL(`../native/${name}`, import.meta.url),
+    new URL(`../../dist/native/${name}`, import.meta.url),
   ];
   for (const u of candidates) {
     const p = fileURLToPath(u);
@@ -83,7 +83,7 @@ export class NetAccess {
   }
 
   private open(): NetMounts | { unavailable: string } {
-    const bridge = bridgePath();
+    const bridge = builtProgram('wb-netbridge');
     if (!bridge)
       return {
         unavailable:
@@ -103,6 +103,7 @@ export class NetAccess {
     } catch (e) {
       return { unavailable: `the bridge could not be placed in ${dir} (${(e as Error).message})` };
     }
+    const starterAt = placeStarter(dir);
     const c = this.host.config;
     const proxy = new NetProxy({
       socketPath: socket,
@@ -121,7 +122,13 @@ export class NetAccess {
       return { unavailable: `the proxy could not listen on ${socket} (${(e as Error).message})` };
     }
     this.proxy = proxy;
-    return { socket, dir, bridgeAt };
+    return { socket, dir, bridgeAt, starterAt };
+  }
+
+  /** The argv that starts the bridge ahead of a command, when the proxy runs (net-proxy.ts). */
+  bridgePrefix(): string[] | undefined {
+    const m = this.mountsValue;
+    return this.proxy && m && 'socket' in m ? [m.bridgeAt, String(BRIDGE_PORT), m.socket, '--'] : undefined;
   }
 
   /**
@@ -142,7 +149,7 @@ export class NetAccess {
     this.byId.set(cmd.id, { cmd, token, callKey });
     return {
       proxyUrl: `http://wb:${token}@127.0.0.1:${BRIDGE_PORT}`,
-      prefix: [m.bridgeAt, String(BRIDGE_PORT), m.socket, '--'],
+      prefix: this.bridgePrefix() ?? [],
     };
   }
 
@@ -202,5 +209,19 @@ export class NetAccess {
   private sweep(): void {
     const now = this.host.clock.now();
     for (const [k, e] of this.refused) if (now - e.at > BLOCK_TTL_MS) this.refused.delete(k);
+  }
+}
+
+/** A copy of wb-exec beside the bridge, where every sandbox sees it; undefined when it was not built. */
+function placeStarter(dir: string): string | undefined {
+  const built = builtProgram('wb-exec');
+  if (!built) return undefined;
+  const at = path.join(dir, 'wb-exec');
+  try {
+    copyFileSync(built, at);
+    chmodSync(at, 0o500);
+    return at;
+  } catch {
+    return undefined; // commands start the usual way
   }
 }

@@ -56,16 +56,16 @@ export function openFilter(file: string | undefined): number | undefined {
   return file === undefined ? undefined : openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
 }
 
-type Spawned = { result: ChildProcessWithoutNullStreams; limited: boolean };
+export type Spawned = { result: ChildProcessWithoutNullStreams; limited: boolean };
 
-export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
+/** Start `spec.argv` on pipes in its own session (and cgroup); the failure code when no process could exist. */
+export function startChild(spec: Omit<SpawnSpec, 'tty'>): Spawned | { error: string } {
   const [file, ...args] = spec.argv as [string, ...string[]];
-  let spawned: Spawned;
   let filter: number | undefined;
   try {
     filter = openFilter(spec.seccomp);
     const stdio = filter === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', filter];
-    spawned = inCgroup(
+    return inCgroup(
       spec.cgroup,
       () =>
         spawnChild(file, args, {
@@ -77,11 +77,21 @@ export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
     );
   } catch (e) {
     // Refused before any process existed (E2BIG: an argument or variable too large for execve): a failed start.
-    return notStarted(spec, ev, (e as NodeJS.ErrnoException).code ?? String((e as Error).message));
+    return { error: (e as NodeJS.ErrnoException).code ?? String((e as Error).message) };
   } finally {
     if (filter !== undefined) closeSync(filter);
   }
-  return new PipedCommand(spawned.result, spawned.limited, spec, ev);
+}
+
+export function spawnPipes(spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
+  const started = startChild(spec);
+  if ('error' in started) return notStarted(spec, ev, started.error);
+  return adoptChild(started, spec, ev);
+}
+
+/** A child already started (startChild) becomes the command of `spec`: its output and exit go to `ev`. */
+export function adoptChild(started: Spawned, spec: SpawnSpec, ev: ProcessEvents): PipeHandle {
+  return new PipedCommand(started.result, started.limited, spec, ev);
 }
 
 /** A started child on pipes: its output goes to `ev` as it comes; it is done when it exited and both

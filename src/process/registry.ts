@@ -36,6 +36,7 @@ import {
   type SpawnSpec,
 } from './spawn.js';
 import { Spawner } from './spawner.js';
+import { preparedTemplate } from './prepared.js';
 import { writeSeccompFilter } from './seccomp.js';
 
 export interface StartSpec {
@@ -86,8 +87,11 @@ export class CommandRegistry {
   /** No side effects: startUp() does the start-up work, shutdown() ends it. */
   constructor(private readonly host: RegistryHost) {
     this.shell = findShell(host.config.env.PATH);
-    this.spawner = new Spawner(host.log);
     this.net = new NetAccess(host);
+    this.spawner = new Spawner(host.log, {
+      template: () => this.plan && preparedTemplate(this.plan, this.net, this.host.root.real),
+      nextCgroup: () => this.processLimit().next(),
+    });
   }
 
   /**
@@ -284,7 +288,8 @@ export class CommandRegistry {
     });
     if (plan.pathFor && env.PATH) env.PATH = plan.pathFor(env.PATH);
     const seccomp = confined ? plan.seccomp : undefined;
-    return { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, seccomp };
+    const commandArgv = sandboxed && !spec.tty ? shell : undefined;
+    return { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, seccomp, commandArgv };
   }
 
   /** Starts the process; undefined when a terminal program could not start (the command is kept as failed). */

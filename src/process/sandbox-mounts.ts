@@ -31,10 +31,12 @@ export interface SandboxContext {
 
 /** A directory of the runtime directory (which commands cannot write), bound read-only at its own path. */
 export interface NetMounts {
-  /** Holds the proxy's socket and a copy of the bridge. */
+  /** Holds the proxy's socket, a copy of the bridge and one of wb-exec (when built). */
   dir: string;
   socket: string;
   bridgeAt: string;
+  /** native/wb-exec, the end of a sandbox prepared ahead (prepared-sandbox.ts). */
+  starterAt?: string;
 }
 
 /** Emptied and made read-only: where users and other programs keep their own files. */

@@ -13,6 +13,8 @@ export interface SpawnSpec {
   cgroup?: CgroupTarget;
   /** The seccomp filter bwrap reads from descriptor 3 (seccomp.ts); set with a sandbox that has one. */
   seccomp?: string;
+  /** The command alone, without the sandbox's prefix: set when a sandbox prepared ahead may run it (prepared.ts). */
+  commandArgv?: readonly string[];
   cols?: number;
   rows?: number;
 }

@@ -4,8 +4,10 @@
 // It loads pipes.ts and nothing else of the server, holds no state beyond the live commands, and exits when
 // the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. It runs
 // outside every sandbox, beside the server: each command it starts is a bubblewrap sandbox of its own, in whose
-// PID namespace this process does not exist. It answers the server's pings (spawner.ts watches it).
-import { spawnPipes, type PipeHandle } from './pipes.js';
+// PID namespace this process does not exist. It answers the server's pings (spawner.ts watches it). It keeps
+// at most one sandbox prepared ahead (prepared-sandbox.ts), which a spawn that names it turns into its command.
+import { adoptChild, spawnPipes, type PipeHandle } from './pipes.js';
+import { PreparedSandbox } from './prepared-sandbox.js';
 import type { FromHelper, ToHelper } from './spawner-messages.js';
 
 /** Chunks of one command allowed in flight on the IPC channel before its output is paused. */
@@ -18,6 +20,7 @@ interface Live {
 }
 
 const live = new Map<number, Live>();
+let prepared: PreparedSandbox | undefined;
 const send = (msg: FromHelper, cb?: () => void) => {
   if (process.connected) process.send?.(msg, undefined, undefined, cb);
 };
@@ -42,32 +45,41 @@ function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
       }
     });
   };
-  const handle = spawnPipes(
-    {
-      argv: m.argv,
-      cwd: m.cwd,
-      env: m.env,
-      tty: false,
-      sandboxed: m.sandboxed,
-      cgroup: m.cgroup,
-      seccomp: m.seccomp,
+  const spec = {
+    argv: m.argv,
+    cwd: m.cwd,
+    env: m.env,
+    tty: false,
+    sandboxed: m.sandboxed,
+    cgroup: m.cgroup,
+    seccomp: m.seccomp,
+  };
+  const events = {
+    onStdout: out(1),
+    onStderr: out(2),
+    onExit: (code: number | null, signal: string | null, startError?: string) => {
+      live.delete(id);
+      send({ t: 'exit', id, code, signal, startError });
     },
-    {
-      onStdout: out(1),
-      onStderr: out(2),
-      onExit: (code, signal, startError) => {
-        live.delete(id);
-        send({ t: 'exit', id, code, signal, startError });
-      },
-    },
-  );
+  };
+  const ready = m.warm && prepared?.n === m.warm.n && prepared.usable ? prepared : undefined;
+  if (ready) prepared = undefined;
+  const handle = ready
+    ? adoptChild(ready.use(m.cwd, m.warm?.argv ?? [], m.env), { ...spec, cgroup: ready.cgroup }, events)
+    : spawnPipes(spec, events);
   live.set(id, { handle, inFlight: 0, paused: false });
-  send({ t: 'spawned', id, pid: handle.pid, limited: handle.limited });
+  send({ t: 'spawned', id, pid: handle.pid, limited: handle.limited, warm: ready !== undefined });
+}
+
+function prepare(m: Extract<ToHelper, { t: 'prepare' }>): void {
+  prepared?.discard();
+  prepared = PreparedSandbox.start(m.n, m);
 }
 
 process.on('message', (m: ToHelper) => {
   if (m.t === 'ping') return send({ t: 'pong', n: m.n });
   if (m.t === 'spawn') return start(m);
+  if (m.t === 'prepare') return prepare(m);
   const l = live.get(m.id);
   if (!l) return;
   if (m.t === 'write') l.handle.write(m.data);
@@ -75,7 +87,10 @@ process.on('message', (m: ToHelper) => {
   else if (m.t === 'signal') l.handle.signal(m.sig);
 });
 send({ t: 'ready', pid: process.pid });
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => {
+  prepared?.discard();
+  process.exit(0);
+});
 // A terminal's Ctrl-C reaches the whole process group: the server shuts its commands down and then lets this
 // helper go (disconnect), so the helper must not die first (which the server would report as a crash).
 process.on('SIGINT', () => {});

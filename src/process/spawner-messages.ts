@@ -1,6 +1,8 @@
 // The IPC messages between the server (spawner.ts) and the spawner helper (spawner-main.ts), in order per
-// command: spawn, then writes, the end of stdin and signals; back: ready once, spawned, output, exit.
+// command: spawn, then writes, the end of stdin and signals; back: ready once, spawned, output, exit. Between
+// commands the server may ask for a sandbox prepared ahead (prepared-sandbox.ts), which a later spawn names.
 import type { CgroupTarget } from './cgroup.js';
+import type { PrepareSpec } from './prepared-sandbox.js';
 
 export type ToHelper =
   | {
@@ -12,7 +14,10 @@ export type ToHelper =
       sandboxed: boolean;
       cgroup?: CgroupTarget;
       seccomp?: string;
+      /** Run it in prepared sandbox `n` if that one still waits: `argv` without the sandbox's own prefix. */
+      warm?: { n: number; argv: readonly string[] };
     }
+  | ({ t: 'prepare'; n: number } & PrepareSpec)
   | { t: 'ping'; n: number }
   | { t: 'write'; id: number; data: string }
   | { t: 'end'; id: number }
@@ -21,7 +26,7 @@ export type ToHelper =
 export type FromHelper =
   | { t: 'ready'; pid: number }
   | { t: 'pong'; n: number }
-  | { t: 'spawned'; id: number; pid: number; limited: boolean | undefined }
+  | { t: 'spawned'; id: number; pid: number; limited: boolean | undefined; warm?: boolean }
   | { t: 'out'; id: number; fd: 1 | 2; d: Uint8Array }
   | { t: 'exit'; id: number; code: number | null; signal: string | null; startError?: string };
 
@@ -48,7 +53,8 @@ export function parseFromHelper(m: unknown): FromHelper | undefined {
     case 'spawned':
       if (!isId(o.id) || !isCount(o.pid)) return undefined;
       if (o.limited !== undefined && typeof o.limited !== 'boolean') return undefined;
-      return { t: 'spawned', id: o.id, pid: o.pid, limited: o.limited };
+      if (o.warm !== undefined && typeof o.warm !== 'boolean') return undefined;
+      return { t: 'spawned', id: o.id, pid: o.pid, limited: o.limited, warm: o.warm };
     case 'out':
       if (!isId(o.id) || (o.fd !== 1 && o.fd !== 2)) return undefined;
       if (!(o.d instanceof Uint8Array) || o.d.byteLength > MAX_CHUNK_BYTES) return undefined;

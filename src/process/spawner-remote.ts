@@ -3,7 +3,7 @@
 // known. Its state is one value: starting (signals asked for wait), started (pid and process limit known,
 // pid 0 when the helper could not start it), or done. Imports stay light, as pipes.ts's.
 import type { ChildProcess } from 'node:child_process';
-import { killCgroup, releaseCgroup } from './cgroup.js';
+import { killCgroup, releaseCgroup, type CgroupTarget } from './cgroup.js';
 import { treeTarget } from './pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn-types.js';
 import type { FromHelper, ToHelper } from './spawner-messages.js';
@@ -22,16 +22,23 @@ export class RemoteCommand implements ProcessHandle {
   private state: RemoteState = { phase: 'starting', signals: [] };
   private stdinIsOpen = true;
   private resolveStarted!: () => void;
+  /** The cgroups the command may be in: its own, and the prepared sandbox's until the helper says which. */
+  private cgroups: CgroupTarget[];
 
-  /** `send` posts a message to `owner`, the helper the command was handed to. */
+  /**
+   * `send` posts a message to `owner`, the helper the command was handed to; `prepared`: the cgroup of the
+   * prepared sandbox it was offered (prepared.ts).
+   */
   constructor(
     readonly id: number,
     readonly owner: ChildProcess,
     private readonly spec: SpawnSpec,
     private readonly ev: ProcessEvents,
     private readonly send: (msg: ToHelper) => void,
+    private readonly prepared?: CgroupTarget,
   ) {
     this.whenStarted = new Promise<void>((resolve) => (this.resolveStarted = resolve));
+    this.cgroups = [spec.cgroup, prepared].filter((c) => c !== undefined);
   }
 
   get pid(): number {
@@ -71,6 +78,8 @@ export class RemoteCommand implements ProcessHandle {
     if (m.t === 'spawned') {
       const waiting = this.state.phase === 'starting' ? this.state.signals : [];
       this.state = { phase: 'started', pid: m.pid, limited: m.limited };
+      const cg = m.warm ? this.prepared : this.spec.cgroup;
+      this.cgroups = cg ? [cg] : [];
       this.resolveStarted();
       for (const sig of waiting) signalTree(treeTarget(m.pid, this.spec), sig);
       return;
@@ -91,9 +100,9 @@ export class RemoteCommand implements ProcessHandle {
     this.end();
     if (pid) signalTree(treeTarget(pid, { ...this.spec, sandboxed: false }), 'SIGKILL');
     // Started but not yet reported (no pid): only its cgroup still finds the tree.
-    if (this.spec.cgroup) {
-      killCgroup(this.spec.cgroup.dir);
-      releaseCgroup(this.spec.cgroup.dir);
+    for (const cg of this.cgroups) {
+      killCgroup(cg.dir);
+      releaseCgroup(cg.dir);
     }
     // Not reported as started: it never ran, or was ended the moment it did (bwrap dies with the helper).
     if (!pid) {

@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../core/log.js';
 import { spawnPipes } from './pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
+import { killCgroup, releaseCgroup } from './cgroup.js';
+import { PreparedPool, type PreparedSource } from './prepared.js';
 import { parseFromHelper, type ToHelper } from './spawner-messages.js';
 import { RemoteCommand } from './spawner-remote.js';
 import { HelperWatch } from './spawner-watch.js';
@@ -68,8 +70,15 @@ export class Spawner {
   private closed = false;
   private everReady = false;
   private readonly upWaiters: Array<() => void> = [];
+  private readonly pool: PreparedPool | undefined;
 
-  constructor(private readonly log: Logger) {}
+  /** `prepared`: what sandboxes prepared ahead are built from (prepared.ts); none without it. */
+  constructor(
+    private readonly log: Logger,
+    prepared?: PreparedSource,
+  ) {
+    this.pool = prepared && new PreparedPool(prepared);
+  }
 
   /** Whether a helper runs or can be started. */
   get available(): boolean {
@@ -81,11 +90,23 @@ export class Spawner {
     // A command that comes while the helper is still starting (or when none can) is started here.
     if (!child || !this.everReady) return spawnPipes(spec, ev);
     const id = ++this.seq;
-    const r = new RemoteCommand(id, child, spec, ev, (msg) => this.post(msg, child));
+    const ready = spec.commandArgv && this.pool?.take();
+    const r = new RemoteCommand(id, child, spec, ev, (msg) => this.post(msg, child), ready?.cgroup);
     this.remotes.set(id, r);
-    const { argv, cwd, env, sandboxed, cgroup, seccomp } = spec;
-    this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup, seccomp });
+    const { argv, cwd, env, sandboxed, cgroup, seccomp, commandArgv } = spec;
+    const warm = ready && commandArgv ? { n: ready.n, argv: commandArgv } : undefined;
+    this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup, seccomp, warm });
+    this.prepareNext(child);
     return r;
+  }
+
+  /** Ask the helper to have the next command's sandbox ready (prepared.ts). */
+  private prepareNext(child: ChildProcess): void {
+    if (this.closed || !this.everReady || this.helper?.child !== child) return;
+    this.pool?.refill(
+      () => ++this.seq,
+      (m) => this.post(m, child),
+    );
   }
 
   /** Settles once a helper has come up (at once if one did), or when none can. */
@@ -176,6 +197,12 @@ export class Spawner {
     const h = this.helper;
     this.helper = undefined;
     h?.watch.stop();
+    // Its prepared sandbox dies with it (bwrap --die-with-parent); the cgroup is what may be left.
+    const cg = this.pool?.forget();
+    if (cg) {
+      killCgroup(cg.dir);
+      releaseCgroup(cg.dir);
+    }
     return h?.child;
   }
 
@@ -204,6 +231,7 @@ export class Spawner {
       this.failures = 0;
       this.everReady = true;
       for (const w of this.upWaiters.splice(0)) w();
+      this.prepareNext(child);
       return;
     }
     const r = this.remotes.get(m.id);

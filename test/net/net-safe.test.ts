@@ -14,7 +14,7 @@ import dgram from 'node:dgram';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgePath } from '../../src/process/net-access.js';
+import { builtProgram } from '../../src/process/net-access.js';
 import { NOTE_MAX_BYTES } from '../../src/process/blocked.js';
 import { planSandbox } from '../../src/process/sandbox.js';
 import { call, needBwrap } from '../exec/exec-support.js';
@@ -31,7 +31,7 @@ import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function needBridge(): boolean {
-  if (bridgePath()) return true;
+  if (builtProgram('wb-netbridge')) return true;
   const why = 'dist/native/wb-netbridge is not built (no C compiler when npm run build ran)';
   if (process.env.CI === 'true')
     throw new Error(`the safe-mode network tests need the bridge under CI=true, but ${why}`);
@@ -342,7 +342,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(absent.status.reason).toContain('no proxy: the bridge program was not built (test)');
   });
 
-  it('no host socket is bound into the sandbox: only the directory of the proxy socket and the bridge, read-only', async () => {
+  it('no host socket is bound into the sandbox: only the directory of the proxy socket, the bridge and wb-exec, read-only', async () => {
     const netDir = path.join(server.runtime.dirs.root, 'net');
     const r = await run(server, `cat /proc/self/mountinfo; ls -A ${netDir}`);
     const out = r.sc.stdout as string;
@@ -351,7 +351,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     const net = mounts.filter((l) => l.split(' ')[4] === netDir);
     expect(net).toHaveLength(1);
     expect(net[0]).toMatch(/\sro[,\s]/);
-    expect(out.split('\n').slice(-3, -1).sort()).toEqual(['proxy.sock', 'wb-netbridge']);
+    expect(out.split('\n').slice(-4, -1).sort()).toEqual(['proxy.sock', 'wb-exec', 'wb-netbridge']);
     const w = await run(server, `echo x > ${netDir}/proxy.sock; echo x > ${netDir}/other; echo "rc=$?"`);
     expect(w.sc.stdout).toContain('rc=1');
   });

@@ -13,7 +13,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgePath } from '../../src/process/net-access.js';
+import { builtProgram } from '../../src/process/net-access.js';
 import { call, pollUntil } from '../exec/exec-support.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
 import { bearer, META, request, send } from '../helpers/raw-http.js';
@@ -23,7 +23,7 @@ import { startStandinRegistry, type StandinRegistry } from '../helpers/standin-r
 const ELICIT_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 
 function needBridge(what: string): boolean {
-  if (bridgePath()) return true;
+  if (builtProgram('wb-netbridge')) return true;
   const why = 'dist/native/wb-netbridge is not built (no C compiler when npm run build ran)';
   if (process.env.CI === 'true') throw new Error(`${what} needs the bridge under CI=true, but ${why}`);
   console.log(`SKIP ${what}: ${why}`);
