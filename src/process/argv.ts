@@ -19,6 +19,8 @@ export interface ArgvOptions {
   signal?: AbortSignal;
   /** Run the program in this jail (the workspace read-only, nothing else of the host). */
   jail?: ToolJail;
+  /** It needs nothing of the system: in the jail it sees only its own directory and the workspace (wrapAlone). */
+  alone?: boolean;
 }
 
 export interface ArgvResult {
@@ -56,7 +58,11 @@ function startArgv(
   args: readonly string[],
   opts: ArgvOptions,
 ): { child: ChildProcess; group: boolean } | string {
-  const run = opts.jail?.wrap(file, args, opts.cwd) ?? { file, args: [...args] };
+  const j = opts.jail;
+  const run = (opts.alone ? j?.wrapAlone(file, args, opts.cwd) : j?.wrap(file, args, opts.cwd)) ?? {
+    file,
+    args: [...args],
+  };
   let filter: number | undefined;
   try {
     filter = openFilter(run.seccomp);

@@ -7,7 +7,7 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../config/load.js';
 import { LandlockJail } from './jail-landlock.js';
@@ -44,7 +44,7 @@ export interface Jailed {
   group?: boolean;
 }
 
-type BwrapPlan = { bwrap: string; base: string[]; seccomp?: string };
+type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
 
 /** Top-level directories of the system that hold programs and libraries (symlinks on merged-/usr systems). */
 const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -64,6 +64,8 @@ export class ToolJail {
   private plan: BwrapPlan | LandlockJail | null | undefined;
   private why = '';
   private readonly dirsOf = new Map<string, string[]>();
+  /** Per program: whether it runs in a jail of its own directory and the workspace alone (wrapAlone). */
+  private readonly aloneOk = new Map<string, boolean>();
 
   constructor(private readonly ctx: JailContext) {}
 
@@ -92,6 +94,45 @@ export class ToolJail {
     const a = [...p.base, ...this.programDirs(program), ...chdir];
     if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
     return { file: p.bwrap, args: [...a, '--', program, ...args], seccomp: p.seccomp };
+  }
+
+  /**
+   * Like wrap, for a program that needs nothing of the system — a static executable, as ripgrep's is: in
+   * bubblewrap it sees its own directory and the workspace, read-only, and nothing else, so whatever it reports
+   * was read inside the workspace by construction. A program that is not static, or does not run so (probed
+   * once with `--version`), and the Landlock jail get wrap's jail.
+   */
+  wrapAlone(file: string, args: readonly string[], cwd: string): Jailed {
+    const p = this.ready();
+    if (!p || p instanceof LandlockJail || !this.runsAlone(file)) return this.wrap(file, args, cwd);
+    return {
+      file: p.bwrap,
+      args: [...this.aloneArgs(p, file, cwd), '--', file, ...args],
+      seccomp: p.seccomp,
+    };
+  }
+
+  /** Whether wrapAlone(file) runs it seeing only its directory and the workspace. */
+  runsAlone(file: string): boolean {
+    const p = this.ready();
+    if (!p || p instanceof LandlockJail || !path.isAbsolute(file)) return false;
+    let ok = this.aloneOk.get(file);
+    if (ok === undefined) {
+      ok =
+        isStaticExecutable(file) &&
+        !probeRun(p.bwrap, [...this.aloneArgs(p, file, '/'), '--', file, '--version'], undefined, p.seccomp);
+      this.aloneOk.set(file, ok);
+    }
+    return ok;
+  }
+
+  private aloneArgs(p: BwrapPlan, file: string, cwd: string): string[] {
+    const dir = path.dirname(file);
+    const ws = this.ctx.workspaceReal;
+    const a = ['--ro-bind', dir, dir, '--ro-bind', ws, ws, ...p.isolation];
+    if (!cwd.startsWith('/proc/')) a.push('--chdir', cwd);
+    if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
+    return a;
   }
 
   private ready() {
@@ -131,7 +172,7 @@ export class ToolJail {
       const base = [...mounts, ...isolation(userns)];
       const probeArgs = [...base, '--chdir', '/', ...(seccomp ? ['--seccomp', String(SECCOMP_FD)] : [])];
       const e = probeRun(bwrap, [...probeArgs, '--', 'true'], c.pathVar, seccomp);
-      if (!e) return { bwrap, base, seccomp };
+      if (!e) return { bwrap, base, isolation: isolation(userns), seccomp };
       error ||= e;
     }
     this.why = `bwrap cannot create its sandbox here (${error})`;
@@ -180,4 +221,28 @@ function baseMounts(workspaceReal: string): string[] {
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   a.push('--ro-bind', workspaceReal, workspaceReal);
   return a;
+}
+
+/** An ELF executable without a program interpreter (PT_INTERP): it needs no loader and no libraries. */
+export function isStaticExecutable(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(64);
+    // 64-bit, little-endian ELF only; anything else is taken as needing the system.
+    if (readSync(fd, head, 0, 64, 0) !== 64 || head.readUInt32BE(0) !== 0x7f454c46) return false;
+    if (head[4] !== 2 || head[5] !== 1) return false;
+    const phoff = Number(head.readBigUInt64LE(0x20));
+    const size = head.readUInt16LE(0x36);
+    const count = head.readUInt16LE(0x38);
+    if (size < 4 || count === 0 || count > 256) return false;
+    const table = Buffer.alloc(size * count);
+    if (readSync(fd, table, 0, table.length, phoff) !== table.length) return false;
+    for (let i = 0; i < count; i++) if (table.readUInt32LE(i * size) === 3) return false; // PT_INTERP
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

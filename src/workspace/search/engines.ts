@@ -59,8 +59,9 @@ export class SearchEngines {
   }
 
   /**
-   * ripgrep when present, else the JS engine. Of a ripgrep page, only the matches whose lines re-read the same
-   * inside the workspace are kept (verify.ts); a match that does not hold is dropped, never answered otherwise.
+   * ripgrep when present, else the JS engine. Where rg saw nothing but the workspace (a jail of its own, jail.ts
+   * wrapAlone), its page is the answer; elsewhere only the matches whose lines re-read the same inside the
+   * workspace are kept (verify.ts): a match that does not hold is dropped, never answered otherwise.
    */
   async search(root: WorkspaceRoot, req: SearchRequest): Promise<SearchOutcome> {
     const e = this.engine();
@@ -73,7 +74,7 @@ export class SearchEngines {
       import('./verify.js'),
     ]);
     const { page, outcome } = await searchRipgrep(e.path, root, req, this.childEnv, this.jail);
-    const kept = verifiedPage(root, page);
+    const kept = verifiedPage(root, page, !this.jail?.runsAlone(e.path));
     if (kept.length === page.length) return outcome;
     return { ...outcome, matches: kept.map((c) => c.match) };
   }

@@ -6,7 +6,6 @@
 // total is a lower bound.
 import { MaxHeap } from '../../core/max-heap.js';
 import { PAGE_BYTES, jsonBytes } from '../../core/page.js';
-import { lean } from '../../core/lean.js';
 import type { LineProof } from './types.js';
 import {
   compareMatches,
@@ -25,6 +24,15 @@ export interface Candidate {
 }
 
 const byMatch = (a: Candidate, b: Candidate) => compareMatches(a.match, b.match);
+
+/** What a match adds to the result's JSON: as lean() shows it (no empty context arrays), without its copy. */
+function matchBytes(m: SearchMatch): number {
+  const { path, line, column, preview, before, after } = m;
+  const shown: Partial<SearchMatch> = { path, line, column, preview };
+  if (before.length) shown.before = before;
+  if (after.length) shown.after = after;
+  return jsonBytes(shown);
+}
 
 export class MatchPage {
   private readonly heap = new MaxHeap<Candidate>(byMatch);
@@ -63,7 +71,7 @@ export class MatchPage {
       this.more = true; // the page is full and this one sorts after all of it: it would be evicted at once
       return true;
     }
-    const c: Candidate = { match, bytes: jsonBytes(lean(match, ['preview'])), proofs };
+    const c: Candidate = { match, bytes: matchBytes(match), proofs };
     this.heap.push(c);
     this.bytes += c.bytes;
     while (this.heap.size > this.req.maxResults || (this.heap.size > 1 && this.bytes > this.budget)) {

@@ -72,7 +72,8 @@ export function rgArgs(req: SearchRequest & { sorted?: boolean }): string[] {
 /**
  * Runs rg in the search base. The base is opened and verified first and rg starts in it through the
  * descriptor (`cwd` /proc/self/fd/N, resolved by the child before exec), so a swap of the base itself is not
- * followed; swaps below it are caught by the caller's verification of the page (verify.ts).
+ * followed. Below it: in a jail of the workspace alone (jail.ts wrapAlone) a swapped directory leads nowhere
+ * else; without one, the caller's verification of the page (verify.ts) catches it.
  */
 export async function searchRipgrep(
   rgPath: string,
@@ -121,6 +122,7 @@ async function runRipgrep(
     timeoutMs: RG_TIMEOUT_MS,
     maxStdoutBytes: Number.MAX_SAFE_INTEGER,
     jail,
+    alone: true,
     onStdout: (chunk) => out.feed(chunk),
   });
   if (r.spawnError) throw new Error(`ripgrep could not start: ${r.spawnError}`);

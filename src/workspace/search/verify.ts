@@ -1,10 +1,11 @@
-// Where ripgrep runs without a sandbox it walks by path, so a directory swapped for a symlink while it runs
-// could make it read a file outside the workspace. Before a page of its results is used, every line on the
-// page (match and context) is re-read at the byte offset rg gave for it, through a descriptor verified to be
-// inside the workspace (confined-fs), and compared byte for byte (as far as a preview shows). A match whose
-// lines do not hold is left off the page silently: the answer never depends on what an outside file contains,
-// and the engine never changes (docs/security-model.md). The cost is one small positioned read per line
-// shown.
+// Where ripgrep runs with more of the host in view than the workspace (no sandbox, or a jail with the system's
+// files) it walks by path, so a directory swapped for a symlink while it runs could make it read a file
+// outside the workspace. Before a page of its results is used, every line on the page (match and context) is
+// re-read at the byte offset rg gave for it, through a descriptor verified to be inside the workspace
+// (confined-fs), and compared byte for byte (as far as a preview shows). A match whose lines do not hold is
+// left off the page silently: the answer never depends on what an outside file contains, and the engine never
+// changes (docs/security-model.md). The cost is one small positioned read per line shown. Where rg saw the
+// workspace alone, only a match past the printed part of a long line is read again, for its exact column.
 import { closeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { openRegular } from '../confined-fs.js';
@@ -47,10 +48,14 @@ function finishColumn(fd: number, c: Candidate): void {
   if (col) c.match.column = col.base + codePointsIn(fd, col.from, col.to) + 1;
 }
 
-/** The page's candidates whose every reported line is, at its offset, in a file verified inside the workspace. */
-export function verifiedPage(root: WorkspaceRoot, page: readonly Candidate[]): Candidate[] {
+/**
+ * The page's candidates whose every reported line is, at its offset, in a file verified inside the workspace.
+ * `all` false: rg saw nothing but the workspace, so only the candidates that need their column are read.
+ */
+export function verifiedPage(root: WorkspaceRoot, page: readonly Candidate[], all = true): Candidate[] {
   const byFile = new Map<string, Candidate[]>();
   for (const c of page) {
+    if (!all && !c.proofs?.[0]?.column) continue;
     const list = byFile.get(c.match.path);
     if (list) list.push(c);
     else byFile.set(c.match.path, [c]);
