@@ -34,7 +34,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 function runJailed(j, cwd) {
   const fd = j.seccomp ? openSync(j.seccomp, constants.O_RDONLY) : undefined;
   try {
-    const stdio = fd === undefined ? 'pipe' : ['ignore', 'pipe', 'pipe', fd];
+    const stdio = ['ignore', 'pipe', 'pipe', fd ?? 'ignore', ...(j.fds ?? [])];
     return spawnSync(j.file, j.args, { cwd, stdio, maxBuffer: 64 * 1024 * 1024 });
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -94,8 +94,10 @@ async function main() {
   if (info.sandbox?.in_use !== 'bwrap') throw new Error('the server has no sandbox here');
   const gitJ = jail.wrap('git', ['--no-optional-locks', 'status', '--porcelain'], ws);
   const rgArgs = ['-n', '--fixed-strings', q, '.'];
-  // ripgrep is static: it runs in a jail of its own directory and the workspace alone (jail.ts wrapAlone).
-  const rgJ = jail.wrapAlone(rg, rgArgs, ws);
+  // ripgrep is static: it runs in a jail of its own directory and the directory searched alone, given as a
+  // descriptor (jail.ts wrapAlone), as search_text runs it.
+  const wsFd = openSync(ws, constants.O_RDONLY | constants.O_DIRECTORY);
+  const rgJ = jail.wrapAlone(rg, rgArgs, ws, wsFd);
   if (!jail.runsAlone(rg)) throw new Error('ripgrep does not run in a jail of the workspace alone here');
   const bwrapTrue = jail.wrap('true', [], ws);
   const m = { sh: [], bwrap: [], exec: [], git: [], gitJ: [], gitS: [], rg: [], rgJ: [], search: [] };

@@ -19,8 +19,11 @@ export interface ArgvOptions {
   signal?: AbortSignal;
   /** Run the program in this jail (the workspace read-only, nothing else of the host). */
   jail?: ToolJail;
-  /** It needs nothing of the system: in the jail it sees only its own directory and the workspace (wrapAlone). */
-  alone?: boolean;
+  /**
+   * It needs nothing of the system and `cwd` is held open on this descriptor: in the jail it sees only its own
+   * directory and that one (jail.ts wrapAlone).
+   */
+  aloneIn?: number;
 }
 
 export interface ArgvResult {
@@ -59,7 +62,10 @@ function startArgv(
   opts: ArgvOptions,
 ): { child: ChildProcess; group: boolean } | string {
   const j = opts.jail;
-  const run = (opts.alone ? j?.wrapAlone(file, args, opts.cwd) : j?.wrap(file, args, opts.cwd)) ?? {
+  const alone = opts.aloneIn;
+  const run = (alone !== undefined
+    ? j?.wrapAlone(file, args, opts.cwd, alone)
+    : j?.wrap(file, args, opts.cwd)) ?? {
     file,
     args: [...args],
   };
@@ -69,7 +75,7 @@ function startArgv(
     const child = spawn(run.file, run.args, {
       cwd: opts.cwd,
       env: run.env ? { ...opts.env, ...run.env } : opts.env,
-      stdio: filter === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', filter],
+      stdio: ['ignore', 'pipe', 'pipe', filter ?? 'ignore', ...(run.fds ?? [])],
       detached: run.group === true,
     });
     if (run.done) child.once('close', run.done).once('error', run.done);

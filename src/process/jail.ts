@@ -7,7 +7,8 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import { closeSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../config/load.js';
 import { LandlockJail } from './jail-landlock.js';
@@ -42,7 +43,13 @@ export interface Jailed {
   done?: () => void;
   /** Start it as the leader of a process group, ended with it (a jail without a PID namespace). */
   group?: boolean;
+  /** Descriptors the program must get from ALONE_FD on (wrapAlone: the directory it runs in). */
+  fds?: number[];
 }
+
+/** Where wrapAlone's program finds the directory it was given, and on which descriptor bwrap gets it. */
+export const ALONE_DIR = '/base';
+export const ALONE_FD = SECCOMP_FD + 1;
 
 type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
 
@@ -64,7 +71,7 @@ export class ToolJail {
   private plan: BwrapPlan | LandlockJail | null | undefined;
   private why = '';
   private readonly dirsOf = new Map<string, string[]>();
-  /** Per program: whether it runs in a jail of its own directory and the workspace alone (wrapAlone). */
+  /** Per program: whether it runs in a jail of its own directory and the one it is given (wrapAlone). */
   private readonly aloneOk = new Map<string, boolean>();
 
   constructor(private readonly ctx: JailContext) {}
@@ -97,42 +104,59 @@ export class ToolJail {
   }
 
   /**
-   * Like wrap, for a program that needs nothing of the system — a static executable, as ripgrep's is: in
-   * bubblewrap it sees its own directory and the workspace, read-only, and nothing else, so whatever it reports
-   * was read inside the workspace by construction. A program that is not static, or does not run so (probed
-   * once with `--version`), and the Landlock jail get wrap's jail.
+   * Like wrap, for a program that needs nothing of the system — a static executable, as ripgrep's is — run in
+   * a directory the caller holds open (`dirFd`): in bubblewrap it sees its own directory and that directory
+   * (bound from the descriptor, at ALONE_DIR, where it starts), read-only, and nothing else. So whatever it
+   * reports was read below that directory, by construction, whatever is renamed or swapped while it runs. A
+   * program that is not static or does not run so (probed once with `--version`), a bwrap without
+   * `--ro-bind-fd`, and the Landlock jail get wrap's jail.
    */
-  wrapAlone(file: string, args: readonly string[], cwd: string): Jailed {
+  wrapAlone(file: string, args: readonly string[], cwd: string, dirFd: number): Jailed {
     const p = this.ready();
     if (!p || p instanceof LandlockJail || !this.runsAlone(file)) return this.wrap(file, args, cwd);
     return {
       file: p.bwrap,
-      args: [...this.aloneArgs(p, file, cwd), '--', file, ...args],
+      args: [...this.aloneArgs(p, file), '--', file, ...args],
       seccomp: p.seccomp,
+      fds: [dirFd],
     };
   }
 
-  /** Whether wrapAlone(file) runs it seeing only its directory and the workspace. */
+  /** Whether wrapAlone(file) runs it seeing only its own directory and the one it is given. */
   runsAlone(file: string): boolean {
     const p = this.ready();
     if (!p || p instanceof LandlockJail || !path.isAbsolute(file)) return false;
     let ok = this.aloneOk.get(file);
     if (ok === undefined) {
-      ok =
-        isStaticExecutable(file) &&
-        !probeRun(p.bwrap, [...this.aloneArgs(p, file, '/'), '--', file, '--version'], undefined, p.seccomp);
+      ok = isStaticExecutable(file) && this.probeAlone(p, file);
       this.aloneOk.set(file, ok);
     }
     return ok;
   }
 
-  private aloneArgs(p: BwrapPlan, file: string, cwd: string): string[] {
+  private aloneArgs(p: BwrapPlan, file: string): string[] {
     const dir = path.dirname(file);
-    const ws = this.ctx.workspaceReal;
-    const a = ['--ro-bind', dir, dir, '--ro-bind', ws, ws, ...p.isolation];
-    if (!cwd.startsWith('/proc/')) a.push('--chdir', cwd);
+    const a = ['--ro-bind', dir, dir, '--ro-bind-fd', String(ALONE_FD), ALONE_DIR, ...p.isolation];
+    a.push('--chdir', ALONE_DIR);
     if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
     return a;
+  }
+
+  /** `file --version` in its jail of one directory (the workspace's root, held open as the caller would). */
+  private probeAlone(p: BwrapPlan, file: string): boolean {
+    const dir = openSync(this.ctx.workspaceReal, constants.O_RDONLY | constants.O_DIRECTORY);
+    const filter = p.seccomp ? openSync(p.seccomp, constants.O_RDONLY | constants.O_NOFOLLOW) : undefined;
+    try {
+      const r = spawnSync(p.bwrap, [...this.aloneArgs(p, file), '--', file, '--version'], {
+        env: { PATH: '/usr/bin:/bin' },
+        timeout: 5000,
+        stdio: ['ignore', 'pipe', 'pipe', filter ?? 'ignore', dir],
+      });
+      return !r.error && r.status === 0;
+    } finally {
+      closeSync(dir);
+      if (filter !== undefined) closeSync(filter);
+    }
   }
 
   private ready() {

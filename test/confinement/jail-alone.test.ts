@@ -1,7 +1,8 @@
-// ripgrep runs in a jail of its own directory and the workspace alone (src/process/jail.ts wrapAlone;
-// docs/security-model.md, rule A): nothing outside the workspace exists for it, so a page of its matches is
-// the answer without re-reading the files. A program that needs the system (not static) gets the jail with the
-// system's files. Needs bubblewrap (skipped with the reason elsewhere, a failure under CI=true).
+// ripgrep runs in a jail of its own directory and the directory searched, bound from the descriptor the server
+// holds open (src/process/jail.ts wrapAlone; docs/security-model.md, rule A): nothing else exists for it, so a
+// page of its matches is the answer without re-reading the files. A program that needs the system (not static)
+// gets the jail with the system's files. Needs bubblewrap (skipped with the reason elsewhere, a failure under
+// CI=true).
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,11 +17,16 @@ import { needBwrap } from '../exec/exec-support.js';
 function run(j: Jailed, cwd: string) {
   const fd = j.seccomp ? openSync(j.seccomp, constants.O_RDONLY) : undefined;
   try {
-    const stdio = fd === undefined ? 'pipe' : ['ignore', 'pipe', 'pipe', fd];
+    const stdio = ['ignore', 'pipe', 'pipe', fd ?? 'ignore', ...(j.fds ?? [])];
     return spawnSync(j.file, j.args, { cwd, stdio: stdio as never, encoding: 'utf8' });
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The directory held open, as the search holds its base. */
+function held(dir: string): number {
+  return openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
 }
 
 const rg = findRipgrep(process.env as Record<string, string>);
@@ -48,7 +54,7 @@ d('ripgrep in a jail of the workspace alone', () => {
   const rgPath = rg.kind === 'ripgrep' ? rg.path : '';
 
   beforeAll(() => {
-    ws = makeWorkspace({ 'inside.txt': 'root:inside\n' });
+    ws = makeWorkspace({ 'inside.txt': 'root:inside\n', 'sub/deeper.txt': 'root:deeper\n' });
     rt = mkdtempSync(path.join(tmpdir(), 'wb-alone-rt-'));
     jail = new ToolJail({
       requested: 'auto',
@@ -64,24 +70,33 @@ d('ripgrep in a jail of the workspace alone', () => {
     if (rt) rmSync(rt, { recursive: true, force: true });
   });
 
-  it('finds what is in the workspace, and nothing of the host exists for it', () => {
+  it('finds what is in the directory it is given, and nothing else exists for it', () => {
     if (!isStaticExecutable(rgPath)) {
       if (process.env.CI === 'true') throw new Error(`ripgrep at ${rgPath} is not static`);
       console.log(`SKIP: ripgrep at ${rgPath} is not a static executable`);
       return;
     }
     expect(jail.runsAlone(rgPath)).toBe(true);
-    const inside = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '^root:', '.'], ws.dir), ws.dir);
-    expect(inside.status, inside.stderr).toBe(0);
-    expect(inside.stdout).toBe('./inside.txt\n');
-    for (const outside of ['/etc/passwd', '/usr', '/root', '/proc/self/environ', rt]) {
-      const r = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '', outside], ws.dir), ws.dir);
-      expect(r.stdout, outside).toBe('');
-      expect(r.status, outside).toBe(2);
+    const sub = held(path.join(ws.dir, 'sub'));
+    const root = held(ws.dir);
+    try {
+      const inside = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '^root:', '.'], ws.dir, root), ws.dir);
+      expect(inside.status, inside.stderr).toBe(0);
+      expect(inside.stdout.split('\n').sort()).toEqual(['', './inside.txt', './sub/deeper.txt']);
+      // Given the subdirectory, the rest of the workspace does not exist either.
+      const below = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '^root:', '.'], ws.dir, sub), ws.dir);
+      expect(below.stdout).toBe('./deeper.txt\n');
+      const up = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '', '../inside.txt'], ws.dir, sub), ws.dir);
+      expect(up.stdout).toBe('');
+      for (const outside of ['/etc/passwd', '/usr', '/root', '/proc/self/environ', rt, ws.dir]) {
+        const r = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '', outside], ws.dir, root), ws.dir);
+        expect(r.stdout, outside).toBe('');
+        expect(r.status, outside).toBe(2);
+      }
+    } finally {
+      closeSync(sub);
+      closeSync(root);
     }
-    // Above the workspace there are only the directories that lead to it.
-    const above = run(jail.wrapAlone(rgPath, ['--no-config', '-l', '', '/'], ws.dir), ws.dir);
-    expect(above.stdout).toBe(`${path.join(ws.dir, 'inside.txt')}\n`);
     // The jail with the system's files, for comparison: there /etc/passwd is readable.
     const full = run(jail.wrap(rgPath, ['--no-config', '-l', '^root:', '/etc/passwd'], ws.dir), ws.dir);
     expect(full.stdout).toBe('/etc/passwd\n');
@@ -89,7 +104,12 @@ d('ripgrep in a jail of the workspace alone', () => {
 
   it('a program that needs the system gets the jail with its files', () => {
     expect(jail.runsAlone('/bin/sh')).toBe(false);
-    const r = run(jail.wrapAlone('/bin/sh', ['-c', 'echo ok'], ws.dir), ws.dir);
-    expect(r.stdout).toBe('ok\n');
+    const root = held(ws.dir);
+    try {
+      const r = run(jail.wrapAlone('/bin/sh', ['-c', 'echo ok; ls /usr/bin/env'], ws.dir, root), ws.dir);
+      expect(r.stdout).toBe('ok\n/usr/bin/env\n');
+    } finally {
+      closeSync(root);
+    }
   });
 });

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { runArgv } from '../../process/argv.js';
 import type { ToolJail } from '../../process/jail.js';
-import { closeDir, openDirForTool } from '../confined-fs.js';
+import { closeDir, openDirForTool, type DirRef } from '../confined-fs.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';
 import { MAX_WALK_DEPTH } from '../walk.js';
@@ -70,10 +70,10 @@ export function rgArgs(req: SearchRequest & { sorted?: boolean }): string[] {
 }
 
 /**
- * Runs rg in the search base. The base is opened and verified first and rg starts in it through the
- * descriptor (`cwd` /proc/self/fd/N, resolved by the child before exec), so a swap of the base itself is not
- * followed. Below it: in a jail of the workspace alone (jail.ts wrapAlone) a swapped directory leads nowhere
- * else; without one, the caller's verification of the page (verify.ts) catches it.
+ * Runs rg in the search base. The base is opened and verified first; rg gets that very directory: in its jail
+ * (jail.ts wrapAlone) bound from the descriptor and nothing else, so a swap anywhere leads nowhere; without
+ * that jail it starts in it through the descriptor (`cwd` /proc/self/fd/N, resolved by the child before exec)
+ * and the caller's verification of the page (verify.ts) catches a swap below it.
  */
 export async function searchRipgrep(
   rgPath: string,
@@ -88,9 +88,9 @@ export async function searchRipgrep(
     req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel,
   );
   try {
-    const first = await runRipgrep(rgPath, dir.at, req, env, jail);
+    const first = await runRipgrep(rgPath, dir, req, env, jail);
     if (!first.capped) return first.result;
-    const exact = await runRipgrep(rgPath, dir.at, { ...req, sorted: true }, env, jail);
+    const exact = await runRipgrep(rgPath, dir, { ...req, sorted: true }, env, jail);
     const o = first.result.outcome;
     return {
       page: exact.result.page,
@@ -108,7 +108,7 @@ export async function searchRipgrep(
 
 async function runRipgrep(
   rgPath: string,
-  cwd: string,
+  dir: DirRef,
   req: SearchRequest & { sorted?: boolean },
   env: Record<string, string>,
   jail?: ToolJail,
@@ -117,12 +117,12 @@ async function runRipgrep(
   const page = new MatchPage(req);
   const out = new RgOutput(prefix, req, page, !!req.sorted);
   const r = await runArgv(rgPath, rgArgs(req), {
-    cwd,
+    cwd: dir.at,
     env,
     timeoutMs: RG_TIMEOUT_MS,
     maxStdoutBytes: Number.MAX_SAFE_INTEGER,
     jail,
-    alone: true,
+    aloneIn: dir.fd,
     onStdout: (chunk) => out.feed(chunk),
   });
   if (r.spawnError) throw new Error(`ripgrep could not start: ${r.spawnError}`);
