@@ -5,7 +5,7 @@
 // that noise): per call, wall-clock p50 and server CPU (from /proc/<pid>/schedstat) of
 // tools/list, read_file (4 KB), search_text and exec_command `true`. Target: every ratio ≤ 1.05 (no regression
 // beyond noise). Results: bench/results/regression.{json,md}.
-// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--mode safe|dangerous]
+// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--warmup 5] [--mode safe|dangerous]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
@@ -29,6 +29,9 @@ const { values } = parseArgs({
     base: { type: 'string', default: '274dea4' },
     calls: { type: 'string', default: '300' },
     rounds: { type: 'string', default: '6' },
+    // Rounds of every call kind before the measured ones: a long-running server's steady state, not its JIT
+    // warming (with one, per-call CPU still fell round after round, faster for the smaller build).
+    warmup: { type: 'string', default: '5' },
     // safe (the default) runs each command in its sandbox; dangerous runs it bare, which leaves the server's
     // own path: what a refactor could have made slower.
     mode: { type: 'string', default: 'safe' },
@@ -36,6 +39,7 @@ const { values } = parseArgs({
 });
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
+const WARMUP = Number(values.warmup);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
@@ -103,7 +107,8 @@ async function main() {
     servers.now = await startServer(ws, env);
     // A second server of the earlier build: before vs control is this machine's noise in the same run.
     servers.control = await startServer(ws, env, base.bin);
-    for (const s of Object.values(servers)) await measure(s); // warm-up: modules, JIT, the command helper
+    // Warm-up: modules, JIT, the command helper.
+    for (let r = 0; r < WARMUP; r++) for (const s of Object.values(servers)) await measure(s);
     const got = { before: [], now: [], control: [] };
     const orders = [
       ['before', 'now', 'control'],
