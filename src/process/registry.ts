@@ -24,7 +24,8 @@ import {
   type SandboxPlan,
   type SandboxStatus,
 } from './sandbox.js';
-import { probeProcessLimit, treeSize, WATCHDOG_MS, type ProcessLimiter } from './pids-limit.js';
+import { probeProcessLimit, type ProcessLimiter } from './pids-limit.js';
+import { TreeWatchdog } from './tree-watchdog.js';
 import { privateFilesOf } from './sandbox-mounts.js';
 import { commandLimitError, isBwrap, shellArgv, ttyUnsupportedError } from './launch.js';
 import {
@@ -76,7 +77,10 @@ export class CommandRegistry {
   private readonly commands = new Map<string, Command>();
   private plan: SandboxPlan | undefined;
   private limiter: ProcessLimiter | undefined;
-  private watchdog: NodeJS.Timeout | undefined;
+  private readonly watchdog = new TreeWatchdog(
+    () => this.running(),
+    () => this.host.config.execMaxProcesses,
+  );
   private readonly shell: { path: string; name: 'bash' | 'sh' };
   private closing = false;
   private readonly spawner: Spawner;
@@ -240,7 +244,7 @@ export class CommandRegistry {
     this.commands.set(cmd.id, cmd);
     if (spec.stdin) handle.write(spec.stdin);
     if (!spec.tty) handle.closeStdin();
-    if (handle.limited !== true) this.watchProcesses();
+    if (handle.limited !== true) this.watchdog.watch();
     this.host.log.debug('command started', { command_id: cmd.id, pid: handle.pid, sandboxed: cmd.sandboxed });
     return cmd;
   }
@@ -314,38 +318,6 @@ export class CommandRegistry {
     }
   }
 
-  /**
-   * The watchdog for trees no pids cgroup holds (pids-limit.ts): while any runs, count each tree every
-   * WATCHDOG_MS and kill one past the limit. Stops itself when every running tree is held by a cgroup.
-   */
-  private watchProcesses(): void {
-    if (this.watchdog) return;
-    this.watchdog = setInterval(() => {
-      const max = this.host.config.execMaxProcesses;
-      let watching = false;
-      for (const c of this.running()) {
-        if (c.limited === true) continue;
-        watching = true;
-        if (c.limited === false && !c.escalated && treeSize(c.pid) > max) {
-          c.output(
-            'stderr',
-            Buffer.from(
-              `workbench-mcp: this command's process tree grew past ${max} processes (SERVICE_EXEC_MAX_PROCESSES); the whole tree was killed\n`,
-            ),
-          );
-          c.escalate();
-        }
-      }
-      if (!watching) this.stopWatching();
-    }, WATCHDOG_MS);
-    this.watchdog.unref();
-  }
-
-  private stopWatching(): void {
-    clearInterval(this.watchdog);
-    this.watchdog = undefined;
-  }
-
   /** The command with this id, or COMMAND_NOT_FOUND explaining retention. */
   get(id: string): Command {
     this.sweep();
@@ -393,7 +365,7 @@ export class CommandRegistry {
     const stubborn = live.filter((c) => c.running);
     for (const c of stubborn) c.escalate();
     await Promise.all(stubborn.map((c) => c.waitUntil(() => !c.running, SHUTDOWN_KILL_WAIT_MS)));
-    this.stopWatching();
+    this.watchdog.stop();
     await this.spawner.close();
     await this.net.close();
     this.limiter?.close();
