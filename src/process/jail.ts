@@ -7,7 +7,6 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import { spawnSync } from 'node:child_process';
 import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../config/load.js';
@@ -145,17 +144,11 @@ export class ToolJail {
   /** `file --version` in its jail of one directory (the workspace's root, held open as the caller would). */
   private probeAlone(p: BwrapPlan, file: string): boolean {
     const dir = openSync(this.ctx.workspaceReal, constants.O_RDONLY | constants.O_DIRECTORY);
-    const filter = p.seccomp ? openSync(p.seccomp, constants.O_RDONLY | constants.O_NOFOLLOW) : undefined;
     try {
-      const r = spawnSync(p.bwrap, [...this.aloneArgs(p, file), '--', file, '--version'], {
-        env: { PATH: '/usr/bin:/bin' },
-        timeout: 5000,
-        stdio: ['ignore', 'pipe', 'pipe', filter ?? 'ignore', dir],
-      });
-      return !r.error && r.status === 0;
+      const argv = [...this.aloneArgs(p, file), '--', file, '--version'];
+      return probeRun(p.bwrap, argv, undefined, p.seccomp, [dir]) === undefined;
     } finally {
       closeSync(dir);
-      if (filter !== undefined) closeSync(filter);
     }
   }
 

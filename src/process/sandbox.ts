@@ -168,12 +168,16 @@ function probe(bwrap: string, ctx: SandboxContext, userns: boolean): string | un
   return probeRun(bwrap, argv, ctx.pathVar, ctx.seccompFile);
 }
 
-/** Run a bwrap argv once, with the seccomp filter on its descriptor; the first line of its complaint, or undefined. */
+/**
+ * Run a bwrap argv once, with the seccomp filter on its descriptor (and `fds` on the ones after it); the first
+ * line of its complaint, or undefined.
+ */
 export function probeRun(
   bwrap: string,
   argv: string[],
   pathVar: string | undefined,
   seccomp: string | undefined,
+  fds: readonly number[] = [],
 ): string | undefined {
   const fd = seccomp ? openSync(seccomp, constants.O_RDONLY | constants.O_NOFOLLOW) : undefined;
   try {
@@ -181,7 +185,7 @@ export function probeRun(
       env: { PATH: pathVar || '/usr/bin:/bin' },
       timeout: PROBE_TIMEOUT_MS,
       encoding: 'utf8',
-      stdio: fd === undefined ? 'pipe' : ['pipe', 'pipe', 'pipe', fd],
+      stdio: ['pipe', 'pipe', 'pipe', fd ?? 'ignore', ...fds],
     });
     if (!r.error && r.status === 0) return undefined;
     return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
