@@ -8,7 +8,7 @@
 // On the ~9 k-file benchmark repository (bench/.cache/workspace). Results: bench/results/confinement.{json,md}.
 // Usage: npm run build && node bench/confinement-bench.mjs [--samples 120] [--batch 10]
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants, cpSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { constants, cpSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +19,7 @@ import {
   httpToolCaller,
   REPO,
   round,
+  runJailed,
   startServer,
   writeResults,
 } from './lib.mjs';
@@ -29,17 +30,6 @@ const { values } = parseArgs({
 const SAMPLES = Number(values.samples);
 const BATCH = Number(values.batch);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** spawnSync of a jailed argv (the seccomp filter opened on descriptor 3, as the server does). */
-function runJailed(j, cwd) {
-  const fd = j.seccomp ? openSync(j.seccomp, constants.O_RDONLY) : undefined;
-  try {
-    const stdio = ['ignore', 'pipe', 'pipe', fd ?? 'ignore', ...(j.fds ?? [])];
-    return spawnSync(j.file, j.args, { cwd, stdio, maxBuffer: 64 * 1024 * 1024 });
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 function timed(n, out, fn) {
   for (let i = 0; i < n; i++) {

@@ -1,7 +1,17 @@
 // Shared pieces of the project's benchmark scripts: the benchmark workspace, starting the built server,
 // and writing results (JSON + a markdown table, no absolute machine paths).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -279,4 +289,18 @@ export function toolsListOnce(srv, agent) {
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * spawnSync of a jailed argv from src/process/jail.ts (ToolJail.wrap / wrapAlone), as the server starts it: the
+ * seccomp filter on descriptor 3, the jail's own descriptors after it.
+ */
+export function runJailed(j, cwd) {
+  const fd = j.seccomp ? openSync(j.seccomp, constants.O_RDONLY) : undefined;
+  try {
+    const stdio = ['ignore', 'pipe', 'pipe', fd ?? 'ignore', ...(j.fds ?? [])];
+    return spawnSync(j.file, j.args, { cwd, stdio, maxBuffer: 256 * 1024 * 1024 });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -16,16 +16,7 @@
 // Results: bench/results/scale.{json,md}.
 // Usage: npm run bench:scale [-- --samples 5] [--no-mixed] [--mixed-seconds 30] [--ref-fs-server PATH]
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +28,7 @@ import {
   mixedClients,
   REPO,
   round,
+  runJailed,
   startServer,
   writeResults,
 } from './lib.mjs';
@@ -59,17 +51,6 @@ const mb = (kb) => round(kb / 1024, 1);
 function statusKb(pid, key) {
   const m = new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
-}
-
-/** spawnSync of a jailed argv (the seccomp filter on descriptor 3, as the server does). */
-function runJailed(j, cwd) {
-  const fd = j.seccomp ? openSync(j.seccomp, constants.O_RDONLY) : undefined;
-  try {
-    const stdio = ['ignore', 'pipe', 'pipe', fd ?? 'ignore', ...(j.fds ?? [])];
-    return spawnSync(j.file, j.args, { cwd, stdio, maxBuffer: 256 * 1024 * 1024 });
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 function timeSync(out, fn) {
