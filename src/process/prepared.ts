@@ -35,13 +35,41 @@ export function preparedTemplate(
   return { argv: [...wrapperArgv(plan, root), ...bridge, m.starterAt], cwd: root, seccomp: plan.seccomp };
 }
 
+/**
+ * preparedTemplate, built again only when what it is built from changed: the plan's options (sandbox.ts keeps
+ * them for a while, as one array) or the bridge. Asked twice per command (take, then refill), it is otherwise
+ * ~100 strings copied and joined each time.
+ */
+export function templateMemo(
+  plan: () => SandboxPlan | undefined,
+  net: Pick<NetAccess, 'mounts' | 'bridgePrefix'>,
+  root: string,
+): () => Template | undefined {
+  let last: { args: unknown; bridge: string; t: Template | undefined } | undefined;
+  return () => {
+    const p = plan();
+    if (!p) return undefined;
+    const args = p.args?.();
+    const bridge = net.bridgePrefix()?.join('\0') ?? '';
+    if (!last || last.args !== args || last.bridge !== bridge)
+      last = { args, bridge, t: preparedTemplate(p, net, root) };
+    return last.t;
+  };
+}
+
 interface Asked {
   n: number;
   key: string;
   cgroup: CgroupTarget | undefined;
 }
 
-const keyOf = (t: Template) => [t.cwd, t.seccomp ?? '', ...t.argv].join('\0');
+const keys = new WeakMap<Template, string>();
+/** What tells two templates apart; the source hands out the same template object while nothing changed. */
+function keyOf(t: Template): string {
+  let k = keys.get(t);
+  if (k === undefined) keys.set(t, (k = [t.cwd, t.seccomp ?? '', ...t.argv].join('\0')));
+  return k;
+}
 
 export class PreparedPool {
   private asked: Asked | undefined;

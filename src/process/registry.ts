@@ -37,7 +37,7 @@ import {
   type SpawnSpec,
 } from './spawn.js';
 import { Spawner } from './spawner.js';
-import { preparedTemplate } from './prepared.js';
+import { templateMemo } from './prepared.js';
 import { writeSeccompFilter } from './seccomp.js';
 
 export interface StartSpec {
@@ -93,7 +93,7 @@ export class CommandRegistry {
     this.shell = findShell(host.config.env.PATH);
     this.net = new NetAccess(host);
     this.spawner = new Spawner(host.log, {
-      template: () => this.plan && preparedTemplate(this.plan, this.net, this.host.root.real),
+      template: templateMemo(() => this.plan, this.net, this.host.root.real),
       nextCgroup: () => this.processLimit().next(),
     });
   }

@@ -76,7 +76,7 @@ function prepare(m: Extract<ToHelper, { t: 'prepare' }>): void {
   prepared = PreparedSandbox.start(m.n, m);
 }
 
-process.on('message', (m: ToHelper) => {
+function handle(m: ToHelper): void {
   if (m.t === 'ping') return send({ t: 'pong', n: m.n });
   if (m.t === 'spawn') return start(m);
   if (m.t === 'prepare') return prepare(m);
@@ -85,6 +85,14 @@ process.on('message', (m: ToHelper) => {
   if (m.t === 'write') l.handle.write(m.data);
   else if (m.t === 'end') l.handle.closeStdin();
   else if (m.t === 'signal') l.handle.signal(m.sig);
+}
+
+// The server batches what it posts in one turn (spawner-outbox.ts). A prepare comes last: setting up the next
+// sandbox must not delay the end of stdin or a write that came with the command it follows.
+process.on('message', (m: ToHelper | ToHelper[]) => {
+  const batch = Array.isArray(m) ? m : [m];
+  for (const x of batch) if (x.t !== 'prepare') handle(x);
+  for (const x of batch) if (x.t === 'prepare') handle(x);
 });
 send({ t: 'ready', pid: process.pid });
 process.on('disconnect', () => {

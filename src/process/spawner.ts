@@ -14,6 +14,7 @@ import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { killCgroup, releaseCgroup } from './cgroup.js';
 import { PreparedPool, type PreparedSource } from './prepared.js';
 import { parseFromHelper, type ToHelper } from './spawner-messages.js';
+import { HelperOutbox } from './spawner-outbox.js';
 import { RemoteCommand } from './spawner-remote.js';
 import { HelperWatch } from './spawner-watch.js';
 
@@ -71,6 +72,9 @@ export class Spawner {
   private everReady = false;
   private readonly upWaiters: Array<() => void> = [];
   private readonly pool: PreparedPool | undefined;
+  private readonly outbox = new HelperOutbox((child, e) =>
+    this.replace(child, `cannot be written to (${String(e)})`),
+  );
 
   /** `prepared`: what sandboxes prepared ahead are built from (prepared.ts); none without it. */
   constructor(
@@ -143,17 +147,13 @@ export class Spawner {
         clearTimeout(timer);
         resolve();
       });
+      this.outbox.flush();
       if (child.connected) child.disconnect();
     });
   }
 
   private post(msg: ToHelper, child = this.helper?.child): void {
-    if (!child?.connected) return;
-    try {
-      child.send(msg);
-    } catch (e) {
-      this.replace(child, `cannot be written to (${String(e)})`);
-    }
+    if (child?.connected) this.outbox.post(msg, child);
   }
 
   /** The helper in use, started if there is none and one may be. */
