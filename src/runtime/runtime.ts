@@ -10,6 +10,7 @@ import type { WorkspaceRoot } from '../workspace/paths.js';
 import { AuditLog } from '../core/audit.js';
 import { Instructions } from '../workspace/instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
+import { StatBatch } from '../process/stat-batch.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../process/runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
@@ -39,6 +40,8 @@ export class Runtime {
   readonly instructions: Instructions;
   readonly audit: AuditLog | undefined;
   readonly search: SearchEngines;
+  /** The batch lstat of listings (native/wb-stat), started on first use. */
+  readonly stats: StatBatch;
   /** apply_patch's per-file locks, shared by every client (docs/design-notes.md#same-file-concurrency). */
   readonly patchLocks = new FileLocks();
   readonly startedAt: number;
@@ -80,6 +83,7 @@ export class Runtime {
     this.instructions = new Instructions(opts.root);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
     this.search = new SearchEngines(opts.config.env);
+    this.stats = new StatBatch(opts.root.real);
     this.dirs = createRuntimeDirs(
       { configured: opts.config.runtimeRoot, xdgRuntimeDir: opts.config.env.XDG_RUNTIME_DIR },
       opts.root.real,
@@ -128,6 +132,7 @@ export class Runtime {
   async shutdown(): Promise<void> {
     if (this.shutdownController.signal.aborted) return;
     this.shutdownController.abort();
+    this.stats.close();
     for (const h of [...this.shutdownHooks.reverse(), () => this.commands.shutdown()]) {
       try {
         await h();

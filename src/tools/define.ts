@@ -16,6 +16,7 @@ import type { RuntimeDirs } from '../process/runtime-dir.js';
 import type { SandboxStatus } from '../process/sandbox.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
 import type { Instructions } from '../workspace/instructions.js';
+import type { StatBatch } from '../process/stat-batch.js';
 import type { SearchEngines } from '../workspace/search/engines.js';
 import type { Principal } from '../core/principal.js';
 import type { InputRequiredPayload } from '../policy/grants.js';
@@ -65,6 +66,8 @@ export interface ToolServices extends GitHost, BaselineHost {
   readonly catalog: { readonly names: readonly string[] };
   readonly instructions: Instructions;
   readonly search: SearchEngines;
+  /** The batch lstat of listings (process/stat-batch.ts). */
+  readonly stats?: StatBatch | undefined;
   readonly patchLocks: FileLocks;
   readonly commands: CommandRegistry;
   readonly grants: OneTimeGrants;

@@ -1,0 +1,160 @@
+// The lstat of many workspace files in one request (docs/tools.md#limits): native/wb-stat, started on first use
+// with the workspace's root directory as its descriptor 3, stats each path beneath that descriptor with
+// openat2's RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS (the kernel refuses a path that leaves the root or passes a
+// symlink, and the last component is never followed), so a page of a listing costs one round trip instead of
+// an lstat per file through /proc/self/fd (walk.ts). Requests run one at a time. Where the program was not
+// built, cannot start, or the kernel lacks openat2, `stat` rejects and the caller stats by itself; a helper that
+// failed is not started again. It holds nothing but the root's descriptor, and is killed at shutdown.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { builtProgram } from './net-access.js';
+
+export type BriefKind = 'file' | 'directory' | 'symlink' | 'other';
+
+/** What a listing needs of an lstat. */
+export interface BriefStat {
+  kind: BriefKind;
+  size: number;
+  mtimeMs: number;
+}
+
+const KINDS: ReadonlyArray<BriefKind | undefined> = [undefined, 'file', 'directory', 'symlink', 'other'];
+const RECORD = 24;
+/** Paths per request at most (a request of 64 K paths is ~4 MB). */
+export const MAX_BATCH = 65_536;
+
+interface Pending {
+  count: number;
+  chunks: Buffer[];
+  bytes: number;
+  resolve: (v: Array<BriefStat | undefined>) => void;
+  reject: (e: Error) => void;
+}
+
+function request(paths: readonly string[]): Buffer {
+  const body = Buffer.from(paths.map((p) => `${p}\0`).join(''));
+  const head = Buffer.alloc(12);
+  head.write('WBS1', 0, 'latin1');
+  head.writeUInt32LE(body.length, 4);
+  head.writeUInt32LE(paths.length, 8);
+  return Buffer.concat([head, body]);
+}
+
+function records(answer: Buffer, count: number): Array<BriefStat | undefined> {
+  const out: Array<BriefStat | undefined> = [];
+  for (let i = 0; i < count; i++) {
+    const at = 8 + i * RECORD;
+    const kind = KINDS[answer[at] ?? 0];
+    out.push(
+      kind && {
+        kind,
+        size: Number(answer.readBigInt64LE(at + 8)),
+        mtimeMs: answer.readDoubleLE(at + 16),
+      },
+    );
+  }
+  return out;
+}
+
+export class StatBatch {
+  private child: ChildProcess | undefined;
+  private failed: string | undefined;
+  private pending: Pending | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly rootReal: string,
+    private readonly program = builtProgram('wb-stat'),
+  ) {}
+
+  /** Why batches are not available (undefined: they are, or may be once started). */
+  get unavailable(): string | undefined {
+    return this.program ? this.failed : 'native/wb-stat was not built';
+  }
+
+  /**
+   * lstat of each path (relative to the root, as a walk reports them), in order; undefined where a path cannot
+   * be stat'ed. Rejects when no helper can answer; the caller then stats by itself.
+   */
+  stat(paths: readonly string[]): Promise<Array<BriefStat | undefined>> {
+    if (paths.length > MAX_BATCH) return Promise.reject(new Error(`more than ${MAX_BATCH} paths`));
+    const run = this.queue.then(() => this.ask(paths));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  close(): void {
+    this.failed ??= 'closed';
+    this.child?.kill('SIGKILL');
+    this.child = undefined;
+  }
+
+  private ask(paths: readonly string[]): Promise<Array<BriefStat | undefined>> {
+    const why = this.unavailable;
+    if (why) return Promise.reject(new Error(why));
+    if (paths.length === 0) return Promise.resolve([]);
+    const child = this.child ?? this.start();
+    if (!child) return Promise.reject(new Error(this.failed ?? 'wb-stat did not start'));
+    return new Promise((resolve, reject) => {
+      this.pending = { count: paths.length, chunks: [], bytes: 0, resolve, reject };
+      child.stdin?.write(request(paths));
+    });
+  }
+
+  private start(): ChildProcess | undefined {
+    let fd: number;
+    try {
+      fd = openSync(this.rootReal, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    } catch (e) {
+      this.failed = `the workspace root cannot be opened (${String(e)})`;
+      return undefined;
+    }
+    let child: ChildProcess;
+    try {
+      child = spawn(this.program as string, [], { stdio: ['pipe', 'pipe', 'ignore', fd], env: {} });
+    } catch (e) {
+      this.failed = `wb-stat cannot start (${String(e)})`;
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+    child.stdout?.on('data', (c: Buffer) => this.onData(c));
+    child.stdin?.on('error', () => {});
+    child.on('error', (e) => this.fail(`wb-stat failed (${e.message})`));
+    child.on('exit', (code, signal) =>
+      this.fail(code === 3 ? 'the kernel lacks openat2' : `wb-stat ended (${signal ?? code})`),
+    );
+    // Neither the helper nor its pipes keep the server alive.
+    child.unref();
+    (child.stdin as Socket | null)?.unref();
+    (child.stdout as Socket | null)?.unref();
+    this.child = child;
+    return child;
+  }
+
+  private onData(c: Buffer): void {
+    const p = this.pending;
+    if (!p) return this.fail('wb-stat answered what was not asked');
+    p.chunks.push(c);
+    p.bytes += c.length;
+    const want = 8 + p.count * RECORD;
+    if (p.bytes < want) return;
+    const answer = Buffer.concat(p.chunks);
+    this.pending = undefined;
+    if (p.bytes > want || answer.toString('latin1', 0, 4) !== 'WBS1' || answer.readUInt32LE(4) !== p.count) {
+      p.reject(new Error('wb-stat answered in a wrong shape'));
+      return this.fail('wb-stat answered in a wrong shape');
+    }
+    p.resolve(records(answer, p.count));
+  }
+
+  private fail(why: string): void {
+    this.failed ??= why;
+    const p = this.pending;
+    this.pending = undefined;
+    p?.reject(new Error(why));
+    this.child?.kill('SIGKILL');
+    this.child = undefined;
+  }
+}

@@ -1,0 +1,177 @@
+// The batch lstat of listings (src/process/stat-batch.ts, native/wb-stat.c): what it reports is what lstat
+// reports, in order; nothing outside the workspace is ever stat'ed — not through a symlinked directory, not
+// through "..", not an absolute path — and the last component is never followed; when the helper goes away, a
+// request fails and list_files answers the same pages by stat'ing each file itself. Real files, the built
+// program (skipped with the reason where it was not built; a failure under CI=true).
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtProgram } from '../../src/process/net-access.js';
+import { newestPage, pathPage, type PageRequest } from '../../src/tools/files/file-pages.js';
+import { StatBatch } from '../../src/process/stat-batch.js';
+import { resolvePath } from '../../src/workspace/paths.js';
+
+const program = builtProgram('wb-stat');
+
+function needProgram(what: string): boolean {
+  if (program) return true;
+  const why = 'dist/native/wb-stat was not built (npm run build needs a C compiler)';
+  if (process.env.CI === 'true') throw new Error(`${what} under CI=true, but ${why}`);
+  console.log(`SKIP ${what}: ${why}`);
+  return false;
+}
+
+let top: string;
+let ws: string;
+let outside: string;
+const batches: StatBatch[] = [];
+const batch = () => {
+  const b = new StatBatch(ws);
+  batches.push(b);
+  return b;
+};
+
+beforeAll(() => {
+  top = mkdtempSync(path.join(tmpdir(), 'wb-statbatch-'));
+  ws = path.join(top, 'ws');
+  outside = path.join(top, 'outside');
+  mkdirSync(path.join(ws, 'src/deep'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, 'secret.txt'), 'x'.repeat(4242));
+  writeFileSync(path.join(ws, 'a.txt'), 'hello');
+  writeFileSync(path.join(ws, 'src/b.ts'), 'export const b = 1;\n');
+  writeFileSync(path.join(ws, 'src/deep/c.md'), '# c\n'.repeat(100));
+  writeFileSync(path.join(ws, 'empty'), '');
+  symlinkSync(outside, path.join(ws, 'out-dir')); // a directory outside, by symlink
+  symlinkSync(path.join(outside, 'secret.txt'), path.join(ws, 'out-file'));
+  symlinkSync('src', path.join(ws, 'in-dir')); // inside, but still a symlink
+  for (let i = 0; i < 30; i++)
+    writeFileSync(path.join(ws, 'src', `f${String(i).padStart(2, '0')}.txt`), 'y'.repeat(i));
+});
+
+afterAll(() => {
+  for (const b of batches) b.close();
+  rmSync(top, { recursive: true, force: true });
+});
+
+describe('StatBatch (native/wb-stat)', () => {
+  it('reports what lstat reports, in order, and nothing for what cannot be stat-ed', async () => {
+    if (!needProgram('StatBatch')) return;
+    const paths = [
+      'a.txt',
+      'src/b.ts',
+      'src/deep/c.md',
+      'empty',
+      'src',
+      'out-file',
+      'missing.txt',
+      'src/deep',
+    ];
+    const got = await batch().stat(paths);
+    expect(got).toHaveLength(paths.length);
+    paths.forEach((p, i) => {
+      if (p === 'missing.txt') return expect(got[i]).toBeUndefined();
+      const st = lstatSync(path.join(ws, p));
+      const kind = st.isFile()
+        ? 'file'
+        : st.isDirectory()
+          ? 'directory'
+          : st.isSymbolicLink()
+            ? 'symlink'
+            : 'other';
+      expect(got[i], p).toEqual({ kind, size: st.size, mtimeMs: st.mtimeMs });
+    });
+  });
+
+  it('never leaves the workspace: not through a symlinked directory, "..", or an absolute path', async () => {
+    if (!needProgram('StatBatch confinement')) return;
+    const secret = path.join(outside, 'secret.txt');
+    const got = await batch().stat([
+      'out-dir/secret.txt',
+      'in-dir/b.ts', // inside, but through a symlink: refused all the same
+      '../outside/secret.txt',
+      'src/../../outside/secret.txt',
+      secret,
+      'out-file', // the link itself, never its target
+    ]);
+    expect(got.slice(0, 5)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(got[5]?.kind).toBe('symlink');
+    expect(got[5]?.size).toBe(secret.length);
+  });
+
+  it('answers many requests, one at a time, and a batch as large as a page', async () => {
+    if (!needProgram('StatBatch requests')) return;
+    const b = batch();
+    const names = Array.from({ length: 30 }, (_, i) => `src/f${String(i).padStart(2, '0')}.txt`);
+    const all = await Promise.all([b.stat(names), b.stat(names.slice(5)), b.stat([]), b.stat(names)]);
+    expect(all[0].map((s) => s?.size)).toEqual(names.map((_, i) => i));
+    expect(all[1].map((s) => s?.size)).toEqual(names.slice(5).map((_, i) => i + 5));
+    expect(all[2]).toEqual([]);
+    const big = Array.from({ length: 2500 }, (_, i) => names[i % names.length] as string);
+    expect((await b.stat(big)).every((s, i) => s?.size === i % names.length)).toBe(true);
+  });
+
+  it('when the helper is gone a request fails, and is not retried', async () => {
+    if (!needProgram('StatBatch failure')) return;
+    const b = batch();
+    await b.stat(['a.txt']);
+    b.close();
+    await expect(b.stat(['a.txt'])).rejects.toThrow();
+    expect(b.unavailable).toBeDefined();
+    // A program that cannot start: the request fails, and so does every later one.
+    const none = new StatBatch(ws, path.join(top, 'no-such-wb-stat'));
+    await expect(none.stat(['a.txt'])).rejects.toThrow();
+    await expect(none.stat(['a.txt'])).rejects.toThrow();
+    expect(none.unavailable).toMatch(/wb-stat/);
+  });
+});
+
+describe('list_files pages with and without the batch', () => {
+  const request = (stats: StatBatch | undefined, over: Partial<PageRequest> = {}): PageRequest => ({
+    root: { lexical: ws, real: ws },
+    dir: { ...resolvePath({ lexical: ws, real: ws }, '.'), stat: lstatSync(ws) },
+    walk: {},
+    include: undefined,
+    times: false,
+    maxResults: 7,
+    after: undefined,
+    stats,
+    ...over,
+  });
+
+  it('are the same, page after page, in path order and newest first', async () => {
+    if (!needProgram('list_files pages')) return;
+    const b = batch();
+    for (const times of [false, true]) {
+      let after: string | undefined;
+      let pages = 0;
+      do {
+        const [x, y] = [
+          await pathPage(request(b, { after, times })),
+          await pathPage(request(undefined, { after, times })),
+        ];
+        expect(x).toEqual(y);
+        after = x.more ? x.cursor : undefined;
+        pages++;
+      } while (after !== undefined && pages < 20);
+      expect(pages).toBeGreaterThan(3);
+    }
+    const [n1, n2] = [
+      await newestPage(request(b, { times: true }), undefined),
+      await newestPage(request(undefined, { times: true }), undefined),
+    ];
+    expect(n1).toEqual(n2);
+    expect(n1.files[0]?.modified).toBeDefined();
+  });
+
+  it('are the same when the helper fails: the page is built by stat-ing each file', async () => {
+    if (!needProgram('list_files fallback')) return;
+    const b = batch();
+    b.close();
+    expect(await pathPage(request(b))).toEqual(await pathPage(request(undefined)));
+    expect(await newestPage(request(b, { times: true }), undefined)).toEqual(
+      await newestPage(request(undefined, { times: true }), undefined),
+    );
+  });
+});
