@@ -12,8 +12,8 @@
  * Confinement is the kernel's: a directory is opened with openat2(2) beneath descriptor 3 with RESOLVE_BENEATH
  * and RESOLVE_NO_SYMLINKS, so no path can leave the workspace or pass through a symlink, whatever the files do
  * meanwhile, and the last component is never followed (AT_SYMLINK_NOFOLLOW). This program reads no file's
- * content and holds no other descriptor. Where openat2 is missing (Linux before 5.6) it exits with status 3
- * before answering, and the server stats the files itself.
+ * content and holds no other descriptor. Where openat2 is missing (Linux before 5.6) or refused (a container's
+ * seccomp profile) it exits with status 3 before answering, and the server stats the files itself.
  *
  * A request: "WBS1", two little-endian 32-bit numbers (the length of the rest, the number of paths), then that
  * many NUL-terminated paths relative to the root ("a/b/c.txt"). The answer: "WBS1", the number of records, then
@@ -111,8 +111,9 @@ static int open_beneath(const char *dir) {
       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
   };
   int fd = (int)syscall(SYS_openat2, ROOT_FD, dir, &how, sizeof how);
-  if (fd < 0 && errno == ENOSYS) {
-    fprintf(stderr, "wb-stat: openat2 is not available on this kernel\n");
+  /* Missing (ENOSYS) or refused by a seccomp profile (EPERM, as container engines answer). */
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+    fprintf(stderr, "wb-stat: openat2 is not available here\n");
     _exit(3);
   }
   return fd;
@@ -156,6 +157,9 @@ static void stat_one(const char *path, unsigned char *rec) {
 int main(void) {
   struct stat root;
   if (fstat(ROOT_FD, &root) != 0 || !S_ISDIR(root.st_mode)) fail("descriptor 3 is not a directory");
+  /* Before the first answer: without openat2 nothing could be answered truthfully. */
+  int probe = open_beneath(".");
+  if (probe >= 0) close(probe);
   for (;;) {
     unsigned char head[12];
     if (read_all(head, sizeof head, 1)) return 0;

@@ -104,26 +104,43 @@ async function statBatch(files: FileEntry[], req: PageRequest): Promise<boolean>
 
 const batchable = (req: PageRequest) => req.stats !== undefined && req.stats.unavailable === undefined;
 
+/** Files per request while a path-order page is walked: sent as the walk goes on, answered meanwhile. */
+const PATH_BATCH = 256;
+
 /** Path order: streams, and stops at the first file that does not fit. */
 export async function pathPage(req: PageRequest): Promise<Page> {
   // A page holds at most PAGE_BYTES / 30 entries, far fewer than a batch may.
   const batched = batchable(req);
   const files: FileEntry[] = [];
+  /** Batched: each entry's bytes before its size and time were known. */
+  const sizeless: number[] = [];
+  const asked: Array<Promise<boolean>> = [];
+  let sent = 0;
+  const send = () => {
+    asked.push(statBatch(files.slice(sent), req));
+    sent = files.length;
+  };
   const budget = new ByteBudget();
   let more = false;
   const s = await walk(req.root, req.dir, { ...req.walk, from: req.after }, (e) => {
     const f = listed(e, req.include);
     if (!f || (req.after !== undefined && comparePaths(f.path, req.after) <= 0)) return;
     // Batched, the size is not known yet: reckoned, and the page trimmed to the truth once it is.
-    const bytes = batched ? entryBytes(f) + SIZE_GUESS_BYTES : entryBytes(withStat(f, e.stat, req.times));
-    if (files.length >= req.maxResults || !budget.take(bytes)) {
+    const bytes = batched ? entryBytes(f) : entryBytes(withStat(f, e.stat, req.times));
+    if (files.length >= req.maxResults || !budget.take(batched ? bytes + SIZE_GUESS_BYTES : bytes)) {
       more = true;
       return false;
     }
     files.push(f);
+    sizeless.push(bytes);
+    if (batched && files.length - sent >= PATH_BATCH) send();
   });
-  if (batched && !(await statBatch(files, req))) return pathPage({ ...req, stats: undefined });
-  const fit = batched ? fitting(files) : files.length;
+  if (batched) {
+    if (sent < files.length) send();
+    // The entries are stat'ed in place (the slices hold the same objects); any batch refused: no batches.
+    if ((await Promise.all(asked)).includes(false)) return pathPage({ ...req, stats: undefined });
+  }
+  const fit = batched ? fitting(files, sizeless) : files.length;
   if (fit < files.length) {
     files.length = fit;
     more = true;
@@ -131,11 +148,17 @@ export async function pathPage(req: PageRequest): Promise<Page> {
   return { files, more, cursor: files[files.length - 1]?.path, depthLimited: s.depthLimited };
 }
 
-/** How many entries, from the first, fit in a page. */
-function fitting(files: readonly FileEntry[]): number {
+/** How many entries, from the first, fit in a page, now that their sizes (and times) are known. */
+function fitting(files: readonly FileEntry[], sizeless: readonly number[]): number {
   const budget = new ByteBudget();
   let n = 0;
-  while (n < files.length && budget.take(entryBytes(files[n] as FileEntry))) n++;
+  for (; n < files.length; n++) {
+    const f = files[n] as FileEntry;
+    let bytes = sizeless[n] as number;
+    if (f.size_bytes !== undefined) bytes += 14 + String(f.size_bytes).length;
+    if (f.modified !== undefined) bytes += 12 + stringBytes(f.modified);
+    if (!budget.take(bytes)) break;
+  }
   return n;
 }
 
