@@ -52,4 +52,4 @@ USER 1000:1000
 # The server card needs no token and answers only when the server is up.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SERVICE_PORT||8765)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=1", "--optimize-for-size", "/app/dist/cli/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=1", "--heap-growing-percent=30", "/app/dist/cli/main.js"]

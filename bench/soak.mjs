@@ -78,7 +78,7 @@ function startHttp(ws, probeOut) {
   };
   const probe = [
     '--max-semi-space-size=1',
-    '--optimize-for-size',
+    '--heap-growing-percent=30',
     '--expose-gc',
     '--import',
     path.join(BENCH_DIR, 'soak-probe.mjs'),

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1 --optimize-for-size
+#!/usr/bin/env -S node --max-semi-space-size=1 --heap-growing-percent=30
 // (The shebang caps V8's young generation at 1 MiB per semi-space: large responses then cost short GCs instead
 // of ~60 MB of resident memory; `npm start` passes the same flag.)
 // Entry point: argv + environment → Config → HTTP or stdio. With what it prepares (start-parts.ts), its

@@ -13,7 +13,7 @@ import { keptToken } from '../../state/credentials.js';
 import { openStateDir, StateDirError } from '../../state/state-dir.js';
 import { checkRoot } from '../../workspace/paths.js';
 import { scopeArgs } from '../banner.js';
-import { commandLine, MAIN_JS, selfCommand } from '../self.js';
+import { commandLine, MAIN_JS, NODE_FLAGS, selfCommand } from '../self.js';
 import { describeExit, startChild, type Child, type Exit } from '../../process/supervised.js';
 import { cloudflared } from './cloudflared.js';
 import { devtunnel } from './devtunnel.js';
@@ -310,16 +310,7 @@ class Session {
     if (pin && !this.config.serverUrl) env.SERVICE_SERVER_URL = pin;
     if (pin && this.config.serverUrl && this.config.serverUrl !== pin)
       this.say(`SERVICE_SERVER_URL is ${this.config.serverUrl}, but the tunnel is ${pin}; keeping yours`);
-    const args = [
-      '--max-semi-space-size=1',
-      '--optimize-for-size',
-      MAIN_JS,
-      ...this.serverArgs,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-    ];
+    const args = [...NODE_FLAGS, MAIN_JS, ...this.serverArgs, '--host', '127.0.0.1', '--port', String(port)];
     this.server = startChild('the server', process.execPath, args, env);
     const ready = new Promise<number>((resolve) => {
       this.server?.onLine((line) => {
