@@ -1,11 +1,15 @@
 // `npm run bench:regression` (docs/benchmarks.md#refactoring-without-regressions): the current build against an
 // earlier commit's, in one run, on the ~9 k-file benchmark workspace. The earlier commit is built in a temporary
 // git worktree (node_modules shared); both servers run side by side and are measured in alternating rounds, so
-// the machine's noise falls on both (a third server, of the earlier build again, is the control whose ratio shows
+// the machine's noise falls on both (servers of the earlier build again are the control whose ratio shows
 // that noise): per call, wall-clock p50 and server CPU (from /proc/<pid>/schedstat) of
-// tools/list, read_file (4 KB), search_text and exec_command `true`. Target: every ratio ≤ 1.05 (no regression
-// beyond noise). Results: bench/results/regression.{json,md}.
-// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--warmup 5] [--mode safe|dangerous]
+// tools/list, read_file (4 KB), search_text and exec_command `true`. Two servers of one build differ by up to
+// ±15 % in per-call CPU for as long as they run (the JIT's choices, heap layout), so one server per build
+// compared processes more than builds: each of the three groups is `--servers` processes (default 3), each
+// measured every round, and a group's figure is the median over its servers of each server's median.
+// Target: every ratio ≤ 1.05 (no regression beyond noise). Results: bench/results/regression.{json,md}.
+// Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--warmup 5] [--servers 3]
+//        [--mode safe|dangerous]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
@@ -32,6 +36,7 @@ const { values } = parseArgs({
     // Rounds of every call kind before the measured ones: a long-running server's steady state, not its JIT
     // warming (with one, per-call CPU still fell round after round, faster for the smaller build).
     warmup: { type: 'string', default: '5' },
+    servers: { type: 'string', default: '3' },
     // safe (the default) runs each command in its sandbox; dangerous runs it bare, which leaves the server's
     // own path: what a refactor could have made slower.
     mode: { type: 'string', default: 'safe' },
@@ -40,6 +45,7 @@ const { values } = parseArgs({
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
 const WARMUP = Number(values.warmup);
+const SERVERS = Number(values.servers);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
@@ -101,31 +107,36 @@ async function main() {
     throw new Error('the benchmark workspace has no mcp-bench/small.js');
   const base = buildBase(values.base);
   const env = { SERVICE_STATE_DIR: 'off', SERVICE_CONSOLE: '0', SERVICE_PERMISSION_MODE: values.mode };
-  const servers = {};
+  /** Per group, its servers; a server's rounds go into got[group][server]. */
+  const groups = { before: [], now: [], control: [] };
   try {
-    servers.before = await startServer(ws, env, base.bin);
-    servers.now = await startServer(ws, env);
-    // A second server of the earlier build: before vs control is this machine's noise in the same run.
-    servers.control = await startServer(ws, env, base.bin);
+    for (let i = 0; i < SERVERS; i++) {
+      groups.before.push(await startServer(ws, env, base.bin));
+      groups.now.push(await startServer(ws, env));
+      groups.control.push(await startServer(ws, env, base.bin));
+    }
+    const all = Object.values(groups).flat();
     // Warm-up: modules, JIT, the command helper.
-    for (let r = 0; r < WARMUP; r++) for (const s of Object.values(servers)) await measure(s);
-    const got = { before: [], now: [], control: [] };
-    const orders = [
-      ['before', 'now', 'control'],
-      ['now', 'control', 'before'],
-      ['control', 'before', 'now'],
-    ];
+    for (let r = 0; r < WARMUP; r++) for (const s of all) await measure(s);
+    const got = Object.fromEntries(Object.entries(groups).map(([g, list]) => [g, list.map(() => [])]));
+    const slots = Object.entries(groups).flatMap(([g, list]) => list.map((_, i) => [g, i]));
+    // Each round visits every server once, starting one further along, so no group is always first or last.
     for (let r = 0; r < ROUNDS; r++)
-      for (const which of orders[r % 3]) got[which].push(await measure(servers[which]));
+      for (let k = 0; k < slots.length; k++) {
+        const [g, i] = slots[(k + r) % slots.length];
+        got[g][i].push(await measure(groups[g][i]));
+      }
+    /** A group's figure: the median over its servers of each server's median over the rounds. */
+    const figure = (g, name, i) => median(got[g].map((rounds) => median(rounds.map((m) => m[name][i]))));
     const rows = [];
     for (const name of Object.keys(CALLS_BY_NAME))
       for (const [i, what] of [
         [0, 'wall p50'],
         [1, 'server CPU per call'],
       ]) {
-        const now = median(got.now.map((m) => m[name][i]));
-        const before = median(got.before.map((m) => m[name][i]));
-        const control = median(got.control.map((m) => m[name][i]));
+        const now = figure('now', name, i);
+        const before = figure('before', name, i);
+        const control = figure('control', name, i);
         const ratio = now / before;
         rows.push({
           target: `${name}: ${what}, now vs ${values.base} (${values.mode})`,
@@ -134,16 +145,17 @@ async function main() {
           limit: 1.05,
           pass: ratio <= 1.05,
           note:
-            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (medians of ${ROUNDS} rotated rounds); ` +
+            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (${SERVERS} servers a build, ${ROUNDS} rounds); ` +
             `noise in the same run, ${values.base} vs itself: ${round(control / before, 3)}×`,
         });
       }
     const file = values.mode === 'safe' ? 'regression' : `regression-${values.mode}`;
     writeResults(file, `The current build against ${values.base}, side by side (${values.mode} mode)`, rows, {
+      servers: SERVERS,
       rounds: got,
     });
   } finally {
-    for (const srv of Object.values(servers)) await srv.stop();
+    for (const srv of Object.values(groups).flat()) await srv.stop();
     base.cleanup();
   }
 }
