@@ -46,6 +46,8 @@ export interface Page {
 const MIN_ENTRY_BYTES = 40;
 /** What a size adds to an entry's JSON, reckoned before it is known (`,"size_bytes":12345`); trimmed after. */
 const SIZE_GUESS_BYTES = 19;
+/** What a time adds (`,"modified":"2026-11-26T03:10:34.123Z"`). */
+const TIME_BYTES = 38;
 /** Files stat'ed per batch while newest-first walks everything. */
 const NEWEST_BATCH = 4096;
 
@@ -109,8 +111,8 @@ const PATH_BATCH = 256;
 
 /** Path order: streams, and stops at the first file that does not fit. */
 export async function pathPage(req: PageRequest): Promise<Page> {
-  // A page holds at most PAGE_BYTES / 30 entries, far fewer than a batch may.
   const batched = batchable(req);
+  const guess = SIZE_GUESS_BYTES + (req.times ? TIME_BYTES : 0);
   const files: FileEntry[] = [];
   /** Batched: each entry's bytes before its size and time were known. */
   const sizeless: number[] = [];
@@ -127,7 +129,7 @@ export async function pathPage(req: PageRequest): Promise<Page> {
     if (!f || (req.after !== undefined && comparePaths(f.path, req.after) <= 0)) return;
     // Batched, the size is not known yet: reckoned, and the page trimmed to the truth once it is.
     const bytes = batched ? entryBytes(f) : entryBytes(withStat(f, e.stat, req.times));
-    if (files.length >= req.maxResults || !budget.take(batched ? bytes + SIZE_GUESS_BYTES : bytes)) {
+    if (files.length >= req.maxResults || !budget.take(batched ? bytes + guess : bytes)) {
       more = true;
       return false;
     }
