@@ -8,7 +8,7 @@
 // killed when it exits; a process that started a session of its own outlives it, still confined.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { landlockHelperPath, probeLandlockAbi } from './sandbox-landlock.js';
+import { landlockHelper, probeLandlockAbi } from './sandbox-landlock.js';
 import { maskedPaths, type SandboxContext } from './sandbox-mounts.js';
 import { writeSeccompFilter } from './seccomp.js';
 import type { RuntimeDirs } from './runtime-dir.js';
@@ -59,7 +59,7 @@ export class LandlockJail {
     slot: number,
     run: (helper: string, argv: string[], filter: string | undefined) => string | undefined,
   ): LandlockJail | { unavailable: string } {
-    const helper = landlockHelperPath();
+    const helper = landlockHelper(ctx.dirs);
     if (!helper) return { unavailable: 'the Landlock helper dist/native/wb-landlock was not built' };
     const abi = probeLandlockAbi(helper);
     if (typeof abi === 'string') return { unavailable: abi };

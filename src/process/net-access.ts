@@ -10,9 +10,8 @@
 // ever enters a sandbox. Refused hosts are remembered per call (bounded, BLOCK_TTL_MS) so that the same call,
 // sent again by a client that can ask its user, asks for exactly those names.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/load.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -22,6 +21,7 @@ import { DEFAULT_ALLOW } from './net-allow.js';
 import { BRIDGE_PORT, NetProxy, type NetDecision } from './net-proxy.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import type { NetMounts } from './sandbox-mounts.js';
+import { builtProgram, placeProgram } from './native.js';
 
 /** Calls whose refused hosts are remembered, and for how long. */
 const MAX_BLOCKED_CALLS = 64;
@@ -47,19 +47,6 @@ export interface NetHost {
   readonly log: Logger;
   /** The audit log, when one is configured: every proxy decision is a line. */
   readonly audit?: { network(e: NetAuditEvent): void } | undefined;
-}
-
-/** A program of native/ built next to this module (dist), or in dist/ when this module runs from source (tests). */
-export function builtProgram(name: string): string | undefined {
-  const candidates = [
-    new URL(`../native/${name}`, import.meta.url),
-    new URL(`../../dist/native/${name}`, import.meta.url),
-  ];
-  for (const u of candidates) {
-    const p = fileURLToPath(u);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
 }
 
 interface Attached {
@@ -93,17 +80,17 @@ export class NetAccess {
     // read-only bind costs bwrap a walk of the mount table: two of them added ~3.6 ms to every start).
     const dir = path.join(this.host.dirs.root, 'net');
     const socket = path.join(dir, 'proxy.sock');
-    const bridgeAt = path.join(dir, 'wb-netbridge');
     if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
       return { unavailable: `the runtime directory's path is too long for a unix socket (${socket})` };
     try {
       mkdirSync(dir, { mode: 0o700 });
-      copyFileSync(bridge, bridgeAt);
-      chmodSync(bridgeAt, 0o500);
     } catch (e) {
       return { unavailable: `the bridge could not be placed in ${dir} (${(e as Error).message})` };
     }
-    const starterAt = placeStarter(dir);
+    const bridgeAt = placeProgram('wb-netbridge', dir);
+    if (!bridgeAt) return { unavailable: `the bridge could not be copied into ${dir}` };
+    // wb-exec beside the bridge, where every sandbox sees it; without it commands start the usual way.
+    const starterAt = placeProgram('wb-exec', dir);
     const c = this.host.config;
     const proxy = new NetProxy({
       socketPath: socket,
@@ -209,19 +196,5 @@ export class NetAccess {
   private sweep(): void {
     const now = this.host.clock.now();
     for (const [k, e] of this.refused) if (now - e.at > BLOCK_TTL_MS) this.refused.delete(k);
-  }
-}
-
-/** A copy of wb-exec beside the bridge, where every sandbox sees it; undefined when it was not built. */
-function placeStarter(dir: string): string | undefined {
-  const built = builtProgram('wb-exec');
-  if (!built) return undefined;
-  const at = path.join(dir, 'wb-exec');
-  try {
-    copyFileSync(built, at);
-    chmodSync(at, 0o500);
-    return at;
-  } catch {
-    return undefined; // commands start the usual way
   }
 }

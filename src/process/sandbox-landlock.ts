@@ -9,11 +9,11 @@
 // (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older kernels); abstract
 // unix sockets and signals stay inside the sandbox (ABI >= 6). Usability is probed once, by running the
 // helper with the real options.
-import { lstatSync, existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { maskedPaths, type SandboxContext } from './sandbox-mounts.js';
 import { writeSeccompFilter } from './seccomp.js';
+import { placeProgram } from './native.js';
 
 /** Devices a command may write (and use ioctls on): what bubblewrap's own /dev offers. */
 const DEVICES_RW = ['/dev/null', '/dev/zero', '/dev/full', '/dev/tty', '/dev/ptmx', '/dev/pts'];
@@ -35,17 +35,12 @@ export interface LandlockPlan {
   network: 'none' | 'host';
 }
 
-/** The built helper next to this module (dist), or in dist/ when this module runs from source (tests). */
-export function landlockHelperPath(): string | undefined {
-  const candidates = [
-    new URL('../native/wb-landlock', import.meta.url),
-    new URL('../../dist/native/wb-landlock', import.meta.url),
-  ];
-  for (const u of candidates) {
-    const p = fileURLToPath(u);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
+/**
+ * The helper, as copied into the runtime directory's root (native.ts): it sets up each confinement, outside it,
+ * so it never runs from dist/, which may lie in the workspace. Undefined when it was not built.
+ */
+export function landlockHelper(dirs: { root: string }): string | undefined {
+  return placeProgram('wb-landlock', dirs.root);
 }
 
 /** The helper's options for this context (`fd`: where the seccomp filter is opened, when there is one). */
@@ -70,7 +65,7 @@ export function planLandlock(
   fd: number,
   run: (helper: string, argv: string[], filter: string | undefined) => string | undefined,
 ): LandlockPlan | { unavailable: string } {
-  const helper = landlockHelperPath();
+  const helper = landlockHelper(ctx.dirs);
   if (!helper)
     return {
       unavailable:

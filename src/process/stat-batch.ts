@@ -4,11 +4,11 @@
 // symlink, and the last component is never followed), so a page of a listing costs one round trip instead of
 // an lstat per file through /proc/self/fd (walk.ts). Requests run one at a time. Where the program was not
 // built, cannot start, or the kernel lacks openat2, `stat` rejects and the caller stats by itself; a helper that
-// failed is not started again. It holds nothing but the root's descriptor, and is killed at shutdown.
+// failed is not started again. It holds nothing but the root's descriptor, and is killed at shutdown. It runs
+// outside every sandbox, so it is started from the copy placed at start-up (native.ts), never from dist/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { builtProgram } from './net-access.js';
 
 export type BriefKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -63,9 +63,10 @@ export class StatBatch {
   private pending: Pending | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
+  /** `program`: wb-stat as placed in the runtime directory (native.ts placeProgram); undefined: none. */
   constructor(
     private readonly rootReal: string,
-    private readonly program = builtProgram('wb-stat'),
+    private readonly program: string | undefined,
   ) {}
 
   /** Why batches are not available (undefined: they are, or may be once started). */

@@ -11,6 +11,7 @@ import { AuditLog } from '../core/audit.js';
 import { Instructions } from '../workspace/instructions.js';
 import { SearchEngines } from '../workspace/search/engines.js';
 import { StatBatch } from '../process/stat-batch.js';
+import { placeProgram } from '../process/native.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../process/runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
@@ -83,7 +84,6 @@ export class Runtime {
     this.instructions = new Instructions(opts.root);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
     this.search = new SearchEngines(opts.config.env);
-    this.stats = new StatBatch(opts.root.real);
     this.dirs = createRuntimeDirs(
       { configured: opts.config.runtimeRoot, xdgRuntimeDir: opts.config.env.XDG_RUNTIME_DIR },
       opts.root.real,
@@ -96,6 +96,7 @@ export class Runtime {
       privateFiles: privateFilesOf(opts.config),
     });
     this.search.jail = this.jail;
+    this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));
     // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
     const netBlocks = this.netBlocks;
     const audit = this.audit;

@@ -14,7 +14,7 @@ import dgram from 'node:dgram';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtProgram } from '../../src/process/net-access.js';
+import { builtProgram } from '../../src/process/native.js';
 import { NOTE_MAX_BYTES } from '../../src/process/blocked.js';
 import { planSandbox } from '../../src/process/sandbox.js';
 import { call, needBwrap } from '../exec/exec-support.js';

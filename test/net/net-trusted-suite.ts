@@ -13,7 +13,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtProgram } from '../../src/process/net-access.js';
+import { builtProgram } from '../../src/process/native.js';
 import { call, pollUntil } from '../exec/exec-support.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
 import { bearer, META, request, send } from '../helpers/raw-http.js';
