@@ -24,34 +24,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#define WB_PROGRAM "wb-exec"
+#include "wb-request.h"
+
 /* More than execve accepts (argv and environment share ARG_MAX): a bigger request is not one we sent. */
 #define MAX_REQUEST (8u * 1024 * 1024)
 #define MAX_STRINGS (256u * 1024)
 
-static void fail(const char *what) {
-  fprintf(stderr, "wb-exec: %s\n", what);
-  _exit(125);
-}
-
-/* Read exactly n bytes; 0 on success, 1 on end of input before the first byte, else fail(). */
-static int read_all(unsigned char *p, size_t n, int eof_ok) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(0, p + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) fail("cannot read the request");
-    if (r == 0) {
-      if (got == 0 && eof_ok) return 1;
-      fail("the request ended early");
-    }
-    got += (size_t)r;
-  }
-  return 0;
-}
-
-static uint32_t le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 int main(int argc, char **argv) {
   (void)argv;

@@ -33,6 +33,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define WB_PROGRAM "wb-stat"
+#include "wb-request.h"
+
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
@@ -57,26 +60,6 @@ struct open_how_v0 {
   uint64_t resolve;
 };
 
-static void fail(const char *what) {
-  fprintf(stderr, "wb-stat: %s\n", what);
-  _exit(125);
-}
-
-/* Read exactly n bytes; 1 on end of input before the first byte (when allowed), else 0 or fail(). */
-static int read_all(unsigned char *p, size_t n, int eof_ok) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(0, p + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) fail("cannot read the request");
-    if (r == 0) {
-      if (got == 0 && eof_ok) return 1;
-      fail("the request ended early");
-    }
-    got += (size_t)r;
-  }
-  return 0;
-}
 
 static void write_all(const unsigned char *p, size_t n) {
   while (n > 0) {
@@ -86,10 +69,6 @@ static void write_all(const unsigned char *p, size_t n) {
     p += w;
     n -= (size_t)w;
   }
-}
-
-static uint32_t le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static void put32(unsigned char *p, uint32_t v) {
