@@ -8,24 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtProgram } from '../../src/process/net-access.js';
+import { builtProgram } from '../../src/process/native.js';
 import { PreparedPool } from '../../src/process/prepared.js';
 import { startRequest } from '../../src/process/prepared-sandbox.js';
 import { descendantsOf, procTable, signal } from '../helpers/hostile-bin.js';
+import { needBuilt } from '../helpers/native.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { call, needBwrap, processesWith, uniqueMarker, waitFor } from './exec-support.js';
 
 const starter = builtProgram('wb-exec');
-const bridge = builtProgram('wb-netbridge');
-
-function needStarter(what: string): boolean {
-  if (starter && bridge) return true;
-  const why = 'dist/native/wb-exec or wb-netbridge was not built (npm run build needs a C compiler)';
-  if (process.env.CI === 'true') throw new Error(`${what} under CI=true, but ${why}`);
-  console.log(`SKIP ${what}: ${why}`);
-  return false;
-}
 
 /** The wb-exec processes waiting below this test process, by pid. */
 function waiting(): number[] {
@@ -43,7 +35,9 @@ function cmdlineOf(pid: number): string {
 }
 
 const d =
-  needBwrap('sandboxes prepared ahead') && needStarter('sandboxes prepared ahead') ? describe : describe.skip;
+  needBwrap('sandboxes prepared ahead') && needBuilt(['wb-exec', 'wb-netbridge'], 'sandboxes prepared ahead')
+    ? describe
+    : describe.skip;
 
 d('a sandbox per command, prepared ahead', () => {
   let ws: TempWorkspace;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonBytes } from '../../src/core/page.js';
 import { comparePaths } from '../../src/workspace/path-order.js';
-import { entryBytes } from '../../src/tools/files/list_files.js';
+import { entryBytes } from '../../src/tools/files/file-pages.js';
 import { callTool } from '../helpers/rpc.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';

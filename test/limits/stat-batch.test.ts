@@ -7,27 +7,21 @@ import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtProgram } from '../../src/process/net-access.js';
+import { builtProgram } from '../../src/process/native.js';
 import { newestPage, pathPage, type PageRequest } from '../../src/tools/files/file-pages.js';
 import { StatBatch } from '../../src/process/stat-batch.js';
 import { resolvePath } from '../../src/workspace/paths.js';
+import { descendantsOf } from '../helpers/hostile-bin.js';
+import { needBuilt } from '../helpers/native.js';
 
 const program = builtProgram('wb-stat');
-
-function needProgram(what: string): boolean {
-  if (program) return true;
-  const why = 'dist/native/wb-stat was not built (npm run build needs a C compiler)';
-  if (process.env.CI === 'true') throw new Error(`${what} under CI=true, but ${why}`);
-  console.log(`SKIP ${what}: ${why}`);
-  return false;
-}
 
 let top: string;
 let ws: string;
 let outside: string;
 const batches: StatBatch[] = [];
 const batch = () => {
-  const b = new StatBatch(ws);
+  const b = new StatBatch(ws, program);
   batches.push(b);
   return b;
 };
@@ -57,7 +51,7 @@ afterAll(() => {
 
 describe('StatBatch (native/wb-stat)', () => {
   it('reports what lstat reports, in order, and nothing for what cannot be stat-ed', async () => {
-    if (!needProgram('StatBatch')) return;
+    if (!needBuilt(['wb-stat'], 'StatBatch')) return;
     const paths = [
       'a.txt',
       'src/b.ts',
@@ -85,7 +79,7 @@ describe('StatBatch (native/wb-stat)', () => {
   });
 
   it('never leaves the workspace: not through a symlinked directory, "..", or an absolute path', async () => {
-    if (!needProgram('StatBatch confinement')) return;
+    if (!needBuilt(['wb-stat'], 'StatBatch confinement')) return;
     const secret = path.join(outside, 'secret.txt');
     const got = await batch().stat([
       'out-dir/secret.txt',
@@ -101,7 +95,7 @@ describe('StatBatch (native/wb-stat)', () => {
   });
 
   it('answers many requests, one at a time, and a batch as large as a page', async () => {
-    if (!needProgram('StatBatch requests')) return;
+    if (!needBuilt(['wb-stat'], 'StatBatch requests')) return;
     const b = batch();
     const names = Array.from({ length: 30 }, (_, i) => `src/f${String(i).padStart(2, '0')}.txt`);
     const all = await Promise.all([b.stat(names), b.stat(names.slice(5)), b.stat([]), b.stat(names)]);
@@ -113,7 +107,7 @@ describe('StatBatch (native/wb-stat)', () => {
   });
 
   it('when the helper is gone a request fails, and is not retried', async () => {
-    if (!needProgram('StatBatch failure')) return;
+    if (!needBuilt(['wb-stat'], 'StatBatch failure')) return;
     const b = batch();
     await b.stat(['a.txt']);
     b.close();
@@ -141,7 +135,7 @@ describe('list_files pages with and without the batch', () => {
   });
 
   it('are the same, page after page, in path order and newest first', async () => {
-    if (!needProgram('list_files pages')) return;
+    if (!needBuilt(['wb-stat'], 'list_files pages')) return;
     const b = batch();
     for (const times of [false, true]) {
       let after: string | undefined;
@@ -165,8 +159,27 @@ describe('list_files pages with and without the batch', () => {
     expect(n1.files[0]?.modified).toBeDefined();
   });
 
+  it('are the same when the helper is killed between two pages', async () => {
+    if (!needBuilt(['wb-stat'], 'list_files after a killed helper')) return;
+    const helpers = () =>
+      new Set(
+        descendantsOf(process.pid)
+          .filter((p) => p.cmdline.split(' ')[0]?.endsWith('/wb-stat'))
+          .map((p) => p.pid),
+      );
+    const before = helpers();
+    const b = batch();
+    const first = await pathPage(request(b));
+    const mine = [...helpers()].filter((pid) => !before.has(pid));
+    expect(mine).toHaveLength(1);
+    process.kill(mine[0] as number, 'SIGKILL');
+    const after = first.cursor;
+    expect(await pathPage(request(b, { after }))).toEqual(await pathPage(request(undefined, { after })));
+    expect(b.unavailable).toBeDefined();
+  });
+
   it('are the same when the helper fails: the page is built by stat-ing each file', async () => {
-    if (!needProgram('list_files fallback')) return;
+    if (!needBuilt(['wb-stat'], 'list_files fallback')) return;
     const b = batch();
     b.close();
     expect(await pathPage(request(b))).toEqual(await pathPage(request(undefined)));

@@ -22,8 +22,6 @@ import {
 } from '../common.js';
 import { newestPage, pathPage, type FileEntry, type PageRequest } from './file-pages.js';
 
-export { entryBytes } from './file-pages.js';
-
 const input = z.object({
   path: pathArg().default('.'),
   patterns: globList('Globs to include ("*.ts" matches at any depth).'),
