@@ -5,10 +5,12 @@
  *
  * Listens on 127.0.0.1:<port> inside the sandbox's own network namespace (bubblewrap brings `lo` up), then
  * execs the command. A listener process, started before the exec and detached from the command (double fork:
- * the sandbox's init adopts it, so the command has no child it did not make), accepts TCP connections and
- * relays each one, bytes both ways, to the unix socket the server's proxy listens on. The proxy decides what
- * may pass; this program only copies bytes and holds no policy. It exits when the command exits (pidfd, else a
- * once-a-second check) and dies with the sandbox's PID namespace in any case.
+ * the sandbox's init adopts it, so the command has no child it did not make), first offers the listening
+ * socket to the server's relay (wb-netrelay.c) over the proxy's unix socket; taken, the relay accepts the
+ * command's connections itself and this process only waits. Otherwise (no relay, or the relay ends), it accepts
+ * TCP connections and relays each one, bytes both ways, to the unix socket the server's proxy listens on. The
+ * proxy decides what may pass; this program only copies bytes and holds no policy. It exits when the command
+ * exits (pidfd, else a once-a-second check) and dies with the sandbox's PID namespace in any case.
  *
  * Bytes move through a pipe per direction with splice(2), so they are never copied into this process (a large
  * download costs the bridge a few system calls per megabyte); where splice is refused, through a buffer.
@@ -34,12 +36,12 @@
 #include <sys/wait.h>
 #include <arpa/inet.h>
 #include <unistd.h>
+#include "wb-splice.h"
 
 #define MAX_CONNS 256
 /* Downloads (proxy → command) get a pipe this large; uploads keep the system's default (64 KiB). Pipe pages
  * count against the user's pipe-user-pages-soft, which other sandboxes of the same user share, hence not more. */
 #define PIPE_BYTES (256 * 1024)
-#define BUF_BYTES (64 * 1024)
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -47,15 +49,6 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-
-struct half {
-  int pipe[2];  /* splice: bytes in flight live in this pipe ... */
-  char *buf;    /* ... or, where splice is refused, in this buffer */
-  size_t cap;   /* how much may be in flight */
-  size_t off, len;
-  int eof;  /* the reading side saw end of stream */
-  int shut; /* the writing side was shut down after the data drained */
-};
 
 struct conn {
   int tcp, unx;
@@ -70,32 +63,6 @@ static const char *sock_path;
 static void die_usage(void) {
   fprintf(stderr, "usage: wb-netbridge <port> <unix-socket-path> -- <command> [args...]\n");
   exit(127);
-}
-
-static void set_nonblock(int fd) {
-  int fl = fcntl(fd, F_GETFL);
-  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-static void half_free(struct half *h) {
-  if (h->pipe[0] >= 0) close(h->pipe[0]);
-  if (h->pipe[1] >= 0) close(h->pipe[1]);
-  free(h->buf);
-}
-
-/* A pipe (of `bytes`, or the system's default size) for splice; else a buffer. 0, or -1 when out of memory. */
-static int half_init(struct half *h, int bytes) {
-  h->pipe[0] = h->pipe[1] = -1;
-  if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) == 0) {
-    int size = bytes ? fcntl(h->pipe[1], F_SETPIPE_SZ, bytes) : -1;
-    if (size < 0) size = fcntl(h->pipe[1], F_GETPIPE_SZ);
-    h->cap = size > 0 ? (size_t)size : 4096;
-    return 0;
-  }
-  h->pipe[0] = h->pipe[1] = -1;
-  h->buf = malloc(BUF_BYTES);
-  h->cap = BUF_BYTES;
-  return h->buf ? 0 : -1;
 }
 
 static void close_conn(int i) {
@@ -156,76 +123,65 @@ static void accept_one(int lfd) {
   conns[nconns++] = c;
 }
 
-static int again(void) {
-  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+/* The command's process ended (its pidfd is readable, or, without one, it no longer exists). */
+static int command_ended(const struct pollfd *p, pid_t command) {
+  return p->fd >= 0 ? p->revents != 0 : (kill(command, 0) < 0 && errno == ESRCH);
 }
 
-/* splice(2) refused for this pair (EINVAL): the half goes on with a buffer. 0, or -1 when out of memory. */
-static int to_buffer(struct half *h) {
-  if (h->len > 0) return -1; /* bytes already in the pipe: cannot happen, splice failed on the first move */
-  half_free(h);
-  h->pipe[0] = h->pipe[1] = -1;
-  h->buf = malloc(BUF_BYTES);
-  h->cap = BUF_BYTES;
-  return h->buf ? 0 : -1;
+/*
+ * Offers the listening socket to the server's relay (wb-netrelay.c) over the proxy's socket. Taken (`Y`), the
+ * relay accepts the command's connections itself, so their bytes cross one process instead of two; this
+ * program then only holds the returned connection open for as long as the command runs. -1: not taken (no
+ * relay, the server relays bytes itself, or the relay is full): this program relays as before.
+ */
+static int hand_over(int lfd) {
+  static const char HAND_OVER[4] = {0, 'w', 'b', 'l'};
+  int u = connect_proxy();
+  if (u < 0) return -1;
+  int fl = fcntl(u, F_GETFL);
+  if (fl >= 0) fcntl(u, F_SETFL, fl & ~O_NONBLOCK);
+  struct timeval tv = {2, 0};
+  setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } cm;
+  memset(&cm, 0, sizeof cm);
+  struct iovec iov = {(void *)HAND_OVER, sizeof HAND_OVER};
+  struct msghdr m;
+  memset(&m, 0, sizeof m);
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = cm.buf;
+  m.msg_controllen = sizeof cm.buf;
+  struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+  h->cmsg_level = SOL_SOCKET;
+  h->cmsg_type = SCM_RIGHTS;
+  h->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(h), &lfd, sizeof lfd);
+  char ack = 0;
+  if (sendmsg(u, &m, MSG_NOSIGNAL) != (ssize_t)sizeof HAND_OVER || read(u, &ack, 1) != 1 || ack != 'Y') {
+    close(u);
+    return -1;
+  }
+  return u;
 }
 
-/* Move bytes from `from` into h, then from h to `to`. Returns -1 when the connection must be closed. */
-static int pump(int from, int to, struct half *h) {
-  if (h->pipe[0] >= 0) {
-    if (h->len < h->cap && !h->eof) {
-      ssize_t n = splice(from, NULL, h->pipe[1], NULL, h->cap - h->len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-      if (n > 0) h->len += (size_t)n;
-      else if (n == 0) h->eof = 1;
-      else if (errno == EINVAL) return to_buffer(h) < 0 ? -1 : pump(from, to, h);
-      else if (!again()) return -1;
-    }
-    while (h->len > 0) {
-      ssize_t n = splice(h->pipe[0], NULL, to, NULL, h->len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-      if (n > 0) h->len -= (size_t)n;
-      else if (n < 0 && again()) break;
-      else return -1;
-    }
-  } else if (h->len == 0 && !h->eof) {
-    ssize_t n = read(from, h->buf, BUF_BYTES);
-    if (n > 0) {
-      h->off = 0;
-      h->len = (size_t)n;
-    } else if (n == 0) {
-      h->eof = 1;
-    } else if (!again()) {
-      return -1;
+/* Waits while the relay serves the listener: returns when the relay is gone (this program then takes over). */
+static void watch(int relay, pid_t command, int pidfd) {
+  for (;;) {
+    struct pollfd p[2] = {{pidfd, POLLIN, 0}, {relay, POLLIN, 0}};
+    int r = poll(p, 2, pidfd < 0 ? 1000 : -1);
+    if (r < 0 && errno != EINTR) _exit(1);
+    if (command_ended(&p[0], command)) _exit(0);
+    if (r > 0 && p[1].revents) {
+      close(relay);
+      return;
     }
   }
-  while (h->buf && h->len > 0) {
-    ssize_t n = send(to, h->buf + h->off, h->len, MSG_NOSIGNAL);
-    if (n > 0) {
-      h->off += (size_t)n;
-      h->len -= (size_t)n;
-    } else if (n < 0 && again()) {
-      break;
-    } else {
-      return -1;
-    }
-  }
-  if (h->eof && h->len == 0 && !h->shut) {
-    shutdown(to, SHUT_WR);
-    h->shut = 1;
-  }
-  return 0;
 }
 
-static short want(const struct half *in, const struct half *out) {
-  short ev = 0;
-  if (in->len < (in->buf ? 1 : in->cap) && !in->eof) ev |= POLLIN; /* room to read more for the other side */
-  if (out->len > 0) ev |= POLLOUT;             /* data waiting to be written here */
-  return ev;
-}
-
-static void serve(int lfd, pid_t command) {
-  /* The listener outlives nothing: it stops when the command's process ends. */
-  int pidfd = (int)syscall(SYS_pidfd_open, command, 0);
-  if (pidfd < 0 && errno == ESRCH) _exit(0);
+static void serve(int lfd, pid_t command, int pidfd) {
   static struct pollfd pfd[2 + 2 * MAX_CONNS];
   for (;;) {
     int n = 0;
@@ -242,7 +198,7 @@ static void serve(int lfd, pid_t command) {
     }
     int r = poll(pfd, (nfds_t)n, pidfd < 0 ? 1000 : -1);
     if (r < 0 && errno != EINTR) _exit(1);
-    if (pidfd >= 0 ? (pfd[0].revents != 0) : (kill(command, 0) < 0 && errno == ESRCH)) _exit(0);
+    if (command_ended(&pfd[0], command)) _exit(0);
     if (r <= 0) continue;
     /* Connections first (their pollfd slots follow the order of conns[] before any change). */
     for (int i = nconns - 1; i >= 0; i--) {
@@ -325,7 +281,12 @@ int main(int argc, char **argv) {
         if (devnull > 2) close(devnull);
       }
       close_others(lfd);
-      serve(lfd, command);
+      /* The listener outlives nothing: it stops when the command's process ends. */
+      int pidfd = (int)syscall(SYS_pidfd_open, command, 0);
+      if (pidfd < 0 && errno == ESRCH) _exit(0);
+      int relay = hand_over(lfd);
+      if (relay >= 0) watch(relay, command, pidfd);
+      serve(lfd, command, pidfd);
       _exit(0);
     }
     if (child > 0) waitpid(child, NULL, 0);

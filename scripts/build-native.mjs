@@ -1,8 +1,8 @@
 // Builds the small C helpers (no native Node module) with the first C compiler on PATH (cc, gcc, clang), into
 // dist/native/: the sandbox's network bridge (native/wb-netbridge.c; README "Network in safe mode"), the
 // Landlock sandbox used where bubblewrap cannot run (native/wb-landlock.c; docs/security-model.md) and the end
-// of a sandbox prepared ahead of its command (native/wb-exec.c; docs/security-model.md) and the batch lstat of
-// listings (native/wb-stat.c; docs/tools.md#limits). They have no
+// of a sandbox prepared ahead of its command (native/wb-exec.c; docs/security-model.md), the batch lstat of
+// listings (native/wb-stat.c; docs/tools.md#limits) and the proxy's data plane (native/wb-netrelay.c). They have no
 // dependencies beyond libc. Where no compiler exists, or it cannot build a file (no C library headers),
 // that helper is not built and the build goes on: server_info / check_exec_environment then say what is
 // missing (`safe` commands without network; no sandbox where bubblewrap cannot run).
@@ -17,6 +17,7 @@ const HELPERS = [
   { name: 'wb-landlock', without: 'commands will run unconfined where bubblewrap cannot run' },
   { name: 'wb-exec', without: 'every sandbox is set up when its command comes (no sandbox prepared ahead)' },
   { name: 'wb-stat', without: 'listings stat each file from Node (slower on big trees)' },
+  { name: 'wb-netrelay', without: 'the proxy moves the bytes of every tunnel in Node (slower downloads)' },
 ];
 
 function onPath(name) {

@@ -92,6 +92,10 @@ export class NetAccess {
     // wb-exec beside the bridge, where every sandbox sees it; without it commands start the usual way.
     const starterAt = placeProgram('wb-exec', dir);
     const c = this.host.config;
+    // The data plane runs outside every sandbox, so from a copy in the runtime directory's root (native.ts);
+    // its hand-over socket lies there too, out of the sandboxes' sight.
+    const relayAt = placeProgram('wb-netrelay', this.host.dirs.root);
+    const serverPath = path.join(this.host.dirs.root, 'proxy-server.sock');
     const proxy = new NetProxy({
       socketPath: socket,
       rules: {
@@ -101,6 +105,10 @@ export class NetAccess {
       },
       testResolve: c.testResolve,
       onDecision: (d) => this.decided(d),
+      ...(relayAt && Buffer.byteLength(serverPath) <= MAX_SOCKET_PATH
+        ? { relay: { program: relayAt, serverPath } }
+        : {}),
+      onNotice: (message) => this.host.log.warn(message),
     });
     try {
       proxy.listen();
@@ -110,6 +118,16 @@ export class NetAccess {
     }
     this.proxy = proxy;
     return { socket, dir, bridgeAt, starterAt };
+  }
+
+  /** Settles once the proxy's data plane is in place (net-proxy.ts ready()). */
+  ready(): Promise<void> {
+    return this.proxy?.ready() ?? Promise.resolve();
+  }
+
+  /** Who moves the bytes of an allowed tunnel, while the proxy runs. */
+  dataPlane(): 'relay' | 'server' | undefined {
+    return this.proxy?.dataPlane;
   }
 
   /** The argv that starts the bridge ahead of a command, when the proxy runs (net-proxy.ts). */

@@ -12,12 +12,21 @@
 // a command opened end with it (revoke). Bounded: at most MAX_UPSTREAM connections out at once, idle ones closed
 // after IDLE_MS.
 import { lookup } from 'node:dns';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
+import net, { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
-import { absoluteHttpUrl, forwardHttp, openTunnel, parseAuthority, reply, send } from './net-relay.js';
+import { RelayLink } from './net-relay-link.js';
+import {
+  absoluteHttpUrl,
+  forwardHttp,
+  openTunnel,
+  parseAuthority,
+  reply,
+  send,
+  unreachable,
+} from './net-relay.js';
 
 export { parseAuthority };
 
@@ -56,6 +65,30 @@ export interface ProxyOptions {
   /** Test-only resolver override (WB_TEST_RESOLVE): host name → addresses, consulted before DNS. */
   testResolve?: Readonly<Record<string, readonly string[]>>;
   onDecision: (d: NetDecision) => void;
+  /**
+   * The data plane (native/wb-netrelay.c, placed where no sandbox sees it), and the socket where it hands the
+   * proxy what is not a CONNECT (likewise out of every sandbox's sight). Without it, or when it ends, the
+   * server relays the bytes itself.
+   */
+  relay?: { program: string; serverPath: string };
+  /** What the server should know of the data plane (it failed to start, it ended). */
+  onNotice?: (message: string) => void;
+}
+
+/** Something the proxy can cut: a socket it holds, or a connection the relay holds. */
+interface Closable {
+  destroy(): void;
+}
+
+/** A CONNECT's outcome: the answer to write and close, or the checked address to connect to. */
+type ConnectOutcome = { answer: string } | { host: string; port: number; address: string };
+
+/** A connection the relay holds, from its head until its X frame. */
+interface Relayed {
+  client: Client | undefined;
+  closer: Closable;
+  /** Counted in `upstream` (allowed): released when it closes. */
+  counted: boolean;
 }
 
 interface Client {
@@ -63,7 +96,7 @@ interface Client {
   /** Host names the user granted this command ('*': any). */
   granted: Set<string>;
   /** Its connections open through the proxy: cut when the command ends (revoke). */
-  live: Set<Duplex>;
+  live: Set<Closable>;
   ended: boolean;
 }
 
@@ -72,6 +105,11 @@ export class NetProxy {
   private readonly clients = new Map<string, Client>();
   private upstream = 0;
   private closed = false;
+  /** Listeners of the server's own (the socket's path, the relay's hand-over socket). */
+  private readonly listeners: net.Server[] = [];
+  private link: RelayLink | undefined;
+  private readonly relayed = new Map<number, Relayed>();
+  private relayStarted: Promise<void> | undefined;
 
   constructor(private readonly opts: ProxyOptions) {
     this.server = http.createServer({ requestTimeout: 0, headersTimeout: 10_000 });
@@ -92,15 +130,76 @@ export class NetProxy {
     });
   }
 
-  /** Binds the socket (synchronously: it exists when this returns) and makes it 0600. */
+  /**
+   * Binds the socket (synchronously: it exists when this returns, served by the server itself) and makes it
+   * 0600; then, with a relay, starts it and moves it onto the socket's path once it listens (a rename: at no
+   * moment is the path missing).
+   */
   listen(): void {
-    rmSync(this.opts.socketPath, { force: true });
-    this.server.listen(this.opts.socketPath);
-    chmodSync(this.opts.socketPath, 0o600);
+    this.listenOn(this.opts.socketPath);
+    if (this.opts.relay) this.relayStarted = this.startRelay(this.opts.relay);
+  }
+
+  /** Settles once the relay serves the socket's path, or the server does without it. */
+  ready(): Promise<void> {
+    return this.relayStarted ?? Promise.resolve();
+  }
+
+  /** Who moves the bytes of an allowed tunnel. */
+  get dataPlane(): 'relay' | 'server' {
+    return this.link ? 'relay' : 'server';
+  }
+
+  /** The relay's process id, while it runs (tests). */
+  get relayPid(): number | undefined {
+    return this.link?.pid;
   }
 
   get socketPath(): string {
     return this.opts.socketPath;
+  }
+
+  /** The proxy on a unix socket at `at` (0600), replacing whatever was there. */
+  private listenOn(at: string): void {
+    rmSync(at, { force: true });
+    // As http.Server makes its own: a client's half-close (upload done) leaves the download running.
+    const l = net.createServer({ allowHalfOpen: true }, (s) => this.server.emit('connection', s));
+    l.maxConnections = 4 * MAX_UPSTREAM;
+    l.listen(at);
+    chmodSync(at, 0o600);
+    this.listeners.push(l);
+  }
+
+  private async startRelay(relay: { program: string; serverPath: string }): Promise<void> {
+    const staged = `${this.opts.socketPath}.relay`;
+    try {
+      this.listenOn(relay.serverPath);
+      const link = await RelayLink.start(relay.program, staged, relay.serverPath, {
+        head: (id, head) => void this.onRelayHead(link, id, head),
+        closed: (id) => this.relayClosed(id),
+        exit: (why) => this.relayEnded(why),
+      });
+      if (this.closed) return link.stop();
+      renameSync(staged, this.opts.socketPath);
+      this.link = link;
+    } catch (e) {
+      rmSync(staged, { force: true });
+      this.opts.onNotice?.(`the proxy relays tunnels itself: ${(e as Error).message}`);
+    }
+  }
+
+  /** The relay ended: its connections are gone, and the server serves the socket's path again. */
+  private relayEnded(why: string): void {
+    if (this.link === undefined) return;
+    this.link = undefined;
+    for (const id of [...this.relayed.keys()]) this.relayClosed(id);
+    if (this.closed) return;
+    this.opts.onNotice?.(`${why}; the proxy relays tunnels itself from now on`);
+    try {
+      this.listenOn(this.opts.socketPath);
+    } catch (e) {
+      this.opts.onNotice?.(`the proxy could not listen again (${(e as Error).message})`);
+    }
   }
 
   /** A new credential for one command; its grants live and die with it. */
@@ -127,18 +226,25 @@ export class NetProxy {
     c.live.clear();
   }
 
-  /** Ties a connection to the command whose credential came with it; false when that command has ended. */
-  private track(client: Client | undefined, socket: Duplex): boolean {
+  /**
+   * Ties a connection to the command whose credential came with it; false when that command has ended. A socket
+   * leaves the set when it closes; a relayed connection when the relay says so (relayClosed).
+   */
+  private track(client: Client | undefined, conn: Duplex | Closable): boolean {
     if (!client) return true;
     if (client.ended) return false;
-    client.live.add(socket);
-    socket.once('close', () => client.live.delete(socket));
+    client.live.add(conn);
+    if ('once' in conn) conn.once('close', () => client.live.delete(conn));
     return true;
   }
 
   close(): Promise<void> {
     this.closed = true;
     this.clients.clear();
+    this.link?.stop();
+    this.link = undefined;
+    this.relayed.clear();
+    for (const l of this.listeners) l.close();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -146,7 +252,11 @@ export class NetProxy {
   }
 
   private client(req: IncomingMessage): Client | undefined {
-    const h = req.headers['proxy-authorization'];
+    return this.clientFor(req.headers['proxy-authorization']);
+  }
+
+  /** The command whose credential a Proxy-Authorization value carries. */
+  private clientFor(h: string | undefined): Client | undefined {
     const m = typeof h === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h) : null;
     if (!m) return undefined;
     const [user, token] = Buffer.from(m[1] as string, 'base64')
@@ -158,34 +268,70 @@ export class NetProxy {
   private async onConnect(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => {});
     const client = this.client(req);
-    const target = parseAuthority(req.url ?? '');
-    const base = { method: 'CONNECT', commandId: client?.commandId };
-    if (!target) {
-      this.decide({
-        ...base,
-        host: String(req.url).slice(0, 100),
-        port: 0,
-        allowed: false,
-        reason: 'bad_request',
-      });
-      return void socket.end(reply(400, 'Bad Request', 'workbench-mcp proxy: CONNECT needs host:port.\n'));
-    }
-    const r = await this.check(target.host, target.port, 'CONNECT', client);
-    if (!r.ok) return void socket.end(reply(r.status, r.statusText, r.body));
+    const o = await this.connectOutcome(req.url ?? '', client);
+    if ('answer' in o) return void socket.end(o.answer);
     if (socket.destroyed || !this.track(client, socket)) {
       socket.destroy();
       return this.release();
     }
     openTunnel({
       socket,
-      host: target.host,
-      port: target.port,
-      address: r.address,
+      ...o,
       head,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       idleMs: IDLE_MS,
       onClose: () => this.release(),
     });
+  }
+
+  /** A CONNECT the relay holds: decided here, its bytes moved there. */
+  private async onRelayHead(link: RelayLink, id: number, head: Buffer): Promise<void> {
+    const parsed = parseConnectHead(head);
+    const client = this.clientFor(parsed?.auth);
+    const entry: Relayed = { client, closer: { destroy: () => link.kill(id) }, counted: false };
+    this.relayed.set(id, entry);
+    const o = await this.connectOutcome(
+      parsed?.target ?? head.toString('latin1').split('\r\n')[0] ?? '',
+      client,
+      parsed !== undefined,
+    );
+    if ('answer' in o) return link.reply(id, o.answer);
+    // Closed, or the relay gone, while the name was looked up.
+    if (this.relayed.get(id) !== entry) return this.release();
+    entry.counted = true;
+    if (!this.track(client, entry.closer)) return link.kill(id);
+    link.connect(id, o.address, o.port, unreachable(o.host, o.port, o.address));
+  }
+
+  /** The relay closed a connection it had sent the head of. */
+  private relayClosed(id: number): void {
+    const e = this.relayed.get(id);
+    if (!e) return;
+    this.relayed.delete(id);
+    e.client?.live.delete(e.closer);
+    if (e.counted) this.release();
+  }
+
+  /** The decision for `CONNECT authority`: an answer (refused, malformed), or where to connect (counted). */
+  private async connectOutcome(
+    authority: string,
+    client: Client | undefined,
+    wellFormed = true,
+  ): Promise<ConnectOutcome> {
+    const target = wellFormed ? parseAuthority(authority) : undefined;
+    if (!target) {
+      this.decide({
+        method: 'CONNECT',
+        commandId: client?.commandId,
+        host: authority.slice(0, 100),
+        port: 0,
+        allowed: false,
+        reason: 'bad_request',
+      });
+      return { answer: reply(400, 'Bad Request', 'workbench-mcp proxy: CONNECT needs host:port.\n') };
+    }
+    const r = await this.check(target.host, target.port, 'CONNECT', client);
+    return r.ok ? { ...target, address: r.address } : { answer: reply(r.status, r.statusText, r.body) };
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -306,4 +452,18 @@ export function refusalBody(d: NetDecision): string {
     bad_request: `malformed proxy request.`,
   };
   return `workbench-mcp proxy refused ${hp}: ${lines[d.reason ?? 'bad_request']}\n`;
+}
+
+/** The target and credential of a CONNECT head as the relay sends it; undefined when it is not one. */
+export function parseConnectHead(head: Buffer): { target: string; auth?: string } | undefined {
+  const lines = head.toString('latin1').split('\r\n');
+  const m = /^CONNECT (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
+  if (!m) return undefined;
+  let auth: string | undefined;
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'proxy-authorization')
+      auth = line.slice(colon + 1).trim();
+  }
+  return { target: m[1] as string, ...(auth !== undefined ? { auth } : {}) };
 }

@@ -58,6 +58,15 @@ export function reply(status: number, text: string, body: string): string {
   );
 }
 
+/** The answer to a CONNECT whose checked address could not be reached. */
+export function unreachable(host: string, port: number, address: string): string {
+  return reply(
+    502,
+    'Bad Gateway',
+    `workbench-mcp proxy: ${host}:${port} (${address}) could not be reached.\n`,
+  );
+}
+
 /** A plain-text answer to an absolute-URI request, closing the connection. */
 export function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
@@ -127,14 +136,7 @@ export function openTunnel(t: TunnelSpec): void {
     onread: { buffer: () => buffers.next(), callback: relay },
   });
   const fail = () => {
-    if (!open && socket.writable)
-      socket.end(
-        reply(
-          502,
-          'Bad Gateway',
-          `workbench-mcp proxy: ${t.host}:${t.port} (${t.address}) could not be reached.\n`,
-        ),
-      );
+    if (!open && socket.writable) socket.end(unreachable(t.host, t.port, t.address));
     else socket.destroy();
     up.destroy();
   };

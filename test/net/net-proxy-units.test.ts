@@ -4,12 +4,14 @@
 // loopback: CONNECT and absolute-URI requests allowed by name, refusals answered at once with a readable 403,
 // a private answer refused unless SERVICE_NETWORK_ALLOW_PRIVATE names it, a per-command grant and its revocation,
 // and every decision reported with the command that asked.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fit, NOTE_MAX_BYTES, outputNote, proxyNote } from '../../src/process/blocked.js';
 import { Command } from '../../src/process/command.js';
@@ -25,6 +27,11 @@ import {
 import { load } from '../../src/config/load.js';
 import { isHostPattern, isPrivateEntry, testResolve } from '../../src/config/network.js';
 import { NetProxy, parseAuthority, type NetDecision } from '../../src/process/net-proxy.js';
+import { builtProgram } from '../../src/process/native.js';
+import { needBuilt } from '../helpers/native.js';
+import { until } from '../helpers/raw-http.js';
+
+const HELPERS = path.join(path.dirname(fileURLToPath(import.meta.url)), '../helpers');
 
 describe('host rules', () => {
   it('exact names, *.subdomains (not the apex), * for any; deny wins over allow and grants', () => {
@@ -235,230 +242,417 @@ describe('notes on a command', () => {
   });
 });
 
-describe('the proxy over its unix socket', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'wb-proxy-'));
-  const sock = path.join(dir, 'p.sock');
-  const decisions: NetDecision[] = [];
-  let upstream: http.Server;
-  let port = 0;
-  let proxy: NetProxy;
-  let rawSeen = '';
-  let raw: net.Server;
-  let rawPort = 0;
+const relayProgram = builtProgram('wb-netrelay');
 
-  const start = (allowPrivate: string[]) => {
-    const p = new NetProxy({
-      socketPath: sock,
-      rules: { allow: [...DEFAULT_ALLOW, 'allowed.test'], deny: ['denied.test'], allowPrivate },
-      testResolve: {
-        'allowed.test': ['127.0.0.1'],
-        'registry.npmjs.org': ['127.0.0.1'],
-        'granted.test': ['127.0.0.1'],
-      },
-      onDecision: (d) => void decisions.push(d),
-    });
-    p.listen();
-    return p;
-  };
+/**
+ * The same exchanges whoever moves the bytes: the server itself, or native/wb-netrelay.c with the server
+ * deciding (net-proxy.ts).
+ */
+describe.each(['server', 'relay'] as const)(
+  'the proxy over its unix socket, bytes moved by the %s',
+  (plane) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-proxy-'));
+    const sock = path.join(dir, 'p.sock');
+    const decisions: NetDecision[] = [];
+    const notices: string[] = [];
+    const runs = plane === 'server' || needBuilt(['wb-netrelay'], 'the proxy through wb-netrelay');
+    const check = it.skipIf(!runs);
+    let noticed: ((m: string) => void) | undefined;
+    let upstream: http.Server;
+    let port = 0;
+    let proxy: NetProxy;
+    let rawSeen = '';
+    let raw: net.Server;
+    let rawPort = 0;
 
-  beforeAll(async () => {
-    upstream = http.createServer((req, res) => res.end(`hello ${req.method} ${req.headers.host} ${req.url}`));
-    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
-    port = (upstream.address() as AddressInfo).port;
-    raw = net.createServer((s) => s.on('data', (d) => (rawSeen += d.toString())));
-    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', () => r()));
-    rawPort = (raw.address() as AddressInfo).port;
-    proxy = start(['allowed.test', 'registry.npmjs.org', 'granted.test']);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    upstream?.close();
-    raw?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** One raw exchange over the proxy socket: what it answers to `head` (and then to `after` if the tunnel opens). */
-  const exchange = (head: string, after?: string): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const s = net.connect(sock);
-      let got = '';
-      let sent = false;
-      s.on('data', (d) => {
-        got += d.toString('latin1');
-        if (after !== undefined && !sent && got.startsWith('HTTP/1.1 200')) {
-          sent = true;
-          s.write(after);
-        }
+    const start = async (allowPrivate: string[]) => {
+      const p = new NetProxy({
+        socketPath: sock,
+        rules: { allow: [...DEFAULT_ALLOW, 'allowed.test'], deny: ['denied.test'], allowPrivate },
+        testResolve: {
+          'allowed.test': ['127.0.0.1'],
+          'registry.npmjs.org': ['127.0.0.1'],
+          'granted.test': ['127.0.0.1'],
+        },
+        onDecision: (d) => void decisions.push(d),
+        onNotice: (m) => {
+          notices.push(m);
+          noticed?.(m);
+        },
+        ...(plane === 'relay' && relayProgram
+          ? { relay: { program: relayProgram, serverPath: path.join(dir, 'server.sock') } }
+          : {}),
       });
-      s.on('end', () => resolve(got));
-      s.on('error', reject);
-      s.write(head);
-    });
-  const auth = (token: string) =>
-    `Proxy-Authorization: Basic ${Buffer.from(`wb:${token}`).toString('base64')}\r\n`;
+      p.listen();
+      await p.ready();
+      expect(p.dataPlane).toBe(plane);
+      return p;
+    };
 
-  it('the socket is 0600', () => {
-    expect(statSync(sock).mode & 0o777).toBe(0o600);
-  });
-
-  it('CONNECT to an allowed name tunnels bytes to the checked address', async () => {
-    const got = await exchange(
-      `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\nHost: registry.npmjs.org:${port}\r\n\r\n`,
-      `GET /pkg HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
-    );
-    expect(got).toMatch(/^HTTP\/1.1 200 Connection Established/);
-    expect(got).toContain('hello GET registry.npmjs.org /pkg');
-    expect(decisions.at(-1)).toMatchObject({
-      host: 'registry.npmjs.org',
-      allowed: true,
-      address: '127.0.0.1',
-    });
-  });
-
-  it('an absolute-URI GET is forwarded with its Host and without the proxy credential', async () => {
-    proxy.register('tok1', 'cmd1');
-    const got = await exchange(
-      `GET http://allowed.test:${port}/a?b=1 HTTP/1.1\r\nHost: allowed.test:${port}\r\n${auth('tok1')}Connection: close\r\n\r\n`,
-    );
-    expect(got).toMatch(/^HTTP\/1.1 200/);
-    expect(got).toContain(`hello GET allowed.test:${port} /a?b=1`);
-    expect(decisions.at(-1)).toMatchObject({ host: 'allowed.test', allowed: true, commandId: 'cmd1' });
-  });
-
-  it('a name not on the list: 403 at once with a body naming the host and the next call, recorded on the command', async () => {
-    proxy.register('tok2', 'cmd2');
-    const t0 = Date.now();
-    const got = await exchange(`CONNECT example.com:443 HTTP/1.1\r\n${auth('tok2')}\r\n`);
-    expect(Date.now() - t0).toBeLessThan(5000); // only a hang would fail this: no lookup, no connect
-    expect(got).toMatch(/^HTTP\/1.1 403 Forbidden/);
-    expect(got).toContain('example.com is not on this server');
-    expect(got).toContain('request_permissions');
-    expect(got).toContain('SERVICE_NETWORK_ALLOW');
-    expect(decisions.at(-1)).toMatchObject({
-      host: 'example.com',
-      allowed: false,
-      reason: 'not_allowed',
-      commandId: 'cmd2',
-    });
-    const denied = await exchange(`GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n`);
-    expect(denied).toMatch(/^HTTP\/1.1 403/);
-    expect(denied).toContain('SERVICE_NETWORK_DENY');
-  });
-
-  it('a grant lets that one command reach the name; revoked with the command, and never for another command', async () => {
-    proxy.register('tok3', 'cmd3');
-    proxy.register('tok4', 'cmd4');
-    proxy.grant('tok3', ['granted.test']);
-    const req = (t: string) =>
-      exchange(
-        `GET http://granted.test:${port}/ HTTP/1.1\r\nHost: granted.test\r\n${auth(t)}Connection: close\r\n\r\n`,
+    beforeAll(async () => {
+      upstream = http.createServer((req, res) =>
+        res.end(`hello ${req.method} ${req.headers.host} ${req.url}`),
       );
-    expect(await req('tok3')).toMatch(/^HTTP\/1.1 200/);
-    expect(decisions.at(-1)).toMatchObject({ allowed: true, granted: true, commandId: 'cmd3' });
-    expect(await req('tok4')).toMatch(/^HTTP\/1.1 403/);
-    proxy.revoke('tok3');
-    expect(await req('tok3')).toMatch(/^HTTP\/1.1 403/);
-  });
+      await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+      port = (upstream.address() as AddressInfo).port;
+      raw = net.createServer((s) => s.on('data', (d) => (rawSeen += d.toString())));
+      await new Promise<void>((r) => raw.listen(0, '127.0.0.1', () => r()));
+      rawPort = (raw.address() as AddressInfo).port;
+      if (runs) proxy = await start(['allowed.test', 'registry.npmjs.org', 'granted.test']);
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      upstream?.close();
+      raw?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('a tunnel a granted command opened is cut when the command ends (revoke), whoever holds the socket', async () => {
-    let seen = '';
-    const echo = net.createServer((c) => c.on('data', (d) => ((seen += d.toString()), c.write(d))));
-    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
-    proxy.register('tok5', 'cmd5');
-    proxy.grant('tok5', ['granted.test']);
-    const s = net.connect(sock);
-    let got = '';
-    let sent = false;
-    s.on('error', () => {});
-    const closed = new Promise<void>((r) => s.once('close', () => r()));
-    const echoed = new Promise<void>((r) =>
-      s.on('data', (d) => {
-        got += d.toString('latin1');
-        if (got.startsWith('HTTP/1.1 200') && !sent) sent = s.write('before-end') || true;
-        if (got.endsWith('before-end')) r();
-      }),
-    );
-    s.write(`CONNECT granted.test:${(echo.address() as AddressInfo).port} HTTP/1.1\r\n${auth('tok5')}\r\n`);
-    await echoed;
-    expect(seen).toBe('before-end');
-    proxy.revoke('tok5');
-    // Only a tunnel left open would fail this (by the test's timeout): revoke closes it.
-    await closed;
-    expect(s.destroyed).toBe(true);
-    echo.close();
-  });
+    /** One raw exchange over the proxy socket: what it answers to `head` (and then to `after` if the tunnel opens). */
+    const exchange = (head: string, after?: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = net.connect(sock);
+        let got = '';
+        let sent = false;
+        s.on('data', (d) => {
+          got += d.toString('latin1');
+          if (after !== undefined && !sent && got.startsWith('HTTP/1.1 200')) {
+            sent = true;
+            s.write(after);
+          }
+        });
+        s.on('end', () => resolve(got));
+        s.on('error', reject);
+        s.write(head);
+      });
+    const auth = (token: string) =>
+      `Proxy-Authorization: Basic ${Buffer.from(`wb:${token}`).toString('base64')}\r\n`;
 
-  it('an allowed name resolving to loopback is refused unless SERVICE_NETWORK_ALLOW_PRIVATE names it', async () => {
-    await proxy.close();
-    proxy = start([]);
-    const got = await exchange(`CONNECT allowed.test:${rawPort} HTTP/1.1\r\n\r\n`, 'secret-bytes');
-    expect(got).toMatch(/^HTTP\/1.1 403/);
-    expect(got).toContain('resolves to 127.0.0.1 (loopback)');
-    expect(got).toContain('SERVICE_NETWORK_ALLOW_PRIVATE=allowed.test');
-    expect(rawSeen).toBe('');
-    // An IP literal is judged the same way, and so is a metadata address.
-    expect(await exchange(`CONNECT 127.0.0.1:${rawPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1.1 403/);
-    expect(
-      await exchange(`GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\nHost: x\r\n\r\n`),
-    ).toMatch(/^HTTP\/1.1 403/);
-    await proxy.close();
-    proxy = start(['127.0.0.0/8']);
-    const ok = await exchange(
-      `CONNECT allowed.test:${port} HTTP/1.1\r\n\r\n`,
-      'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
-    );
-    expect(ok).toContain('hello GET a /');
-  });
+    check('the socket is 0600 (and so is the hand-over socket of the relay)', () => {
+      expect(statSync(sock).mode & 0o777).toBe(0o600);
+      if (plane === 'relay') expect(statSync(path.join(dir, 'server.sock')).mode & 0o777).toBe(0o600);
+      expect(notices).toEqual([]);
+    });
 
-  it('a tunnel carries a large body both ways intact, with a reader slower than the writer (backpressure)', async () => {
-    const body = Buffer.alloc(8 * 1024 * 1024);
-    for (let i = 0; i < body.length; i += 4) body.writeUInt32LE((i * 2654435761) >>> 0, i);
-    const sent = createHash('sha256').update(body).digest('hex');
-    let upload = '';
-    const src = net.createServer((c) => {
-      const h = createHash('sha256');
-      c.on('data', (d) => h.update(d));
-      c.on('end', () => {
-        upload = h.digest('hex');
-        c.end(body);
+    check('CONNECT to an allowed name tunnels bytes to the checked address', async () => {
+      const got = await exchange(
+        `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\nHost: registry.npmjs.org:${port}\r\n\r\n`,
+        `GET /pkg HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
+      );
+      expect(got).toMatch(/^HTTP\/1.1 200 Connection Established/);
+      expect(got).toContain('hello GET registry.npmjs.org /pkg');
+      expect(decisions.at(-1)).toMatchObject({
+        host: 'registry.npmjs.org',
+        allowed: true,
+        address: '127.0.0.1',
       });
     });
-    await new Promise<void>((r) => src.listen(0, '127.0.0.1', () => r()));
-    const srcPort = (src.address() as AddressInfo).port;
-    try {
-      const got = await new Promise<string>((resolve, reject) => {
-        const s = net.connect(sock);
-        const h = createHash('sha256');
-        let head = Buffer.alloc(0);
-        let open = false;
-        s.on('data', (d: Buffer) => {
-          if (!open) {
-            head = Buffer.concat([head, d]);
-            const end = head.indexOf('\r\n\r\n');
-            if (end < 0) return;
-            expect(head.subarray(0, 12).toString()).toBe('HTTP/1.1 200');
-            open = true;
-            h.update(head.subarray(end + 4));
-            s.end(body); // upload, then half-close: the far end answers with the body
-            return;
-          }
-          h.update(d);
-          s.pause(); // a slow reader: the proxy must hold upstream back, not buffer without bound
-          setImmediate(() => s.resume());
-        });
-        s.on('end', () => resolve(h.digest('hex')));
-        s.on('error', reject);
-        s.write(`CONNECT allowed.test:${srcPort} HTTP/1.1\r\n\r\n`);
-      });
-      expect(upload).toBe(sent);
-      expect(got).toBe(sent);
-    } finally {
-      src.close();
-    }
-  });
 
-  it('malformed requests get 400; origin-form requests are not proxied', async () => {
-    expect(await exchange('CONNECT nonsense HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1.1 400/);
-    expect(await exchange('GET /etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1.1 400/);
-  });
-});
+    check('an absolute-URI GET is forwarded with its Host and without the proxy credential', async () => {
+      proxy.register('tok1', 'cmd1');
+      const got = await exchange(
+        `GET http://allowed.test:${port}/a?b=1 HTTP/1.1\r\nHost: allowed.test:${port}\r\n${auth('tok1')}Connection: close\r\n\r\n`,
+      );
+      expect(got).toMatch(/^HTTP\/1.1 200/);
+      expect(got).toContain(`hello GET allowed.test:${port} /a?b=1`);
+      expect(decisions.at(-1)).toMatchObject({ host: 'allowed.test', allowed: true, commandId: 'cmd1' });
+    });
+
+    check(
+      'a name not on the list: 403 at once with a body naming the host and the next call, recorded on the command',
+      async () => {
+        proxy.register('tok2', 'cmd2');
+        const t0 = Date.now();
+        const got = await exchange(`CONNECT example.com:443 HTTP/1.1\r\n${auth('tok2')}\r\n`);
+        expect(Date.now() - t0).toBeLessThan(5000); // only a hang would fail this: no lookup, no connect
+        expect(got).toMatch(/^HTTP\/1.1 403 Forbidden/);
+        expect(got).toContain('example.com is not on this server');
+        expect(got).toContain('request_permissions');
+        expect(got).toContain('SERVICE_NETWORK_ALLOW');
+        expect(decisions.at(-1)).toMatchObject({
+          host: 'example.com',
+          allowed: false,
+          reason: 'not_allowed',
+          commandId: 'cmd2',
+        });
+        const denied = await exchange(`GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n`);
+        expect(denied).toMatch(/^HTTP\/1.1 403/);
+        expect(denied).toContain('SERVICE_NETWORK_DENY');
+      },
+    );
+
+    check(
+      'a grant lets that one command reach the name; revoked with the command, and never for another command',
+      async () => {
+        proxy.register('tok3', 'cmd3');
+        proxy.register('tok4', 'cmd4');
+        proxy.grant('tok3', ['granted.test']);
+        const req = (t: string) =>
+          exchange(
+            `GET http://granted.test:${port}/ HTTP/1.1\r\nHost: granted.test\r\n${auth(t)}Connection: close\r\n\r\n`,
+          );
+        expect(await req('tok3')).toMatch(/^HTTP\/1.1 200/);
+        expect(decisions.at(-1)).toMatchObject({ allowed: true, granted: true, commandId: 'cmd3' });
+        expect(await req('tok4')).toMatch(/^HTTP\/1.1 403/);
+        proxy.revoke('tok3');
+        expect(await req('tok3')).toMatch(/^HTTP\/1.1 403/);
+      },
+    );
+
+    check(
+      'a tunnel a granted command opened is cut when the command ends (revoke), whoever holds the socket',
+      async () => {
+        let seen = '';
+        const echo = net.createServer((c) => c.on('data', (d) => ((seen += d.toString()), c.write(d))));
+        await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
+        proxy.register('tok5', 'cmd5');
+        proxy.grant('tok5', ['granted.test']);
+        const s = net.connect(sock);
+        let got = '';
+        let sent = false;
+        s.on('error', () => {});
+        const closed = new Promise<void>((r) => s.once('close', () => r()));
+        const echoed = new Promise<void>((r) =>
+          s.on('data', (d) => {
+            got += d.toString('latin1');
+            if (got.startsWith('HTTP/1.1 200') && !sent) sent = s.write('before-end') || true;
+            if (got.endsWith('before-end')) r();
+          }),
+        );
+        s.write(
+          `CONNECT granted.test:${(echo.address() as AddressInfo).port} HTTP/1.1\r\n${auth('tok5')}\r\n`,
+        );
+        await echoed;
+        expect(seen).toBe('before-end');
+        proxy.revoke('tok5');
+        // Only a tunnel left open would fail this (by the test's timeout): revoke closes it.
+        await closed;
+        expect(s.destroyed).toBe(true);
+        echo.close();
+      },
+    );
+
+    check(
+      'an allowed name resolving to loopback is refused unless SERVICE_NETWORK_ALLOW_PRIVATE names it',
+      async () => {
+        await proxy.close();
+        proxy = await start([]);
+        const got = await exchange(`CONNECT allowed.test:${rawPort} HTTP/1.1\r\n\r\n`, 'secret-bytes');
+        expect(got).toMatch(/^HTTP\/1.1 403/);
+        expect(got).toContain('resolves to 127.0.0.1 (loopback)');
+        expect(got).toContain('SERVICE_NETWORK_ALLOW_PRIVATE=allowed.test');
+        expect(rawSeen).toBe('');
+        // An IP literal is judged the same way, and so is a metadata address.
+        expect(await exchange(`CONNECT 127.0.0.1:${rawPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1.1 403/);
+        expect(
+          await exchange(`GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\nHost: x\r\n\r\n`),
+        ).toMatch(/^HTTP\/1.1 403/);
+        await proxy.close();
+        proxy = await start(['127.0.0.0/8']);
+        const ok = await exchange(
+          `CONNECT allowed.test:${port} HTTP/1.1\r\n\r\n`,
+          'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+        );
+        expect(ok).toContain('hello GET a /');
+      },
+    );
+
+    check(
+      'a tunnel carries a large body both ways intact, with a reader slower than the writer (backpressure)',
+      async () => {
+        const body = Buffer.alloc(8 * 1024 * 1024);
+        for (let i = 0; i < body.length; i += 4) body.writeUInt32LE((i * 2654435761) >>> 0, i);
+        const sent = createHash('sha256').update(body).digest('hex');
+        let upload = '';
+        const src = net.createServer((c) => {
+          const h = createHash('sha256');
+          c.on('data', (d) => h.update(d));
+          c.on('end', () => {
+            upload = h.digest('hex');
+            c.end(body);
+          });
+        });
+        await new Promise<void>((r) => src.listen(0, '127.0.0.1', () => r()));
+        const srcPort = (src.address() as AddressInfo).port;
+        try {
+          const got = await new Promise<string>((resolve, reject) => {
+            const s = net.connect(sock);
+            const h = createHash('sha256');
+            let head = Buffer.alloc(0);
+            let open = false;
+            s.on('data', (d: Buffer) => {
+              if (!open) {
+                head = Buffer.concat([head, d]);
+                const end = head.indexOf('\r\n\r\n');
+                if (end < 0) return;
+                expect(head.subarray(0, 12).toString()).toBe('HTTP/1.1 200');
+                open = true;
+                h.update(head.subarray(end + 4));
+                s.end(body); // upload, then half-close: the far end answers with the body
+                return;
+              }
+              h.update(d);
+              s.pause(); // a slow reader: the proxy must hold upstream back, not buffer without bound
+              setImmediate(() => s.resume());
+            });
+            s.on('end', () => resolve(h.digest('hex')));
+            s.on('error', reject);
+            s.write(`CONNECT allowed.test:${srcPort} HTTP/1.1\r\n\r\n`);
+          });
+          expect(upload).toBe(sent);
+          expect(got).toBe(sent);
+        } finally {
+          src.close();
+        }
+      },
+    );
+
+    check('malformed requests get 400; origin-form requests are not proxied', async () => {
+      expect(await exchange('CONNECT nonsense HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1.1 400/);
+      expect(await exchange('GET /etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1.1 400/);
+    });
+    check('a head that comes in pieces, with bytes right behind it, reaches the far end whole', async () => {
+      let seen = '';
+      let onSeen = () => {};
+      const far = net.createServer((c) =>
+        c.on('data', (d) => {
+          seen += d.toString();
+          onSeen();
+        }),
+      );
+      await new Promise<void>((r) => far.listen(0, '127.0.0.1', () => r()));
+      const farPort = (far.address() as AddressInfo).port;
+      try {
+        const s = net.connect(sock);
+        s.on('error', () => {});
+        const answered = new Promise<string>((r) => s.once('data', (d) => r(d.toString('latin1'))));
+        const headText = `CONNECT allowed.test:${farPort} HTTP/1.1\r\nHost: allowed.test\r\n\r\n`;
+        // Three writes, each waited for: the proxy must wait for the empty line, whatever arrives first.
+        for (const part of ['CONN', headText.slice(4, 30), `${headText.slice(30)}early-bytes`])
+          await new Promise<void>((r) => s.write(part, () => r()));
+        expect(await answered).toMatch(/^HTTP\/1.1 200 Connection Established\r\n\r\n/);
+        const arrived = new Promise<void>((r) => {
+          onSeen = () => void (seen.includes('after') && r());
+          onSeen();
+        });
+        s.write('after');
+        await arrived;
+        expect(seen).toBe('early-bytesafter');
+        s.destroy();
+      } finally {
+        far.close();
+      }
+    });
+
+    check('a head larger than 16 KiB is refused and the connection closed', async () => {
+      const got = await exchange(
+        `CONNECT allowed.test:${port} HTTP/1.1\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`,
+      );
+      expect(got).toMatch(/^HTTP\/1.1 4(00|31) /);
+    });
+
+    /** test/helpers/hand-over.py as a bridge offering `kind`; resolves with its port and the answer it read. */
+    const handOver = (kind: string) => {
+      const child = spawn('python3', [path.join(HELPERS, 'hand-over.py'), sock, kind], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const line = new Promise<{ port: number; answer: string }>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /^(\d+) (.*)\n/.exec(out);
+          if (m) resolve({ port: Number(m[1]), answer: m[2] as string });
+        });
+        child.once('exit', (code) => reject(new Error(`hand-over.py ${kind} ended (${code}): ${out}`)));
+      });
+      const ended = new Promise<void>((r) => child.once('exit', () => r()));
+      return { line, end: () => (child.stdin.end(), ended) };
+    };
+
+    check(
+      'a bridge hands its listening socket over: the relay accepts its connections until the bridge ends',
+      async () => {
+        const bridge = handOver('listener');
+        const { port: lport, answer } = await bridge.line;
+        if (plane === 'server') {
+          // No relay: the server's proxy reads no descriptor and refuses the bytes; the bridge relays as before.
+          expect(answer).toMatch(/^HTTP\/1.1 400/);
+          await bridge.end();
+          return;
+        }
+        expect(answer).toBe('Y');
+        const got = await new Promise<string>((resolve, reject) => {
+          const s = net.connect(lport, '127.0.0.1');
+          let text = '';
+          s.on('data', (d) => {
+            text += d.toString('latin1');
+            if (text.startsWith('HTTP/1.1 200') && !text.includes('hello'))
+              s.write('GET /handed HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n');
+          });
+          s.on('end', () => resolve(text));
+          s.on('error', reject);
+          s.write(`CONNECT registry.npmjs.org:${port} HTTP/1.1\r\n\r\n`);
+        });
+        expect(got).toContain('hello GET registry.npmjs.org /handed');
+        // The bridge's connection ends: the relay closes the listener (the only copy left), so the port refuses.
+        await bridge.end();
+        const refused = await until(
+          () =>
+            new Promise<boolean>((resolve) => {
+              const s = net.connect(lport, '127.0.0.1');
+              s.once('connect', () => (s.destroy(), resolve(false)));
+              s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+            }),
+          (v) => v,
+        );
+        expect(refused).toBe(true);
+      },
+    );
+
+    check(
+      'what is not a hand-over is refused: a socket that does not listen, a pipe, no descriptor, a request with one',
+      async () => {
+        const fds = () => (plane === 'relay' ? readdirSync(`/proc/${proxy.relayPid}/fd`).length : 0);
+        const before = fds();
+        for (const kind of ['connected', 'pipe', 'bare', 'request', 'two', 'many']) {
+          const bridge = handOver(kind);
+          const { answer } = await bridge.line;
+          await bridge.end();
+          // The server's proxy reads no descriptor: a request is an ordinary one (x.test is not allowed).
+          if (plane === 'server')
+            expect(answer, kind).toMatch(kind === 'request' ? /^HTTP\/1.1 403/ : /^HTTP\/1.1 400/);
+          else expect(answer, kind).toBe(kind === 'connected' || kind === 'pipe' ? 'N' : 'EOF');
+        }
+        // Every descriptor the relay was sent is closed again (the last connection may still be closing).
+        expect(
+          await until(
+            async () => fds(),
+            (n) => n === before,
+          ),
+        ).toBe(before);
+        // The relay still serves.
+        const got = await exchange(
+          `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\n\r\n`,
+          `GET /still HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
+        );
+        expect(got).toContain('hello GET registry.npmjs.org /still');
+      },
+    );
+
+    // Only where the relay runs: registered for that plane alone (never a skip).
+    if (plane === 'relay')
+      check('the relay killed: the server serves the socket again, and a CONNECT still tunnels', async () => {
+        const pid = proxy.relayPid as number;
+        expect(pid).toBeGreaterThan(0);
+        const ended = new Promise<string>((r) => (noticed = r));
+        process.kill(pid, 'SIGKILL');
+        expect(await ended).toMatch(/wb-netrelay ended \(SIGKILL\).*relays tunnels itself/);
+        expect(proxy.dataPlane).toBe('server');
+        expect(statSync(sock).mode & 0o777).toBe(0o600);
+        const got = await exchange(
+          `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\n\r\n`,
+          `GET /after HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
+        );
+        expect(got).toContain('hello GET registry.npmjs.org /after');
+      });
+  },
+);

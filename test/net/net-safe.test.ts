@@ -9,7 +9,17 @@
 // is in the audit log. Needs bubblewrap and the built bridge (a C compiler): skipped with the reason when either
 // is absent, a failure under CI=true. Nothing here passes or fails by speed: waits end on events, and "at once"
 // is checked as "no lookup and no connection was attempted", from the audit log.
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import dgram from 'node:dgram';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -18,7 +28,8 @@ import { builtProgram } from '../../src/process/native.js';
 import { NOTE_MAX_BYTES } from '../../src/process/blocked.js';
 import { planSandbox } from '../../src/process/sandbox.js';
 import { call, needBwrap } from '../exec/exec-support.js';
-import { bearer, META, request, send } from '../helpers/raw-http.js';
+import { bearer, META, request, send, until } from '../helpers/raw-http.js';
+import { descendantsOf } from '../helpers/hostile-bin.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import {
   FILES_NAME,
@@ -354,5 +365,64 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(out.split('\n').slice(-4, -1).sort()).toEqual(['proxy.sock', 'wb-exec', 'wb-netbridge']);
     const w = await run(server, `echo x > ${netDir}/proxy.sock; echo x > ${netDir}/other; echo "rc=$?"`);
     expect(w.sc.stdout).toContain('rc=1');
+  });
+  it("the server's relay accepts a command's connections itself (the bridge handed its listener over); the relay killed, the bridge carries on", async () => {
+    if (!builtProgram('wb-netrelay')) {
+      const why = 'dist/native/wb-netrelay was not built';
+      if (process.env.CI === 'true') throw new Error(why);
+      return void console.log(`SKIP the relay hand-over: ${why}`);
+    }
+    const root = server.runtime.dirs.root;
+    const sock = path.join(root, 'net', 'proxy.sock');
+    const relay = descendantsOf(process.pid).find(
+      (p) => p.cmdline.includes('wb-netrelay') && p.cmdline.includes(`${root}/proxy-server.sock`),
+    );
+    expect(relay, 'the relay runs').toBeDefined();
+    // From the server's private copy in its runtime directory's root, never dist/ (docs/security-model.md, rule B).
+    expect(path.dirname(readlinkSync(`/proc/${relay?.pid}/exe`))).toBe(root);
+    const fetch = (tag: string) =>
+      `curl -sS --cacert ${reg.caPath} -o /dev/null -w '${tag} %{http_code}\\n' ${reg.npmRegistry}/wb-tiny`;
+    // The sandbox's own listener on 127.0.0.1:3128 (0C38), as the command sees it: its socket's inode.
+    const cmd = [
+      `awk '$2 ~ /:0C38$/ && $4 == "0A" {print "listener " $10}' /proc/net/tcp`,
+      fetch('first'),
+      'for i in $(seq 1200); do [ -e go-relay ] && break; sleep 0.05; done',
+      fetch('second'),
+    ].join('; ');
+    rmSync(path.join(ws.dir, 'go-relay'), { force: true });
+    const started = await call(server.url, 'exec_command', { cmd, yield_time_ms: 0 });
+    const id = started.sc.command_id as string;
+    let out = `${started.sc.stdout ?? ''}`;
+    let r = started;
+    while (!/first \d{3}/.test(out) && r.sc.status === 'running') {
+      r = await call(server.url, 'write_stdin', { command_id: id, chars: '', yield_time_ms: 30_000 });
+      out += r.sc.stdout ?? '';
+    }
+    expect(out).toMatch(/first [1-5]\d\d/); // an HTTP answer came back (curl writes 000 when none)
+    const inode = /listener (\d+)/.exec(out)?.[1];
+    expect(inode, out).toBeDefined();
+    const held = readdirSync(`/proc/${relay?.pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${relay?.pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    expect(held).toContain(`socket:[${inode}]`);
+    // The relay dies: the server listens on the socket's path again (a new inode), and the bridge, whose
+    // connection to the relay ended, accepts and relays the command's next connection itself.
+    const before = statSync(sock).ino;
+    process.kill(relay?.pid as number, 'SIGKILL');
+    await until(
+      async () => statSync(sock).ino,
+      (ino) => ino !== before,
+    );
+    writeFileSync(path.join(ws.dir, 'go-relay'), '');
+    while (r.sc.status === 'running') {
+      r = await call(server.url, 'write_stdin', { command_id: id, chars: '', yield_time_ms: 30_000 });
+      out += r.sc.stdout ?? '';
+    }
+    expect(r.sc.exit_code, out).toBe(0);
+    expect(out).toMatch(/second [1-5]\d\d/);
   });
 });

@@ -8,15 +8,22 @@
 // passed (SCM_RIGHTS, over a unix socket in the workspace) to a later command carries nothing once it ended.
 // Needs bubblewrap and the built bridge: skipped with the reason when absent, a failure under CI=true.
 import { randomBytes } from 'node:crypto';
-import { readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtProgram } from '../../src/process/native.js';
 import { call, pollUntil } from '../exec/exec-support.js';
-import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
-import { bearer, META, request, send } from '../helpers/raw-http.js';
+import {
+  canRunAs,
+  descendantsOf,
+  ownedDir,
+  startBinAs,
+  type BinServer,
+  type RunAs,
+} from '../helpers/hostile-bin.js';
+import { bearer, META, request, send, until } from '../helpers/raw-http.js';
 import { startStandinRegistry, type StandinRegistry } from '../helpers/standin-registry.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -191,6 +198,47 @@ export function trustedNetSuite(as: RunAs): void {
       expect(other.sc.blocked).toMatchObject({ what: `other.test:${reg.port}` });
       expect(reg.seen).not.toContain('GET other.test /small/y');
       expect(hostConns.loopback).toBe(0);
+    });
+
+    it("the server's relay accepts the command's connections itself: the sandbox's listener is handed over, and let go when the command ends", async () => {
+      if (!builtProgram('wb-netrelay')) {
+        const why = 'dist/native/wb-netrelay was not built';
+        if (process.env.CI === 'true') throw new Error(why);
+        return void console.log(`SKIP the relay hand-over (server as ${as}): ${why}`);
+      }
+      const relay = descendantsOf(trusted.pid).find((p) => p.cmdline.includes('wb-netrelay'));
+      expect(relay, 'the relay runs').toBeDefined();
+      const held = () =>
+        readdirSync(`/proc/${relay?.pid}/fd`).map((fd) => {
+          try {
+            return readlinkSync(`/proc/${relay?.pid}/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        });
+      rmSync(path.join(ws, 'go-relay'), { force: true });
+      // The sandbox's own listener on 127.0.0.1:3128 (0C38), as the command sees it: its socket's inode.
+      const cmd = [
+        `awk '$2 ~ /:0C38$/ && $4 == "0A" {print "listener " $10}' /proc/net/tcp`,
+        `curl -sS -o /dev/null -w "code %{http_code}\\n" --cacert standin-ca.pem https://site.test:${reg.port}/small/h`,
+        'for i in $(seq 1200); do [ -e go-relay ] && break; sleep 0.05; done',
+      ].join('; ');
+      const started = await call(trusted.url, 'exec_command', { cmd, yield_time_ms: 0 });
+      const id = started.sc.command_id as string;
+      const { stdout } = await pollUntil(trusted.url, id, /code \d{3}/, '', started.sc.stdout ?? '');
+      expect(stdout).toContain('code 200');
+      const socket = `socket:[${/listener (\d+)/.exec(stdout)?.[1]}]`;
+      expect(held()).toContain(socket);
+      writeFileSync(path.join(ws, 'go-relay'), '');
+      const end = await pollUntil(trusted.url, id, null);
+      expect(end.last.sc.status).toBe('exited');
+      // The bridge ends with the command; with it, the relay's hold on the sandbox's listener.
+      expect(
+        await until(
+          async () => held().includes(socket),
+          (h) => !h,
+        ),
+      ).toBe(false);
     });
 
     it('safe: a grant lets one command through once; a socket it passed on carries nothing after it ended', async () => {
