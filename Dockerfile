@@ -24,7 +24,7 @@ COPY src ./src
 # `npm ci` runs the `prepare` script (the TypeScript build and the native helpers, which must be there); then
 # only runtime dependencies stay.
 RUN npm ci --no-audit --no-fund \
- && test -x dist/native/wb-landlock && test -x dist/native/wb-netbridge \
+ && test -x dist/native/wb-landlock && test -x dist/native/wb-netbridge && test -x dist/native/wb-netrelay \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
