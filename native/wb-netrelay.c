@@ -406,6 +406,10 @@ static void drop_listener(int j) {
 static void accept_one(int lfd) {
   int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd < 0) return;
+  /* A command's TCP connection (a handed-over listener): small writes (the 200, TLS handshake flights) go out
+   * at once, not held back until the last one is acknowledged. A unix socket refuses it, harmlessly. */
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   struct conn *c = calloc(1, sizeof *c);
   char *head = malloc(HEAD_MAX);
   if (!c || !head) {
