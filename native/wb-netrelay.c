@@ -203,12 +203,26 @@ static int find(uint32_t id) {
   return -1;
 }
 
-/* The relay starts: both directions through pipes (downloads get the larger one). 0, or -1. */
-static int start_relay(struct conn *c) {
+/*
+ * The relay starts: both directions through pipes (downloads get the larger one). `n` bytes at `p` (read before
+ * the relay began: a head passed on, bytes sent right behind a CONNECT) go first towards the peer, queued in
+ * the upward half like any others, so a peer slow to take them never stalls the loop. 0, or -1.
+ */
+static int start_relay(struct conn *c, const char *p, size_t n) {
   if (half_init(&c->up, 0) < 0) return -1;
   if (half_init(&c->down, PIPE_BYTES) < 0) {
     half_free(&c->up);
     return -1;
+  }
+  /* An empty pipe holds at least 64 KiB and a buffer BUF_BYTES, both more than HEAD_MAX. */
+  if (n > 0 && c->up.pipe[1] >= 0) {
+    /* write(2), not vmsplice(2): the pipe gets a copy (the head's memory is freed below). */
+    if (write(c->up.pipe[1], p, n) != (ssize_t)n) return -1;
+    c->up.len = n;
+  } else if (n > 0) {
+    memcpy(c->up.buf, p, n);
+    c->up.off = 0;
+    c->up.len = n;
   }
   free(c->head);
   c->head = NULL;
@@ -223,18 +237,12 @@ static int pass_to_server(struct conn *c) {
   memset(&sa, 0, sizeof sa);
   sa.sun_family = AF_UNIX;
   strcpy(sa.sun_path, server_path);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  /* Non-blocking: a unix socket connects at once or refuses (its backlog full), never stalling the loop. */
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
-  struct timeval tv = {2, 0};
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-    close(fd);
-    return -1;
-  }
-  set_nonblock(fd);
   c->peer = fd;
-  if (send_all(fd, c->head, c->hlen) < 0) return -1;
-  return start_relay(c);
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) return -1;
+  return start_relay(c, c->head, c->hlen);
 }
 
 /* A TCP listening socket, as a bridge creates it in its sandbox's network namespace. */
@@ -360,8 +368,7 @@ static int on_connected(struct conn *c) {
   int one = 1;
   setsockopt(c->peer, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (send_all(c->cli, ESTABLISHED, sizeof ESTABLISHED - 1) < 0) return -1;
-  if (c->hlen > c->hend && send_all(c->peer, c->head + c->hend, c->hlen - c->hend) < 0) return -1;
-  return start_relay(c);
+  return start_relay(c, c->head + c->hend, c->hlen - c->hend);
 }
 
 /* What the server answered for one connection. */
@@ -458,9 +465,14 @@ static void serve(int lfd) {
     for (int i = nconns - 1; i >= 0; i--) {
       struct conn *c = conns[i];
       short a = r > 0 ? pfd[2 + 2 * i].revents : 0, b = r > 0 ? pfd[3 + 2 * i].revents : 0;
-      if (!a && !b) {
-        if (now >= c->deadline) close_conn(i);
-        continue;
+      /* Every state but a tunnel in use has a deadline from when it began (a head trickled in a byte at a time
+       * still ends); a tunnel's is pushed back by each byte it moves. */
+      if ((!a && !b) || c->state != RELAY) {
+        if (now >= c->deadline) {
+          close_conn(i);
+          continue;
+        }
+        if (!a && !b) continue;
       }
       int bad = 0;
       if (c->state == HEAD) bad = on_head(c) < 0;
