@@ -1,7 +1,10 @@
 // The filtering proxy of `safe` and `trusted` (docs/tools.md#network-in-safe-mode,
-// docs/security-model.md#network-per-mode): an HTTP proxy in the server process, listening on a unix socket in
-// the runtime directory (mode 0600) that each sandbox sees read-only, where
-// native/wb-netbridge.c relays the sandbox's 127.0.0.1:3128 to it. No host socket enters a sandbox: this is the
+// docs/security-model.md#network-per-mode): an HTTP proxy whose decisions are made in the server process, on a
+// unix socket in the runtime directory (mode 0600) that each sandbox sees read-only. Its data plane is
+// native/wb-netrelay.c (net-relay-link.ts), which accepts the sandboxes' connections on 127.0.0.1:3128 (each
+// bridge, native/wb-netbridge.c, hands it its listener), sends each CONNECT head here and moves the bytes of
+// what is allowed; without it, the bridges relay to the socket and this process moves the bytes (net-relay.ts).
+// No host socket enters a sandbox: this is the
 // only way out, and it speaks two things — `CONNECT host:port` (bytes tunnelled, TLS never intercepted) and
 // absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
 // for that one command adds names), then the name is resolved here and every address it has must be public

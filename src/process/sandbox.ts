@@ -5,7 +5,7 @@
 // own PID namespace and /proc, a read-only system with secret files and control sockets masked
 // (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
 // /tmp, and the workspace and runtime directory writable; `safe` and `trusted` also get a network namespace
-// with only lo, where the bridge (native/wb-netbridge.c) relays 127.0.0.1:3128 to the server's filtering proxy
+// with only lo, where the bridge (native/wb-netbridge.c) puts 127.0.0.1:3128 in the hands of the server's filtering proxy
 // (`trusted` keeps the host's network only where the bridge cannot run; docs/security-model.md). `dangerous`
 // runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap with the
 // real options. Where bubblewrap cannot run (a container's seccomp profile refusing user namespaces), the
