@@ -1,8 +1,8 @@
 // The second build step (issue 14, fast start-up), after tsc has written dist/ file by file: bundles the server
 // into dist/cli/main.js (the bin) with esbuild, so start-up reads one file instead of ~200 ES modules, with the
 // parts a mode may not need (HTTP and OAuth over stdio, the subcommands) in dist/chunks/, loaded on first use.
-// tsc's per-file output stays beside it for tests, scripts and the spawner helper (dist/process/spawner-main.js,
-// which is started as its own small process and is not bundled). The native and binary packages
+// tsc's per-file output stays beside it for tests and scripts; the spawner helper, started as its own small
+// process, is bundled apart into one file (dist/helper/spawner.mjs). The native and binary packages
 // (@lydell/node-pty, @vscode/ripgrep) stay external and are loaded from node_modules as before.
 // Each bundled module keeps the `import.meta.url` of its tsc twin, so paths it computes from it (package.json,
 // the spawner helper, the bin the tunnel restarts) mean what they meant before bundling.
@@ -60,6 +60,19 @@ await build({
   },
   define: { __WORKBENCH_TOOL_SUMMARIES__: JSON.stringify(toolSummaries()) },
   plugins: [keepImportMetaUrl],
+  logLevel: 'warning',
+});
+
+// The spawner helper as one self-contained file (node built-ins only): the server forks it from a private copy in
+// its runtime directory (src/process/spawner.ts), never from dist/, which may lie inside the workspace a command
+// can write (docs/security-model.md, rule B). `.mjs`: an ES module wherever the copy lies.
+await build({
+  entryPoints: [path.join(src, 'process/spawner-main.ts')],
+  outfile: path.join(dist, 'helper/spawner.mjs'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
   logLevel: 'warning',
 });
 

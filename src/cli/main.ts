@@ -23,6 +23,8 @@ import type { OAuthSetup } from '../oauth/from-config.js';
 import { Runtime } from '../runtime/runtime.js';
 import { RuntimeDirError } from '../process/runtime-dir.js';
 import { SandboxUnavailableError } from '../process/sandbox.js';
+import { loadPty } from '../process/spawn.js';
+import { SearchEngines } from '../workspace/search/engines.js';
 import { serveStdio } from '../stdio/serve.js';
 import { checkRoot } from '../workspace/paths.js';
 import { fail } from './fail.js';
@@ -97,9 +99,20 @@ function checkedRoot(config: Config): WorkspaceRoot {
   );
 }
 
+/**
+ * What the server would otherwise load on first use (the search engines, the PTY library, prom-client's
+ * registry), loaded with the tool modules so that no code is loaded once a command may have run
+ * (tools/lazy-catalog.ts; docs/security-model.md, rule B).
+ */
+async function loadLaterCode(config: Config): Promise<void> {
+  loadPty(); // where it cannot load, the reason is kept and tty commands say it
+  await SearchEngines.loadCode();
+  if (!config.stdio) (await import('../http/metrics-exposition.js')).loadMetricsCode();
+}
+
 function startRuntime(config: Config, root: WorkspaceRoot, log: Logger): Runtime {
   try {
-    return new Runtime({ config, root, log });
+    return new Runtime({ config, root, log, preload: () => loadLaterCode(config) });
   } catch (e) {
     if (e instanceof RuntimeDirError || e instanceof SandboxUnavailableError) fail(e.message);
     throw e;

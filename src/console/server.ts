@@ -20,14 +20,23 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 };
 const HTML = 'text/html; charset=utf-8';
 
-function pageDir(): string {
-  return fileURLToPath(new URL('./page/', import.meta.url));
+/**
+ * The page's files, read once when the console starts: the server may be installed inside the workspace it
+ * serves, where a command could rewrite them, and the page runs with the operator's session
+ * (docs/security-model.md, rule B).
+ */
+function readPage(): { html: string; assets: Map<string, Buffer> } {
+  const dir = fileURLToPath(new URL('./page/', import.meta.url));
+  const assets = new Map<string, Buffer>();
+  for (const a of Object.values(ASSETS)) assets.set(a.file, readFileSync(`${dir}${a.file}`));
+  return { html: readFileSync(`${dir}index.html`, 'utf8'), assets };
 }
 
 export class ConsoleServer {
   readonly server: http.Server;
   readonly access: ConsoleAccess;
   private readonly streams: EventStreams;
+  private readonly page = readPage();
   private port = 0;
 
   constructor(
@@ -122,11 +131,10 @@ export class ConsoleServer {
 
   private get(req: IncomingMessage, res: ServerResponse, url: URL, session: Session): void {
     if (url.pathname === '/') {
-      const html = readFileSync(`${pageDir()}index.html`, 'utf8').replace('__CSRF__', session.csrf);
-      return send(res, 200, HTML, html);
+      return send(res, 200, HTML, this.page.html.replace('__CSRF__', session.csrf));
     }
     const asset = ASSETS[url.pathname];
-    if (asset) return send(res, 200, asset.type, readFileSync(`${pageDir()}${asset.file}`));
+    if (asset) return send(res, 200, asset.type, this.page.assets.get(asset.file) as Buffer);
     if (url.pathname === '/api/state') return json(res, 200, snapshot(this.host));
     if (url.pathname === '/api/events') return this.streams.open(req, res, CSP);
     if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();

@@ -147,6 +147,14 @@ function processDefs(loop: IntervalHistogram): Def[] {
   ];
 }
 
+/**
+ * prom-client's registry, loaded now rather than on the first scrape: the server loads no code of its own after
+ * its first tool call (tools/lazy-catalog.ts), since a command may by then have rewritten its files.
+ */
+export function loadMetricsCode(): void {
+  require('prom-client/lib/registry.js');
+}
+
 export class Exposition {
   private readonly registry: PromRegistry;
   private readonly loop: IntervalHistogram;

@@ -1,5 +1,5 @@
 // The small C programs of native/ (scripts/build-native.mjs): where the build put them, and the copies the server
-// runs. A program that runs outside every sandbox, or sets one up, is run from a copy the server made at start-up
+// runs (the spawner helper's script too: spawner.ts). A program that runs outside every sandbox, or sets one up, is run from a copy the server made at start-up
 // in its runtime directory's root, which sandboxed commands can neither see (bubblewrap) nor write (Landlock),
 // never from dist/ itself: the server may be installed inside the workspace it serves, where a command could
 // replace the built file between two runs (docs/security-model.md, rule B).
@@ -27,11 +27,15 @@ const placed = new Map<string, string>();
  * was not built or cannot be copied (the caller goes without it, as when it was not built).
  */
 export function placeProgram(name: string, dir: string): string | undefined {
+  const built = builtProgram(name);
+  return built && placeCopy(built, dir, name);
+}
+
+/** A private copy (mode 0500) of the file `built` as `dir`/`name`, made once per place (placeProgram). */
+export function placeCopy(built: string, dir: string, name: string): string | undefined {
   const at = path.join(dir, name);
   const done = placed.get(at);
   if (done !== undefined && existsSync(done)) return done;
-  const built = builtProgram(name);
-  if (!built) return undefined;
   const tmp = `${at}.${process.pid}.tmp`;
   try {
     copyFileSync(built, tmp);

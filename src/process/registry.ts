@@ -92,10 +92,14 @@ export class CommandRegistry {
   constructor(private readonly host: RegistryHost) {
     this.shell = findShell(host.config.env.PATH);
     this.net = new NetAccess(host);
-    this.spawner = new Spawner(host.log, {
-      template: templateMemo(() => this.plan, this.net, this.host.root.real),
-      nextCgroup: () => this.processLimit().next(),
-    });
+    this.spawner = new Spawner(
+      host.log,
+      {
+        template: templateMemo(() => this.plan, this.net, this.host.root.real),
+        nextCgroup: () => this.processLimit().next(),
+      },
+      host.dirs.root,
+    );
   }
 
   /**

@@ -12,6 +12,7 @@ import type { Logger } from '../core/log.js';
 import { spawnPipes } from './pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from './spawn.js';
 import { killCgroup, releaseCgroup } from './cgroup.js';
+import { placeCopy } from './native.js';
 import { PreparedPool, type PreparedSource } from './prepared.js';
 import { parseFromHelper, type ToHelper } from './spawner-messages.js';
 import { HelperOutbox } from './spawner-outbox.js';
@@ -25,7 +26,10 @@ const MAX_HELPER_FAILURES = 3;
 /** How long close() waits for the helper to exit before killing it. */
 const CLOSE_WAIT_MS = 2000;
 
-/** The compiled helper next to this module (dist), or in dist/ when this module runs from source (tests). */
+/**
+ * The helper as built: one self-contained file (scripts/bundle.mjs) next to this module's dist twin, or in dist/
+ * when this module runs from source (tests).
+ */
 let helperFile: string | null | undefined;
 
 export function helperPath(): string | undefined {
@@ -36,8 +40,8 @@ export function helperPath(): string | undefined {
 
 function findHelper(): string | undefined {
   const candidates = [
-    new URL('./spawner-main.js', import.meta.url),
-    new URL('../../dist/process/spawner-main.js', import.meta.url),
+    new URL('../helper/spawner.mjs', import.meta.url),
+    new URL('../../dist/helper/spawner.mjs', import.meta.url),
   ];
   for (const u of candidates) {
     const p = fileURLToPath(u);
@@ -76,12 +80,25 @@ export class Spawner {
     this.replace(child, `cannot be written to (${String(e)})`),
   );
 
-  /** `prepared`: what sandboxes prepared ahead are built from (prepared.ts); none without it. */
+  /**
+   * `prepared`: what sandboxes prepared ahead are built from (prepared.ts); none without it. `copyDir`: where the
+   * helper's script is copied and forked from (the runtime directory's root, which no sandbox can see or
+   * write), never dist/, which may lie inside the workspace a command can write, and is read again at every
+   * replacement (docs/security-model.md, rule B). Without it (tests of this class) the built file is forked.
+   */
   constructor(
     private readonly log: Logger,
     prepared?: PreparedSource,
+    private readonly copyDir?: string,
   ) {
     this.pool = prepared && new PreparedPool(prepared);
+  }
+
+  /** The script the helper is forked from: its private copy; undefined when there is none. */
+  private helperScript(): string | undefined {
+    const built = helperPath();
+    if (!built || this.copyDir === undefined) return built;
+    return placeCopy(built, this.copyDir, 'spawner-main.mjs');
   }
 
   /** Whether a helper runs or can be started. */
@@ -159,9 +176,13 @@ export class Spawner {
   /** The helper in use, started if there is none and one may be. */
   private ensureHelper(): ChildProcess | undefined {
     if (this.helper || this.closed || this.failures >= MAX_HELPER_FAILURES) return this.helper?.child;
-    const file = helperPath();
+    const file = this.helperScript();
     if (!file) {
       this.failures = MAX_HELPER_FAILURES;
+      if (helperPath())
+        this.log.warn(
+          'the spawner helper cannot be copied into the runtime directory; commands start in the server',
+        );
       return undefined;
     }
     let child: ChildProcess;

@@ -30,6 +30,8 @@ export interface RuntimeOptions {
   root: WorkspaceRoot;
   log: Logger;
   clock?: Clock;
+  /** Code to load with the tool modules, before the first tool call (tools/lazy-catalog.ts). */
+  preload?: () => Promise<unknown>;
 }
 
 export class Runtime {
@@ -80,6 +82,7 @@ export class Runtime {
     this.catalog = catalogFor({
       enableViewImage: opts.config.enableViewImage,
       fakeReadonly: opts.config.dangerouslyFakeReadonlyAnnotations,
+      ...(opts.preload ? { alsoLoad: opts.preload } : {}),
     });
     this.instructions = new Instructions(opts.root);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;

@@ -19,6 +19,8 @@ export interface ToolSummary {
 export interface CatalogOptions {
   enableViewImage: boolean;
   fakeReadonly: boolean;
+  /** Code the server would otherwise load on first use, loaded with the tools (lazy-catalog.ts). */
+  alsoLoad?: () => Promise<unknown>;
 }
 
 /** What tools/call needs of a tool: its definition, whose `call` checks the arguments (INVALID_ARGUMENT) and runs it. */

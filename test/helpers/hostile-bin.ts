@@ -29,6 +29,8 @@ export interface BinOptions {
   env?: Record<string, string>;
   /** Node options before the bin (e.g. `--import` of an in-process probe). */
   nodeArgs?: string[];
+  /** The bin to start (a copy of the package elsewhere); the repository's dist/cli/main.js by default. */
+  bin?: string;
   /** Programs the server is started through, before any user switch (test/helpers/container-sim.ts). */
   launcher?: string[];
   /**
@@ -51,7 +53,15 @@ export function startOrRefusal(o: BinOptions): Promise<StartOutcome> {
     ...(o.runtimeRoot ? { SERVICE_RUNTIME_ROOT: o.runtimeRoot } : {}),
     ...o.env,
   };
-  const node = [process.execPath, ...(o.nodeArgs ?? []), BIN, '--workspace', o.workspace, '--port', '0'];
+  const node = [
+    process.execPath,
+    ...(o.nodeArgs ?? []),
+    o.bin ?? BIN,
+    '--workspace',
+    o.workspace,
+    '--port',
+    '0',
+  ];
   const user = o.as === 'root' ? [] : ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
   // `kill -STOP $$` then exec: the pid is the server's, and the test resumes it once it is ready for it.
   const inner = [...(o.launcher ?? []), ...user, ...node];

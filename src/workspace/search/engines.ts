@@ -53,6 +53,14 @@ export class SearchEngines {
     return this.choice;
   }
 
+  /**
+   * Both engines' code, loaded now: the server loads no code of its own after its first tool call
+   * (tools/lazy-catalog.ts), since a command may by then have rewritten its files.
+   */
+  static async loadCode(): Promise<void> {
+    await Promise.all([import('./js-engine.js'), import('./ripgrep.js'), import('./verify.js')]);
+  }
+
   /** For tests and `server_info`: pin the engine. */
   use(choice: EngineChoice): void {
     this.choice = choice;
