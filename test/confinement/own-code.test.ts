@@ -8,7 +8,10 @@
 // workspace; then every late path is taken (both search engines' code, a tty command, a scrape of /metrics, a
 // killed helper replaced). No marker. A second server started from the rewritten package does write it: the
 // rewritten files are code that would have run.
+import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -23,8 +26,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, needBwrap, pollUntil } from '../exec/exec-support.js';
-import { descendantsOf, startBinAs, type BinServer } from '../helpers/hostile-bin.js';
+import { call, pollUntil } from '../exec/exec-support.js';
+import {
+  canRunAs,
+  descendantsOf,
+  NOBODY,
+  ownedDir,
+  startBinAs,
+  type BinServer,
+  type RunAs,
+} from '../helpers/hostile-bin.js';
 import { TEST_TOKEN } from '../helpers/server.js';
 import { until } from '../helpers/raw-http.js';
 
@@ -58,9 +69,12 @@ for base, kind in (("node_modules/workbench-mcp/dist", "esm"), ("node_modules/@l
 print("rewrote", n)
 `;
 
-const d = needBwrap('the own-code attack test') ? describe : describe.skip;
+describe.each(['root', 'nobody'] as const)('server as %s', (as) => {
+  const d = canRunAs(as, 'the own-code attack test') ? describe : describe.skip;
+  d('the server installed inside its workspace runs none of the files a command rewrites', () => suite(as));
+});
 
-d('the server installed inside its workspace runs none of the files a command rewrites', () => {
+function suite(as: RunAs): void {
   const tag = randomBytes(4).toString('hex');
   const marker = path.join(tmpdir(), `wb-own-code-${tag}`);
   let ws: string;
@@ -69,10 +83,10 @@ d('the server installed inside its workspace runs none of the files a command re
   let srv: BinServer;
 
   beforeAll(async () => {
-    ws = path.join(tmpdir(), `wb-own-code-ws-${tag}`);
-    rt = path.join(tmpdir(), `wb-own-code-rt-${tag}`);
-    mkdirSync(path.join(ws, 'node_modules'), { recursive: true });
-    mkdirSync(rt, { mode: 0o700 });
+    ws = ownedDir(tmpdir(), 'wb-own-code-ws-', as);
+    rt = ownedDir(tmpdir(), 'wb-own-code-rt-', as);
+    chmodSync(rt, 0o700);
+    mkdirSync(path.join(ws, 'node_modules'));
     // As `npm install -D workbench-mcp` lays it out: the package, and its dependencies beside it.
     const pkg = path.join(ws, 'node_modules', 'workbench-mcp');
     mkdirSync(pkg);
@@ -87,7 +101,9 @@ d('the server installed inside its workspace runs none of the files a command re
     writeFileSync(path.join(ws, 'attack.py'), ATTACK);
     writeFileSync(path.join(ws, 'notes.txt'), 'a needle in the workspace\n');
     bin = path.join(pkg, 'dist', 'cli', 'main.js');
-    srv = await startBinAs({ workspace: ws, runtimeRoot: rt, as: 'root', bin });
+    // The workspace is the server's user's (commands write it); the links themselves, not what they name.
+    if (as === 'nobody') execFileSync('chown', ['-R', '-h', '-P', `${NOBODY}:${NOBODY}`, ws]);
+    srv = await startBinAs({ workspace: ws, runtimeRoot: rt, as, bin });
   });
   afterAll(async () => {
     await srv?.stop();
@@ -165,11 +181,12 @@ d('the server installed inside its workspace runs none of the files a command re
 
   it('control: a server started from the rewritten package runs it (the rewritten files were live code)', async () => {
     mkdirSync(`${rt}-2`, { mode: 0o700 });
-    const second = await startBinAs({ workspace: ws, runtimeRoot: `${rt}-2`, as: 'root', bin });
+    if (as === 'nobody') chownSync(`${rt}-2`, NOBODY, NOBODY);
+    const second = await startBinAs({ workspace: ws, runtimeRoot: `${rt}-2`, as, bin });
     try {
       expect(existsSync(marker)).toBe(true);
     } finally {
       await second.stop();
     }
   });
-});
+}
