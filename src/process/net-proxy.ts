@@ -117,7 +117,6 @@ export class NetProxy {
   constructor(private readonly opts: ProxyOptions) {
     this.server = http.createServer({ requestTimeout: 0, headersTimeout: 10_000 });
     this.server.keepAliveTimeout = 5_000;
-    this.server.maxConnections = 4 * MAX_UPSTREAM;
     this.server.on('request', (req, res) => void this.onRequest(req, res));
     this.server.on(
       'connect',
