@@ -5,8 +5,8 @@
 // (process/spawner.ts), runs its native programs from copies (process/native.ts) and reads the console's page
 // once. A command here rewrites every script of the installed package and of the libraries the server would
 // load late (the PTY library, prom-client) so that each, when loaded, writes a marker file outside the
-// workspace; then every late path is taken (both search engines' code, a tty command, a scrape of /metrics, a
-// killed helper replaced). No marker. A second server started from the rewritten package does write it: the
+// workspace; then every late path is taken (a search, a tty command, the console's script, a scrape of
+// /metrics, a killed helper replaced). No marker, and the console serves the script it read at start. A second server started from the rewritten package does write it: the
 // rewritten files are code that would have run.
 import { execFileSync } from 'node:child_process';
 import {
@@ -37,6 +37,7 @@ import {
   type RunAs,
 } from '../helpers/hostile-bin.js';
 import { TEST_TOKEN } from '../helpers/server.js';
+import { consoleLink } from '../console/support.js';
 import { until } from '../helpers/raw-http.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -81,6 +82,7 @@ function suite(as: RunAs): void {
   let rt: string;
   let bin: string;
   let srv: BinServer;
+  let state: string;
 
   beforeAll(async () => {
     ws = ownedDir(tmpdir(), 'wb-own-code-ws-', as);
@@ -103,11 +105,14 @@ function suite(as: RunAs): void {
     bin = path.join(pkg, 'dist', 'cli', 'main.js');
     // The workspace is the server's user's (commands write it); the links themselves, not what they name.
     if (as === 'nobody') execFileSync('chown', ['-R', '-h', '-P', `${NOBODY}:${NOBODY}`, ws]);
-    srv = await startBinAs({ workspace: ws, runtimeRoot: rt, as, bin });
+    // A state directory, so the operator's console runs (its page is read once, at start).
+    state = ownedDir(tmpdir(), 'wb-own-code-state-', as);
+    chmodSync(state, 0o700);
+    srv = await startBinAs({ workspace: ws, runtimeRoot: rt, as, bin, env: { SERVICE_STATE_DIR: state } });
   });
   afterAll(async () => {
     await srv?.stop();
-    for (const p of [ws, rt, marker, `${rt}-2`]) if (p) rmSync(p, { recursive: true, force: true });
+    for (const p of [ws, rt, state, marker, `${rt}-2`]) if (p) rmSync(p, { recursive: true, force: true });
   });
 
   /** Nothing the command wrote has run so far (checked after each late path, so a failure names it). */
@@ -150,6 +155,19 @@ function suite(as: RunAs): void {
     const out = await pollUntil(srv.url, tty.sc.command_id, /on-a-tty/, '', tty.sc.stdout ?? '');
     expect(out.stdout).toContain('on-a-tty');
     noneRan('a tty command');
+    // The console's script, as the operator's browser would get it: the one read at start, not the rewritten one.
+    const link = new URL(consoleLink(srv.stderr()));
+    const opened = await fetch(link, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    const cookie = String(opened.headers.get('set-cookie')).split(';')[0] as string;
+    const script = await fetch(new URL('/app.js', link), { headers: { cookie } });
+    expect(script.status).toBe(200);
+    const served = await script.text();
+    expect(served.length).toBeGreaterThan(100);
+    expect(served).not.toContain('__wbOwn');
+    expect(
+      readFileSync(path.join(ws, 'node_modules/workbench-mcp/dist/console/page/app.js'), 'utf8'),
+    ).toContain('__wbOwn');
     // A scrape of /metrics (prom-client).
     const metrics = await fetch(new URL('/metrics', srv.url), {
       headers: { authorization: `Bearer ${TEST_TOKEN}` },
