@@ -48,7 +48,7 @@ export function fit(n: BlockedNote): BlockedNote {
 /** A host name as a note quotes it (the whole name is in the audit log and the proxy's 403). */
 const short = (host: string) => (host.length > 40 ? `${host.slice(0, 39)}…` : host);
 
-/** The note of a proxy refusal (net-proxy.ts Refusal). */
+/** The note of a proxy refusal (net-decision.ts Refusal). */
 export function proxyNote(d: {
   host: string;
   port: number;

@@ -15,12 +15,13 @@
 // a command opened end with it (revoke). Bounded: at most MAX_UPSTREAM connections out at once, idle ones closed
 // after IDLE_MS.
 import { lookup } from 'node:dns';
-import { chmodSync, renameSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import net, { isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
-import { RelayLink } from './net-relay-link.js';
+import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
+import { ProxyEndpoints } from './net-proxy-endpoints.js';
+import { parseConnectHead } from './net-relay-link.js';
 import {
   absoluteHttpUrl,
   forwardHttp,
@@ -41,26 +42,6 @@ export const MAX_UPSTREAM = 256;
 export const IDLE_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 const LOOKUP_TIMEOUT_MS = 10_000;
-
-export type Refusal =
-  'not_allowed' | 'denied' | 'private_address' | 'unresolved' | 'unreachable' | 'busy' | 'bad_request';
-
-export interface NetDecision {
-  host: string;
-  port: number;
-  /** `CONNECT` or the HTTP method of an absolute-URI request. */
-  method: string;
-  allowed: boolean;
-  reason?: Refusal;
-  /** The address connected to (allowed), or the one refused (private_address). */
-  address?: string;
-  /** What the address is, for a private_address refusal (loopback, private, metadata, …). */
-  kind?: string;
-  /** The command whose credential came with the request; undefined without one. */
-  commandId?: string;
-  /** Allowed only because the user granted it to this command. */
-  granted?: boolean;
-}
 
 export interface ProxyOptions {
   socketPath: string;
@@ -108,11 +89,8 @@ export class NetProxy {
   private readonly clients = new Map<string, Client>();
   private upstream = 0;
   private closed = false;
-  /** Listeners of the server's own (the socket's path, the relay's hand-over socket). */
-  private readonly listeners: net.Server[] = [];
-  private link: RelayLink | undefined;
+  private readonly endpoints: ProxyEndpoints;
   private readonly relayed = new Map<number, Relayed>();
-  private relayStarted: Promise<void> | undefined;
 
   constructor(private readonly opts: ProxyOptions) {
     this.server = http.createServer({ requestTimeout: 0, headersTimeout: 10_000 });
@@ -130,78 +108,42 @@ export class NetProxy {
         socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       else socket.destroy();
     });
+    this.endpoints = new ProxyEndpoints(
+      this.server,
+      { ...opts, maxConnections: 4 * MAX_UPSTREAM },
+      {
+        head: (id, head) => void this.onRelayHead(id, head),
+        closed: (id) => this.relayClosed(id),
+        // The relay ended: so did every connection it held.
+        exit: () => {
+          for (const id of [...this.relayed.keys()]) this.relayClosed(id);
+        },
+      },
+    );
   }
 
-  /**
-   * Binds the socket (synchronously: it exists when this returns, served by the server itself) and makes it
-   * 0600; then, with a relay, starts it and moves it onto the socket's path once it listens (a rename: at no
-   * moment is the path missing).
-   */
+  /** Binds the socket (it exists when this returns, mode 0600); the relay, if any, takes it over once it runs. */
   listen(): void {
-    this.listenOn(this.opts.socketPath);
-    if (this.opts.relay) this.relayStarted = this.startRelay(this.opts.relay);
+    this.endpoints.listen();
   }
 
   /** Settles once the relay serves the socket's path, or the server does without it. */
   ready(): Promise<void> {
-    return this.relayStarted ?? Promise.resolve();
+    return this.endpoints.ready();
   }
 
   /** Who moves the bytes of an allowed tunnel. */
   get dataPlane(): 'relay' | 'server' {
-    return this.link ? 'relay' : 'server';
+    return this.endpoints.relay ? 'relay' : 'server';
   }
 
   /** The relay's process id, while it runs (tests). */
   get relayPid(): number | undefined {
-    return this.link?.pid;
+    return this.endpoints.relay?.pid;
   }
 
   get socketPath(): string {
     return this.opts.socketPath;
-  }
-
-  /** The proxy on a unix socket at `at` (0600), replacing whatever was there. */
-  private listenOn(at: string): void {
-    rmSync(at, { force: true });
-    // As http.Server makes its own: a client's half-close (upload done) leaves the download running.
-    const l = net.createServer({ allowHalfOpen: true }, (s) => this.server.emit('connection', s));
-    l.maxConnections = 4 * MAX_UPSTREAM;
-    l.listen(at);
-    chmodSync(at, 0o600);
-    this.listeners.push(l);
-  }
-
-  private async startRelay(relay: { program: string; serverPath: string }): Promise<void> {
-    const staged = `${this.opts.socketPath}.relay`;
-    try {
-      this.listenOn(relay.serverPath);
-      const link = await RelayLink.start(relay.program, staged, relay.serverPath, {
-        head: (id, head) => void this.onRelayHead(link, id, head),
-        closed: (id) => this.relayClosed(id),
-        exit: (why) => this.relayEnded(why),
-      });
-      if (this.closed) return link.stop();
-      renameSync(staged, this.opts.socketPath);
-      this.link = link;
-    } catch (e) {
-      rmSync(staged, { force: true });
-      this.opts.onNotice?.(`the proxy relays tunnels itself: ${(e as Error).message}`);
-    }
-  }
-
-  /** The relay ended: its connections are gone, and the server serves the socket's path again. */
-  private relayEnded(why: string): void {
-    if (this.link === undefined) return;
-    this.link = undefined;
-    for (const id of [...this.relayed.keys()]) this.relayClosed(id);
-    if (this.closed) return;
-    this.opts.onNotice?.(`${why}; the proxy relays tunnels itself from now on`);
-    try {
-      this.listenOn(this.opts.socketPath);
-    } catch (e) {
-      this.opts.onNotice?.(`the proxy could not listen again (${(e as Error).message})`);
-    }
   }
 
   /** A new credential for one command; its grants live and die with it. */
@@ -243,10 +185,8 @@ export class NetProxy {
   close(): Promise<void> {
     this.closed = true;
     this.clients.clear();
-    this.link?.stop();
-    this.link = undefined;
+    this.endpoints.close();
     this.relayed.clear();
-    for (const l of this.listeners) l.close();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -287,15 +227,17 @@ export class NetProxy {
   }
 
   /** A CONNECT the relay holds: decided here, its bytes moved there. */
-  private async onRelayHead(link: RelayLink, id: number, head: Buffer): Promise<void> {
+  private async onRelayHead(id: number, head: Buffer): Promise<void> {
+    const link = this.endpoints.relay;
+    if (!link) return;
     const parsed = parseConnectHead(head);
     const client = this.clientFor(parsed?.auth);
     const entry: Relayed = { client, closer: { destroy: () => link.kill(id) }, counted: false };
     this.relayed.set(id, entry);
+    // Not a CONNECT line: its first line is what parseAuthority refuses, and what the refusal reports.
     const o = await this.connectOutcome(
       parsed?.target ?? head.toString('latin1').split('\r\n')[0] ?? '',
       client,
-      parsed !== undefined,
     );
     if ('answer' in o) return link.reply(id, o.answer);
     // Closed, or the relay gone, while the name was looked up.
@@ -315,12 +257,8 @@ export class NetProxy {
   }
 
   /** The decision for `CONNECT authority`: an answer (refused, malformed), or where to connect (counted). */
-  private async connectOutcome(
-    authority: string,
-    client: Client | undefined,
-    wellFormed = true,
-  ): Promise<ConnectOutcome> {
-    const target = wellFormed ? parseAuthority(authority) : undefined;
+  private async connectOutcome(authority: string, client: Client | undefined): Promise<ConnectOutcome> {
+    const target = parseAuthority(authority);
     if (!target) {
       this.decide({
         method: 'CONNECT',
@@ -434,38 +372,4 @@ export class NetProxy {
       /* reporting must never break the proxy */
     }
   }
-}
-
-/** What a refused request reads: which host, why, and what would allow it. */
-export function refusalBody(d: NetDecision): string {
-  const hp = `${d.host}:${d.port}`;
-  const lines: Record<Refusal, string> = {
-    not_allowed:
-      `${d.host} is not on this server's network allow-list (safe mode: package registries only).\n` +
-      `One command: request_permissions {"tool_name":"exec_command","permission":"network","reason":"${d.host}"}; ` +
-      `always: the operator adds it to SERVICE_NETWORK_ALLOW.`,
-    denied: `${d.host} is on this server's SERVICE_NETWORK_DENY list; only the operator can change that.`,
-    private_address:
-      `${d.host} resolves to ${d.address} (${d.kind}); loopback, private and metadata addresses are refused. ` +
-      `The operator can allow it with SERVICE_NETWORK_ALLOW_PRIVATE=${d.host}.`,
-    unresolved: `${d.host} does not resolve.`,
-    unreachable: `${hp} could not be reached.`,
-    busy: `too many connections through the proxy at once; try again shortly.`,
-    bad_request: `malformed proxy request.`,
-  };
-  return `workbench-mcp proxy refused ${hp}: ${lines[d.reason ?? 'bad_request']}\n`;
-}
-
-/** The target and credential of a CONNECT head as the relay sends it; undefined when it is not one. */
-export function parseConnectHead(head: Buffer): { target: string; auth?: string } | undefined {
-  const lines = head.toString('latin1').split('\r\n');
-  const m = /^CONNECT (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
-  if (!m) return undefined;
-  let auth: string | undefined;
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(':');
-    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'proxy-authorization')
-      auth = line.slice(colon + 1).trim();
-  }
-  return { target: m[1] as string, ...(auth !== undefined ? { auth } : {}) };
 }

@@ -129,3 +129,16 @@ export class RelayLink {
     this.pending = this.pending.subarray(off);
   }
 }
+/** The target and credential of a CONNECT head as the relay sends it; undefined when it is not one. */
+export function parseConnectHead(head: Buffer): { target: string; auth?: string } | undefined {
+  const lines = head.toString('latin1').split('\r\n');
+  const m = /^CONNECT (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
+  if (!m) return undefined;
+  let auth: string | undefined;
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'proxy-authorization')
+      auth = line.slice(colon + 1).trim();
+  }
+  return { target: m[1] as string, ...(auth !== undefined ? { auth } : {}) };
+}

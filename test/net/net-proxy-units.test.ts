@@ -26,7 +26,8 @@ import {
 } from '../../src/process/net-allow.js';
 import { load } from '../../src/config/load.js';
 import { isHostPattern, isPrivateEntry, testResolve } from '../../src/config/network.js';
-import { NetProxy, parseAuthority, type NetDecision } from '../../src/process/net-proxy.js';
+import type { NetDecision } from '../../src/process/net-decision.js';
+import { NetProxy, parseAuthority } from '../../src/process/net-proxy.js';
 import { builtProgram } from '../../src/process/native.js';
 import { needBuilt } from '../helpers/native.js';
 import { until } from '../helpers/raw-http.js';

@@ -1,0 +1,42 @@
+// What the filtering proxy (net-proxy.ts) decided about one request, as the audit log, the command's `blocked`
+// note (blocked.ts) and the console see it, and what a refused client reads in the 403/502/503 body.
+
+export type Refusal =
+  'not_allowed' | 'denied' | 'private_address' | 'unresolved' | 'unreachable' | 'busy' | 'bad_request';
+
+export interface NetDecision {
+  host: string;
+  port: number;
+  /** `CONNECT` or the HTTP method of an absolute-URI request. */
+  method: string;
+  allowed: boolean;
+  reason?: Refusal;
+  /** The address connected to (allowed), or the one refused (private_address). */
+  address?: string;
+  /** What the address is, for a private_address refusal (loopback, private, metadata, …). */
+  kind?: string;
+  /** The command whose credential came with the request; undefined without one. */
+  commandId?: string;
+  /** Allowed only because the user granted it to this command. */
+  granted?: boolean;
+}
+
+/** What a refused request reads: which host, why, and what would allow it. */
+export function refusalBody(d: NetDecision): string {
+  const hp = `${d.host}:${d.port}`;
+  const lines: Record<Refusal, string> = {
+    not_allowed:
+      `${d.host} is not on this server's network allow-list (safe mode: package registries only).\n` +
+      `One command: request_permissions {"tool_name":"exec_command","permission":"network","reason":"${d.host}"}; ` +
+      `always: the operator adds it to SERVICE_NETWORK_ALLOW.`,
+    denied: `${d.host} is on this server's SERVICE_NETWORK_DENY list; only the operator can change that.`,
+    private_address:
+      `${d.host} resolves to ${d.address} (${d.kind}); loopback, private and metadata addresses are refused. ` +
+      `The operator can allow it with SERVICE_NETWORK_ALLOW_PRIVATE=${d.host}.`,
+    unresolved: `${d.host} does not resolve.`,
+    unreachable: `${hp} could not be reached.`,
+    busy: `too many connections through the proxy at once; try again shortly.`,
+    bad_request: `malformed proxy request.`,
+  };
+  return `workbench-mcp proxy refused ${hp}: ${lines[d.reason ?? 'bad_request']}\n`;
+}
