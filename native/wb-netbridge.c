@@ -135,7 +135,6 @@ static int command_ended(const struct pollfd *p, pid_t command) {
  * relay, the server relays bytes itself, or the relay is full): this program relays as before.
  */
 static int hand_over(int lfd) {
-  static const char HAND_OVER[4] = {0, 'w', 'b', 'l'};
   int u = connect_proxy();
   if (u < 0) return -1;
   int fl = fcntl(u, F_GETFL);

@@ -90,8 +90,6 @@ struct listener {
 static struct listener listeners[MAX_LISTENERS];
 static int nlisteners;
 
-/* What a bridge sends, with its listening socket, to hand it over (no HTTP request starts with a NUL). */
-static const char HAND_OVER[4] = {0, 'w', 'b', 'l'};
 static uint32_t next_id = 1;
 static const char *server_path;
 

@@ -15,6 +15,10 @@
 
 #define BUF_BYTES (64 * 1024)
 
+/* What a bridge sends, with its listening socket attached, to hand it over to the relay (no HTTP request starts
+ * with a NUL); the relay answers one byte, Y (taken) or N. */
+static const char HAND_OVER[4] = {0, 'w', 'b', 'l'};
+
 struct half {
   int pipe[2];  /* splice: bytes in flight live in this pipe ... */
   char *buf;    /* ... or, where splice is refused, in this buffer */

@@ -1,8 +1,9 @@
 // The small C programs of native/ (scripts/build-native.mjs): where the build put them, and the copies the server
-// runs (the spawner helper's script too: spawner.ts). A program that runs outside every sandbox, or sets one up, is run from a copy the server made at start-up
-// in its runtime directory's root, which sandboxed commands can neither see (bubblewrap) nor write (Landlock),
-// never from dist/ itself: the server may be installed inside the workspace it serves, where a command could
-// replace the built file between two runs (docs/security-model.md, rule B).
+// runs. A program that runs outside every sandbox, or sets one up, is run from a copy the server made in its
+// runtime directory's root, which sandboxed commands can neither see (bubblewrap) nor write (Landlock), never
+// from dist/ itself: the server may be installed inside the workspace it serves, where a command could replace
+// the built file between two runs (docs/security-model.md, rule B). The spawner helper's script is copied the
+// same way (spawner.ts, placeCopy).
 import { chmodSync, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

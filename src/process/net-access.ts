@@ -121,16 +121,6 @@ export class NetAccess {
     return { socket, dir, bridgeAt, starterAt };
   }
 
-  /** Settles once the proxy's data plane is in place (net-proxy.ts ready()). */
-  ready(): Promise<void> {
-    return this.proxy?.ready() ?? Promise.resolve();
-  }
-
-  /** Who moves the bytes of an allowed tunnel, while the proxy runs. */
-  dataPlane(): 'relay' | 'server' | undefined {
-    return this.proxy?.dataPlane;
-  }
-
   /** The argv that starts the bridge ahead of a command, when the proxy runs (net-proxy.ts). */
   bridgePrefix(): string[] | undefined {
     const m = this.mountsValue;
