@@ -544,6 +544,18 @@ describe.each(['server', 'relay'] as const)(
       }
     });
 
+    check('an allowed name whose port refuses: 502 naming the host and the checked address', async () => {
+      // A port that was just free: nothing listens there.
+      const gone = net.createServer();
+      await new Promise<void>((r) => gone.listen(0, '127.0.0.1', () => r()));
+      const closedPort = (gone.address() as AddressInfo).port;
+      await new Promise<void>((r) => gone.close(() => r()));
+      const got = await exchange(`CONNECT allowed.test:${closedPort} HTTP/1.1\r\n\r\n`, 'never-sent');
+      expect(got).toMatch(/^HTTP\/1.1 502 Bad Gateway/);
+      expect(got).toContain(`allowed.test:${closedPort} (127.0.0.1) could not be reached`);
+      expect(decisions.at(-1)).toMatchObject({ host: 'allowed.test', allowed: true, address: '127.0.0.1' });
+    });
+
     check('a head larger than 16 KiB is refused and the connection closed', async () => {
       const got = await exchange(
         `CONNECT allowed.test:${port} HTTP/1.1\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`,
