@@ -115,26 +115,31 @@ static uint32_t get32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* One frame to the server (blocking: the server reads its end at once); the server gone: exit. */
-static void frame_out(char type, uint32_t id, const void *payload, size_t n) {
-  unsigned char h[9];
-  le32(h, (uint32_t)(5 + n));
-  h[4] = (unsigned char)type;
-  le32(h + 5, id);
-  struct iovec iov[2] = {{h, sizeof h}, {(void *)payload, n}};
-  size_t left = sizeof h + n;
-  while (left > 0) {
-    ssize_t w = writev(1, iov, n ? 2 : 1);
+/* Frames to the server wait here until the loop is about to poll again, so that a burst (the heads of many
+ * connections opened at once, the closes at their end) reaches the server as one write, not one per frame. */
+static unsigned char obuf[FRAME_MAX + 9];
+static size_t olen;
+
+/* What waits for the server, written (blocking: the server reads its end at once); the server gone: exit. */
+static void flush_out(void) {
+  size_t off = 0;
+  while (off < olen) {
+    ssize_t w = write(1, obuf + off, olen - off);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) _exit(0);
-    left -= (size_t)w;
-    for (int i = 0; i < 2 && w > 0; i++) {
-      size_t k = (size_t)w < iov[i].iov_len ? (size_t)w : iov[i].iov_len;
-      iov[i].iov_base = (char *)iov[i].iov_base + k;
-      iov[i].iov_len -= k;
-      w -= (ssize_t)k;
-    }
+    off += (size_t)w;
   }
+  olen = 0;
+}
+
+/* One frame to the server (a payload is at most HEAD_MAX, well under FRAME_MAX). */
+static void frame_out(char type, uint32_t id, const void *payload, size_t n) {
+  if (olen + 9 + n > sizeof obuf) flush_out();
+  le32(obuf + olen, (uint32_t)(5 + n));
+  obuf[olen + 4] = (unsigned char)type;
+  le32(obuf + olen + 5, id);
+  if (n) memcpy(obuf + olen + 9, payload, n);
+  olen += 9 + n;
 }
 
 /* All of `n` bytes to a non-blocking socket, waiting at most SEND_MS for room; 0, or -1. */
@@ -456,6 +461,7 @@ static void serve(int lfd) {
       pfd[n].fd = listeners[j].bridge;
       pfd[n++].events = POLLIN;
     }
+    flush_out();
     int r = poll(pfd, (nfds_t)n, nconns ? 1000 : -1);
     if (r < 0 && errno != EINTR) _exit(1);
     long long now = now_ms();

@@ -102,6 +102,11 @@ export class RelayLink {
     h.writeUInt32LE(5 + payload.length, 0);
     h.write(type, 4, 'latin1');
     h.writeUInt32LE(id, 5);
+    // The answers to a burst of heads (decided in the same turn of the event loop) leave as one write.
+    if (!this.child.stdin.writableCorked) {
+      this.child.stdin.cork();
+      process.nextTick(() => this.child.stdin.uncork());
+    }
     this.child.stdin.write(payload.length ? Buffer.concat([h, payload]) : h);
   }
 
