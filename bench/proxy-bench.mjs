@@ -1,13 +1,18 @@
 // The cost of `safe` mode's filtering proxy (docs/tools.md#network-in-safe-mode): the same downloads from a local
-// HTTPS server, once from a `safe` command (bridge in the sandbox → unix socket → the server's proxy → upstream)
-// and once direct (a command in the same kind of sandbox on the host's network), in alternating rounds of one run.
-// Targets: a 20 MB download through the proxy ≤ 1.2× direct; 8 parallel package fetches (256 KiB each, a new
-// TLS connection each) ≤ 1.3× direct. Timed inside the command (curl's own clock), so the sandbox's start-up,
+// HTTPS server, once from a `safe` command (127.0.0.1:3128 in its sandbox → the server's relay, which asks the
+// server about each CONNECT → upstream) and once direct (a command in the same kind of sandbox on the host's network), in alternating rounds of one run.
+// Targets: a 20 MB download through the proxy ≤ 1.2× direct; 8 parallel package fetches (256 KiB each) ≤ 1.3×
+// direct. The eight are eight TLS connections opened at once in both (curl --parallel-immediate; the test server
+// counts them and a command that opened fewer fails the run): left to itself, curl may wait for its first
+// connection and carry the other seven over it one after another, which it does more often direct than through
+// the proxy, so the two sides would not be the same work. 40 alternating rounds: one sample varies by ±30 %
+// on two shared cores, and fewer rounds moved the ratio by ±0.1 from run to run. Timed inside the command
+// (curl's clock; date before and after curl for the eight), so the sandbox's start-up,
 // which `safe` pays either way, is not counted; whole-command times are reported beside them. Then what a
 // `trusted` command's own network namespace and bridge add to starting it: `exec_command true` in `trusted`
 // (own namespace, the proxy) against `trusted` on the host's network (what it had before), p50 of alternating
 // batches; target ≤ 10 ms.
-// Usage: npm run build && node bench/proxy-bench.mjs [--rounds 15] [--starts 200]
+// Usage: npm run build && node bench/proxy-bench.mjs [--rounds 40] [--starts 200]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -17,7 +22,7 @@ import os, { loadavg, tmpdir } from 'node:os';
 import { ensureBuilt, execTrue, httpToolCaller, round, startServer, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '15' }, starts: { type: 'string', default: '200' } },
+  options: { rounds: { type: 'string', default: '40' }, starts: { type: 'string', default: '200' } },
 });
 const ROUNDS = Number(values.rounds);
 const STARTS = Number(values.starts);
@@ -61,6 +66,7 @@ execFileSync(
 writeFileSync(path.join(ws, 'ca.pem'), readFileSync(path.join(certDir, 'cert.pem')));
 const big = Buffer.alloc(BIG, 'x');
 const pkg = Buffer.alloc(PKG, 'p');
+let tlsConnections = 0;
 const site = https.createServer(
   { key: readFileSync(path.join(certDir, 'key.pem')), cert: readFileSync(path.join(certDir, 'cert.pem')) },
   (req, res) => {
@@ -69,6 +75,7 @@ const site = https.createServer(
     res.end(body);
   },
 );
+site.on('secureConnection', () => tlsConnections++);
 await new Promise((r) => site.listen(0, '127.0.0.1', r));
 const port = site.address().port;
 
@@ -109,16 +116,19 @@ const curl = (isDirect) =>
   `curl -sS --fail --cacert ca.pem ${isDirect ? `--noproxy '*' --resolve ${NAME}:${port}:127.0.0.1` : ''}`;
 const bigCmd = (d) => `${curl(d)} -o /dev/null -w '%{time_total}' ${base}/big`;
 const pkgCmd = (d) =>
-  `s=$(date +%s%N); ${curl(d)} -Z --parallel-max 8 ${Array.from({ length: 8 }, (_, i) => `-o /dev/null ${base}/pkg/${i}`).join(' ')}` +
+  `s=$(date +%s%N); ${curl(d)} -Z --parallel-immediate --parallel-max 8 ${Array.from({ length: 8 }, (_, i) => `-o /dev/null ${base}/pkg/${i}`).join(' ')}` +
   ` && e=$(date +%s%N) && echo $(( (e - s) / 1000 ))`;
 
-async function time(call, cmd, unit) {
+async function time(call, cmd, unit, connections) {
+  tlsConnections = 0;
   const t0 = performance.now();
   const r = await call('exec_command', { cmd, yield_time_ms: 30_000 });
   const whole = performance.now() - t0;
   const sc = r.structuredContent;
   if (sc.status !== 'exited' || sc.exit_code !== 0) throw new Error(`${cmd}: ${JSON.stringify(sc)}`);
   const inner = Number(String(sc.stdout).trim()) * unit; // ms
+  if (connections !== undefined && tlsConnections !== connections)
+    throw new Error(`${cmd}: ${tlsConnections} TLS connections, not ${connections}`);
   return { inner, whole };
 }
 
@@ -133,7 +143,7 @@ for (let i = 0; i < ROUNDS; i++) {
     const d = w === 'D';
     const c = d ? callD : callP;
     const b = await time(c, bigCmd(d), 1000);
-    const p = await time(c, pkgCmd(d), 0.001);
+    const p = await time(c, pkgCmd(d), 0.001, 8);
     samples[`big${w}`].push(b.inner);
     samples[`big${w}w`].push(b.whole);
     samples[`pkg${w}`].push(p.inner);
