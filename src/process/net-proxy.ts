@@ -20,7 +20,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
 import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
-import { ProxyEndpoints } from './net-proxy-endpoints.js';
+import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
 import {
   absoluteHttpUrl,
@@ -54,7 +54,7 @@ export interface ProxyOptions {
    * proxy what is not a CONNECT (likewise out of every sandbox's sight). Without it, or when it ends, the
    * server relays the bytes itself.
    */
-  relay?: { program: string; serverPath: string };
+  relay?: RelayPlan;
   /** What the server should know of the data plane (it failed to start, it ended). */
   onNotice?: (message: string) => void;
 }

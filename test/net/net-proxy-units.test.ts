@@ -6,7 +6,18 @@
 // and every decision reported with the command that asked.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -653,19 +664,100 @@ describe.each(['server', 'relay'] as const)(
 
     // Only where the relay runs: registered for that plane alone (never a skip).
     if (plane === 'relay')
-      check('the relay killed: the server serves the socket again, and a CONNECT still tunnels', async () => {
-        const pid = proxy.relayPid as number;
-        expect(pid).toBeGreaterThan(0);
-        const ended = new Promise<string>((r) => (noticed = r));
-        process.kill(pid, 'SIGKILL');
-        expect(await ended).toMatch(/wb-netrelay ended \(SIGKILL\).*relays tunnels itself/);
-        expect(proxy.dataPlane).toBe('server');
-        expect(statSync(sock).mode & 0o777).toBe(0o600);
-        const got = await exchange(
-          `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\n\r\n`,
-          `GET /after HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
-        );
-        expect(got).toContain('hello GET registry.npmjs.org /after');
-      });
+      check(
+        'the relay killed: the server serves the socket, a CONNECT still tunnels, and a new relay takes over',
+        async () => {
+          const pid = proxy.relayPid as number;
+          expect(pid).toBeGreaterThan(0);
+          const ended = new Promise<string>((r) => (noticed = r));
+          process.kill(pid, 'SIGKILL');
+          // It had carried tunnels (the checks above): the first pause.
+          expect(await ended).toMatch(
+            /wb-netrelay ended \(SIGKILL\); the proxy relays tunnels itself until a new relay starts \(in 1 s\)/,
+          );
+          expect(proxy.dataPlane).toBe('server');
+          expect(statSync(sock).mode & 0o777).toBe(0o600);
+          const got = await exchange(
+            `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\n\r\n`,
+            `GET /after HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
+          );
+          expect(got).toContain('hello GET registry.npmjs.org /after');
+          // A new relay, from the same private copy, has the socket's path again and carries the next tunnel.
+          const next = await until(
+            async () => proxy.relayPid,
+            (p) => p !== undefined && p !== pid,
+          );
+          expect(next).not.toBe(pid);
+          expect(proxy.dataPlane).toBe('relay');
+          expect(readlinkSync(`/proc/${next}/exe`)).toBe(realpathSync(relayProgram as string));
+          expect(statSync(sock).mode & 0o777).toBe(0o600);
+          const again = await exchange(
+            `CONNECT registry.npmjs.org:${port} HTTP/1.1\r\n\r\n`,
+            `GET /again HTTP/1.1\r\nHost: registry.npmjs.org\r\nConnection: close\r\n\r\n`,
+          );
+          expect(again).toContain('hello GET registry.npmjs.org /again');
+        },
+      );
   },
 );
+
+describe('a relay that keeps ending', () => {
+  const runs = needBuilt(['wb-netrelay'], 'the relay restarts');
+  it.skipIf(!runs)(
+    'a new relay after each pause, doubled while none carried a tunnel; after RESTARTS_MAX the server keeps the bytes',
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'wb-relay-again-'));
+      const program = path.join(dir, 'relay');
+      copyFileSync(relayProgram as string, program);
+      chmodSync(program, 0o700);
+      const sock = path.join(dir, 'p.sock');
+      const notices: string[] = [];
+      let gaveUp: () => void = () => {};
+      const done = new Promise<void>((r) => (gaveUp = r));
+      const p = new NetProxy({
+        socketPath: sock,
+        rules: { allow: DEFAULT_ALLOW, deny: [], allowPrivate: [] },
+        onDecision: () => {},
+        onNotice: (m) => {
+          notices.push(m);
+          if (/from now on/.test(m)) gaveUp();
+        },
+        relay: { program, serverPath: path.join(dir, 'server.sock'), firstPauseMs: 10 },
+      });
+      try {
+        p.listen();
+        await p.ready();
+        expect(p.dataPlane).toBe('relay');
+        // From here on the program ends at once: every new relay fails to start.
+        writeFileSync(`${program}.new`, '#!/bin/sh\nexit 1\n', { mode: 0o700 });
+        renameSync(`${program}.new`, program);
+        process.kill(p.relayPid as number, 'SIGKILL');
+        await done;
+        expect(notices[0]).toMatch(/^wb-netrelay ended \(SIGKILL\); the proxy relays tunnels itself until/);
+        expect(notices.map((m) => /\(in ([\d.]+) s\)$/.exec(m)?.[1] ?? /from now on/.exec(m)?.[0])).toEqual([
+          '0.01',
+          '0.02',
+          '0.04',
+          '0.08',
+          '0.16',
+          'from now on',
+        ]);
+        expect(notices[5]).toMatch(/\(5 relays in a row ended before carrying a tunnel\)$/);
+        expect(p.dataPlane).toBe('server');
+        // The server serves the socket's path: a host off the list gets its 403 at once.
+        const answer = await new Promise<string>((resolve, reject) => {
+          const s = net.connect(sock);
+          let got = '';
+          s.on('data', (d) => (got += d.toString('latin1')));
+          s.on('end', () => resolve(got));
+          s.on('error', reject);
+          s.write('CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n');
+        });
+        expect(answer).toMatch(/^HTTP\/1\.1 403 /);
+      } finally {
+        await p.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
