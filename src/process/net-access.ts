@@ -19,7 +19,7 @@ import { proxyNote } from './blocked.js';
 import type { Command } from './command.js';
 import { DEFAULT_ALLOW } from './net-allow.js';
 import type { NetDecision } from './net-decision.js';
-import { BRIDGE_PORT, NetProxy } from './net-proxy.js';
+import { BRIDGE_PORT, NetProxy, SIDE_SUFFIX } from './net-proxy.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import type { NetMounts } from './sandbox-mounts.js';
 import { builtProgram, placeProgram } from './native.js';
@@ -81,7 +81,8 @@ export class NetAccess {
     // read-only bind costs bwrap a walk of the mount table: two of them added ~3.6 ms to every start).
     const dir = path.join(this.host.dirs.root, 'net');
     const socket = path.join(dir, 'proxy.sock');
-    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
+    // Its longest name is the side path the server's listener is bound on before it is renamed.
+    if (Buffer.byteLength(socket + SIDE_SUFFIX) > MAX_SOCKET_PATH)
       return { unavailable: `the runtime directory's path is too long for a unix socket (${socket})` };
     try {
       mkdirSync(dir, { mode: 0o700 });

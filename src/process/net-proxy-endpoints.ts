@@ -15,6 +15,10 @@ export const RESTART_FIRST_MS = 1_000;
 /** Relays in a row that may end before carrying a tunnel; after that the server moves the bytes until it stops. */
 export const RESTARTS_MAX = 5;
 
+/** Added to the socket's path for where the server binds its own listener before renaming it there (the longest
+ * name the proxy binds: the relay's staged one adds `.relay`). */
+export const SIDE_SUFFIX = '.server';
+
 export interface RelayPlan {
   program: string;
   serverPath: string;
@@ -98,7 +102,7 @@ export class ProxyEndpoints {
    * leaves the path alone.
    */
   private serveSocketPath(): void {
-    const side = `${this.opts.socketPath}.server`;
+    const side = this.opts.socketPath + SIDE_SUFFIX;
     this.own = this.listenOn(side);
     renameSync(side, this.opts.socketPath);
   }

@@ -33,6 +33,7 @@ import {
 } from './net-relay.js';
 
 export { parseAuthority };
+export { SIDE_SUFFIX } from './net-proxy-endpoints.js';
 
 /** The port the bridge listens on inside each sandbox (its own network namespace: nothing else is there). */
 export const BRIDGE_PORT = 3128;
