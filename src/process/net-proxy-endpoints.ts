@@ -130,6 +130,8 @@ export class ProxyEndpoints {
         exit: (why) => this.relayEnded(why, relay),
       });
       if (this.closed) return link.stop();
+      // Ended between listening and here: its exit found no relay to replace, so it is this start that failed.
+      if (link.ended) throw new Error('wb-netrelay ended as soon as it listened');
       renameSync(staged, this.opts.socketPath);
       this.link = link;
       this.carried = false;

@@ -91,6 +91,11 @@ export class RelayLink {
     this.child.kill('SIGKILL');
   }
 
+  /** Whether the relay's process has ended (its exit may not have been reported yet). */
+  get ended(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
   /** The relay's process id (tests). */
   get pid(): number | undefined {
     return this.child.pid;

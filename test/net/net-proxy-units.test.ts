@@ -728,8 +728,19 @@ describe('a relay that keeps ending', () => {
         p.listen();
         await p.ready();
         expect(p.dataPlane).toBe('relay');
-        // From here on the program ends at once: every new relay fails to start.
-        writeFileSync(`${program}.new`, '#!/bin/sh\nexit 1\n', { mode: 0o700 });
+        // From here on every relay binds its socket, says it listens, and ends at once: whether the server hears
+        // of the end before or after it has renamed the socket onto the path, it must serve the path itself.
+        const fake = [
+          '#!/usr/bin/env python3',
+          'import socket, sys',
+          's = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
+          's.bind(sys.argv[1])',
+          's.listen(1)',
+          "sys.stdout.buffer.write(b'\\x05\\x00\\x00\\x00L\\x00\\x00\\x00\\x00')",
+          'sys.stdout.flush()',
+          '',
+        ].join('\n');
+        writeFileSync(`${program}.new`, fake, { mode: 0o700 });
         renameSync(`${program}.new`, program);
         process.kill(p.relayPid as number, 'SIGKILL');
         await done;
