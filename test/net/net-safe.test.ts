@@ -429,5 +429,64 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     }
     expect(r.sc.exit_code, out).toBe(0);
     expect(out).toMatch(/second [1-5]\d\d/);
+    // A new relay, from the private copy, takes the socket's path again; the next command's bridge hands its
+    // listener to it.
+    const next = await until(
+      async () =>
+        descendantsOf(process.pid).find(
+          (p) =>
+            p.pid !== relay?.pid &&
+            p.cmdline.includes('wb-netrelay') &&
+            p.cmdline.includes(`${root}/proxy-server.sock`),
+        ),
+      (p) => p !== undefined,
+    );
+    expect(next, 'a new relay runs').toBeDefined();
+    // ...and has the socket's path: the hand-over bytes with no descriptor, the relay closes on without a word;
+    // the server's parser would answer 400.
+    const relayHasPath = () =>
+      new Promise<boolean>((resolve) => {
+        const s = net.connect(sock);
+        let got = '';
+        s.on('data', (d) => (got += d.toString('latin1')));
+        s.on('close', () => resolve(got === ''));
+        s.on('error', () => resolve(false));
+        s.write('\0wbl');
+      });
+    expect(await until(relayHasPath, (ok) => ok), 'the new relay serves the socket').toBe(true);
+    expect(path.dirname(readlinkSync(`/proc/${next?.pid}/exe`))).toBe(root);
+    // The sandbox prepared ahead while no relay ran offered its listener to the server, which refuses it: one
+    // command uses it up; the one after it starts in a sandbox prepared since the new relay listens.
+    const spent = await call(server.url, 'exec_command', { cmd: 'true', yield_time_ms: 30_000 });
+    expect(spent.sc.exit_code).toBe(0);
+    rmSync(path.join(ws.dir, 'go-third'), { force: true });
+    const cmd3 = [
+      cmd.split('; ')[0],
+      fetch('third'),
+      'for i in $(seq 1200); do [ -e go-third ] && break; sleep 0.05; done',
+    ].join('; ');
+    let r3 = await call(server.url, 'exec_command', { cmd: cmd3, yield_time_ms: 0 });
+    let out3 = `${r3.sc.stdout ?? ''}`;
+    const id3 = r3.sc.command_id as string;
+    while (!/third \d{3}/.test(out3) && r3.sc.status === 'running') {
+      r3 = await call(server.url, 'write_stdin', { command_id: id3, chars: '', yield_time_ms: 30_000 });
+      out3 += r3.sc.stdout ?? '';
+    }
+    expect(out3).toMatch(/third [1-5]\d\d/);
+    const inode3 = /listener (\d+)/.exec(out3)?.[1];
+    expect(inode3, out3).toBeDefined();
+    const held3 = readdirSync(`/proc/${next?.pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${next?.pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    expect(held3).toContain(`socket:[${inode3}]`);
+    writeFileSync(path.join(ws.dir, 'go-third'), '');
+    while (r3.sc.status === 'running') {
+      r3 = await call(server.url, 'write_stdin', { command_id: id3, chars: '', yield_time_ms: 30_000 });
+    }
+    expect(r3.sc.exit_code, out3).toBe(0);
   });
 });
