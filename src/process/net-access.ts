@@ -106,6 +106,7 @@ export class NetAccess {
         allowPrivate: c.networkAllowPrivate,
       },
       testResolve: c.testResolve,
+      clock: this.host.clock,
       onDecision: (d) => this.decided(d),
       ...(relayAt && Buffer.byteLength(serverPath) <= MAX_SOCKET_PATH
         ? { relay: { program: relayAt, serverPath } }

@@ -9,19 +9,19 @@
 // absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
 // for that one command adds names), then the name is resolved here and every address it has must be public
 // unless SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
-// checked, so a second DNS answer cannot rebind it. A refusal is a 403 with a short plain-text body, sent at
+// checked, so a second DNS answer cannot rebind it (answers are shared and kept a while: net-resolve.ts). A refusal is a 403 with a short plain-text body, sent at
 // once. Which command asked is known from the per-command credential in its proxy URL (Proxy-Authorization:
 // Basic wb:<token>); every decision is reported (audit log, the command's `blocked` note), and the connections
 // a command opened end with it (revoke). Bounded: at most MAX_UPSTREAM connections out at once, idle ones closed
 // after IDLE_MS.
-import { lookup } from 'node:dns';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
 import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
 import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
+import { HostResolver, type LookupAll } from './net-resolve.js';
+import type { Clock } from '../core/clock.js';
 import {
   absoluteHttpUrl,
   forwardHttp,
@@ -42,13 +42,16 @@ export const MAX_UPSTREAM = 256;
 /** A tunnel or request with no bytes either way for this long is closed. */
 export const IDLE_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 10_000;
-const LOOKUP_TIMEOUT_MS = 10_000;
 
 export interface ProxyOptions {
   socketPath: string;
   rules: NetRules;
   /** Test-only resolver override (WB_TEST_RESOLVE): host name → addresses, consulted before DNS. */
   testResolve?: Readonly<Record<string, readonly string[]>>;
+  /** How long a DNS answer is kept is measured on it (net-resolve.ts). */
+  clock: Clock;
+  /** The DNS lookup (node:dns by default). */
+  lookup?: LookupAll;
   onDecision: (d: NetDecision) => void;
   /**
    * The data plane (native/wb-netrelay.c, placed where no sandbox sees it), and the socket where it hands the
@@ -92,8 +95,14 @@ export class NetProxy {
   private closed = false;
   private readonly endpoints: ProxyEndpoints;
   private readonly relayed = new Map<number, Relayed>();
+  private readonly resolver: HostResolver;
 
   constructor(private readonly opts: ProxyOptions) {
+    this.resolver = new HostResolver({
+      clock: opts.clock,
+      fixed: opts.testResolve,
+      ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    });
     this.server = http.createServer({ requestTimeout: 0, headersTimeout: 10_000 });
     this.server.keepAliveTimeout = 5_000;
     this.server.on('request', (req, res) => void this.onRequest(req, res));
@@ -335,7 +344,7 @@ export class NetProxy {
     const v = checkHost(this.opts.rules, host, client?.granted);
     if (!v.ok) return refuse(v.reason);
     const granted = !checkHost(this.opts.rules, host).ok;
-    const addresses = await this.resolve(host);
+    const addresses = await this.resolver.resolve(host);
     if (addresses.length === 0) return refuse('unresolved');
     for (const a of addresses) {
       const kind = addressKind(a);
@@ -351,19 +360,6 @@ export class NetProxy {
 
   private release(): void {
     if (this.upstream > 0) this.upstream--;
-  }
-
-  private resolve(host: string): Promise<string[]> {
-    if (isIP(host)) return Promise.resolve([host]);
-    const fixed = this.opts.testResolve?.[host];
-    if (fixed) return Promise.resolve([...fixed]);
-    return new Promise((resolve) => {
-      const t = setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS);
-      lookup(host, { all: true, verbatim: true }, (err, list) => {
-        clearTimeout(t);
-        resolve(err ? [] : list.map((a) => a.address));
-      });
-    });
   }
 
   private decide(d: NetDecision): void {

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fit, NOTE_MAX_BYTES, outputNote, proxyNote } from '../../src/process/blocked.js';
 import { Command } from '../../src/process/command.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock, systemClock } from '../../src/core/clock.js';
 import {
   addressKind,
   checkHost,
@@ -286,6 +286,7 @@ describe.each(['server', 'relay'] as const)(
           'registry.npmjs.org': ['127.0.0.1'],
           'granted.test': ['127.0.0.1'],
         },
+        clock: systemClock,
         onDecision: (d) => void decisions.push(d),
         onNotice: (m) => {
           notices.push(m);
@@ -717,6 +718,7 @@ describe('a relay that keeps ending', () => {
       const p = new NetProxy({
         socketPath: sock,
         rules: { allow: DEFAULT_ALLOW, deny: [], allowPrivate: [] },
+        clock: systemClock,
         onDecision: () => {},
         onNotice: (m) => {
           notices.push(m);
