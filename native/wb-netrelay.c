@@ -19,8 +19,8 @@
  * Frames both ways: u32 length (of what follows), u8 type, u32 id, payload; little-endian. It exits when its
  * standard input ends (the server is gone).
  *
- * Bounded: at most MAX_CONNS connections (further ones wait in the listen backlog), HEAD_MAX bytes of head, a
- * head within HEAD_MS, an answer within WAIT_MS, a connect within CONNECT_MS, and a tunnel idle for IDLE_MS is
+ * Bounded: at most MAX_CONNS connections (further ones wait in the listen backlog), each with two buffers of
+ * BUF_BYTES once its tunnel opens (HEAD_MAX bytes of head before), a head within HEAD_MS, an answer within WAIT_MS, a connect within CONNECT_MS, and a tunnel idle for IDLE_MS is
  * closed. No dependencies beyond libc; Linux only.
  */
 #define _GNU_SOURCE
@@ -50,7 +50,6 @@
 #define MAX_LISTENERS 256
 #define HEAD_MAX (16 * 1024)
 #define FRAME_MAX (64 * 1024)
-#define PIPE_BYTES (1024 * 1024)
 #define HEAD_MS 10000
 #define WAIT_MS 30000
 #define CONNECT_MS 10000
@@ -207,26 +206,20 @@ static int find(uint32_t id) {
 }
 
 /*
- * The relay starts: both directions through pipes (downloads get the larger one). `n` bytes at `p` (read before
- * the relay began: a head passed on, bytes sent right behind a CONNECT) go first towards the peer, queued in
- * the upward half like any others, so a peer slow to take them never stalls the loop. 0, or -1.
+ * The relay starts: each direction through a buffer of BUF_BYTES (wb-splice.h says why not pipes). `n` bytes at
+ * `p` (read before the relay began: a head passed on, bytes sent right behind a CONNECT; at most HEAD_MAX, less
+ * than BUF_BYTES) go first towards the peer, queued in the upward half like any others, so a peer slow to take
+ * them never stalls the loop. 0, or -1.
  */
 static int start_relay(struct conn *c, const char *p, size_t n) {
-  if (half_init(&c->up, 0) < 0) return -1;
-  if (half_init(&c->down, PIPE_BYTES) < 0) {
+  if (half_init_buffer(&c->up) < 0) return -1;
+  if (half_init_buffer(&c->down) < 0) {
     half_free(&c->up);
     return -1;
   }
-  /* An empty pipe holds at least 64 KiB and a buffer BUF_BYTES, both more than HEAD_MAX. */
-  if (n > 0 && c->up.pipe[1] >= 0) {
-    /* write(2), not vmsplice(2): the pipe gets a copy (the head's memory is freed below). */
-    if (write(c->up.pipe[1], p, n) != (ssize_t)n) return -1;
-    c->up.len = n;
-  } else if (n > 0) {
-    memcpy(c->up.buf, p, n);
-    c->up.off = 0;
-    c->up.len = n;
-  }
+  memcpy(c->up.buf, p, n);
+  c->up.off = 0;
+  c->up.len = n;
   free(c->head);
   c->head = NULL;
   c->state = RELAY;
@@ -530,7 +523,7 @@ int main(int argc, char **argv) {
   /* Standard input, output and error only. */
   if (syscall(SYS_close_range, 3, ~0U, 0) != 0)
     for (int fd = 3; fd < 1024; fd++) close(fd);
-  /* Up to five descriptors per connection (two sockets, two pipes of two): lift the soft limit. */
+  /* Two descriptors per connection and two per listener, more than the usual soft limit: lift it. */
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
     rl.rlim_cur = rl.rlim_max;

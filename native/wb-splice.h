@@ -1,8 +1,10 @@
 /*
  * Bytes between two sockets, one direction per `struct half`, shared by wb-netbridge.c (the sandbox's end of the
- * filtering proxy) and wb-netrelay.c (the server's end): through a pipe with splice(2), so bytes are never copied
- * into the process, or, where splice is refused for a pair, through a buffer of BUF_BYTES. The caller polls each
- * socket for want() and calls pump() for both directions when either is ready.
+ * filtering proxy) and wb-netrelay.c (the server's end): through a buffer of BUF_BYTES (read, then send), or
+ * through a pipe with splice(2), so that bytes are never copied into the process, falling back to a buffer where
+ * splice is refused for a pair. The relay copies: between two loopback TCP sockets, splice through a pipe cost
+ * more than the copy it saves (docs/benchmarks.md#the-proxys-data-plane). The caller polls each socket for
+ * want() and calls pump() for both directions when either is ready.
  */
 #ifndef WB_SPLICE_H
 #define WB_SPLICE_H
@@ -48,6 +50,14 @@ static int half_init(struct half *h, int bytes) {
     h->cap = size > 0 ? (size_t)size : 4096;
     return 0;
   }
+  h->pipe[0] = h->pipe[1] = -1;
+  h->buf = malloc(BUF_BYTES);
+  h->cap = BUF_BYTES;
+  return h->buf ? 0 : -1;
+}
+
+/* A buffer of BUF_BYTES, no pipe. 0, or -1 when out of memory. */
+static int half_init_buffer(struct half *h) {
   h->pipe[0] = h->pipe[1] = -1;
   h->buf = malloc(BUF_BYTES);
   h->cap = BUF_BYTES;
