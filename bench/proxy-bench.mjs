@@ -12,8 +12,11 @@
 // `trusted` command's own network namespace and bridge add to starting it: `exec_command true` in `trusted`
 // (own namespace, the proxy) against `trusted` on the host's network (what it had before), p50 of alternating
 // batches; target ≤ 10 ms.
+// The floor in the same rounds: the direct command again, through bench/floor-proxy.c (a CONNECT proxy that checks
+// nothing, two threads per connection copying bytes the moment they arrive), built with the C compiler on PATH;
+// what any proxy costs on this machine, reported beside each download row (left out without a compiler).
 // Usage: npm run build && node bench/proxy-bench.mjs [--rounds 40] [--starts 200]
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -110,13 +113,38 @@ if (info.structuredContent.sandbox.network !== 'proxy') {
   process.exit(1);
 }
 
+/** bench/floor-proxy.c, built and listening; undefined without a C compiler. */
+async function startFloor() {
+  const bin = path.join(certDir, 'floor-proxy');
+  const source = path.join(path.dirname(new URL(import.meta.url).pathname), 'floor-proxy.c');
+  const cc = ['cc', 'gcc', 'clang'].find(
+    (c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0,
+  );
+  if (!cc || spawnSync(cc, ['-O2', '-pthread', '-o', bin, source], { stdio: 'inherit' }).status !== 0)
+    return undefined;
+  const child = spawn(bin, [String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const listening = await new Promise((resolve) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', () => resolve(undefined));
+  });
+  return listening ? { port: listening, stop: () => child.kill() } : undefined;
+}
+const floor = await startFloor();
+if (!floor)
+  console.error('proxy-bench: no C compiler or the floor proxy did not start: the floor is left out');
+
 const base = `https://${NAME}:${port}`;
 // Direct: curl resolves the name itself (to the same 127.0.0.1 the proxy was told), with no proxy at all.
-const curl = (isDirect) =>
-  `curl -sS --fail --cacert ca.pem ${isDirect ? `--noproxy '*' --resolve ${NAME}:${port}:127.0.0.1` : ''}`;
-const bigCmd = (d) => `${curl(d)} -o /dev/null -w '%{time_total}' ${base}/big`;
-const pkgCmd = (d) =>
-  `s=$(date +%s%N); ${curl(d)} -Z --parallel-immediate --parallel-max 8 ${Array.from({ length: 8 }, (_, i) => `-o /dev/null ${base}/pkg/${i}`).join(' ')}` +
+// The floor: the direct command through the floor proxy (curl resolves nothing; the proxy goes to the test server).
+const ROUTE = {
+  P: '',
+  D: `--noproxy '*' --resolve ${NAME}:${port}:127.0.0.1`,
+  F: `--proxy http://127.0.0.1:${floor?.port}`,
+};
+const curl = (w) => `curl -sS --fail --cacert ca.pem ${ROUTE[w]}`;
+const bigCmd = (w) => `${curl(w)} -o /dev/null -w '%{time_total}' ${base}/big`;
+const pkgCmd = (w) =>
+  `s=$(date +%s%N); ${curl(w)} -Z --parallel-immediate --parallel-max 8 ${Array.from({ length: 8 }, (_, i) => `-o /dev/null ${base}/pkg/${i}`).join(' ')}` +
   ` && e=$(date +%s%N) && echo $(( (e - s) / 1000 ))`;
 
 async function time(call, cmd, unit, connections) {
@@ -133,17 +161,17 @@ async function time(call, cmd, unit, connections) {
 }
 
 const samples = { bigP: [], bigD: [], pkgP: [], pkgD: [], bigPw: [], bigDw: [], pkgPw: [], pkgDw: [] };
+if (floor) Object.assign(samples, { bigF: [], pkgF: [], bigFw: [], pkgFw: [] });
 load.push(loadavg()[0]);
-// A warm-up of each, then alternating rounds so machine load falls on both alike.
-await time(callP, bigCmd(false), 1000);
-await time(callD, bigCmd(true), 1000);
+// A warm-up of each, then rounds in turning order so machine load falls on all alike.
+const ways = floor ? ['P', 'D', 'F'] : ['P', 'D'];
+for (const w of ways) await time(w === 'P' ? callP : callD, bigCmd(w), 1000);
 for (let i = 0; i < ROUNDS; i++) {
-  const order = i % 2 ? ['D', 'P'] : ['P', 'D'];
+  const order = ways.map((_, k) => ways[(i + k) % ways.length]);
   for (const w of order) {
-    const d = w === 'D';
-    const c = d ? callD : callP;
-    const b = await time(c, bigCmd(d), 1000);
-    const p = await time(c, pkgCmd(d), 0.001, 8);
+    const c = w === 'P' ? callP : callD;
+    const b = await time(c, bigCmd(w), 1000);
+    const p = await time(c, pkgCmd(w), 0.001, 8);
     samples[`big${w}`].push(b.inner);
     samples[`big${w}w`].push(b.whole);
     samples[`pkg${w}`].push(p.inner);
@@ -180,6 +208,11 @@ const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(
 const added = median(startT) - median(startD);
 const bigRatio = m.bigP / m.bigD;
 const pkgRatio = m.pkgP / m.pkgD;
+/** What the floor proxy measured, beside a download row. */
+const floorNote = (k) =>
+  floor
+    ? `; the floor (bench/floor-proxy.c, no checks) ${round(m[`${k}F`], 1)} ms, ${round(m[`${k}F`] / m[`${k}D`], 2)}× direct`
+    : '';
 const rows = [
   {
     target: '20 MB download through the proxy vs direct (curl time_total, median)',
@@ -187,7 +220,7 @@ const rows = [
     limit: 1.2,
     unit: '×',
     pass: bigRatio <= 1.2,
-    note: `proxy ${round(m.bigP, 1)} ms, direct ${round(m.bigD, 1)} ms; whole command ${round(m.bigPw, 1)} vs ${round(m.bigDw, 1)} ms (the sandbox's start-up included)`,
+    note: `proxy ${round(m.bigP, 1)} ms, direct ${round(m.bigD, 1)} ms; whole command ${round(m.bigPw, 1)} vs ${round(m.bigDw, 1)} ms (the sandbox's start-up included)${floorNote('big')}`,
   },
   {
     target: '8 parallel 256 KiB package fetches through the proxy vs direct (median)',
@@ -195,7 +228,7 @@ const rows = [
     limit: 1.3,
     unit: '×',
     pass: pkgRatio <= 1.3,
-    note: `proxy ${round(m.pkgP, 1)} ms, direct ${round(m.pkgD, 1)} ms; whole command ${round(m.pkgPw, 1)} vs ${round(m.pkgDw, 1)} ms`,
+    note: `proxy ${round(m.pkgP, 1)} ms, direct ${round(m.pkgD, 1)} ms; whole command ${round(m.pkgPw, 1)} vs ${round(m.pkgDw, 1)} ms${floorNote('pkg')}`,
   },
   {
     target: 'exec_command true in trusted: added by its own network namespace and the bridge (p50)',
@@ -214,6 +247,7 @@ writeResults('proxy', 'Filtering proxy of safe mode: downloads through it vs dir
 });
 
 await Promise.all([proxied.stop(), direct.stop(), trusted.stop(), hostNet.stop()]);
+floor?.stop();
 rmSync(path.dirname(longRoot), { recursive: true, force: true });
 site.close();
 rmSync(ws, { recursive: true, force: true });

@@ -3,8 +3,8 @@
  * filtering proxy) and wb-netrelay.c (the server's end): through a buffer of BUF_BYTES (read, then send), or
  * through a pipe with splice(2), so that bytes are never copied into the process, falling back to a buffer where
  * splice is refused for a pair. The relay copies: between two loopback TCP sockets, splice through a pipe cost
- * more than the copy it saves (docs/benchmarks.md#the-proxys-data-plane). The caller polls each socket for
- * want() and calls pump() for both directions when either is ready.
+ * more than the copy it saves (docs/benchmarks.md, on the proxy). The bridge splices. The caller polls each
+ * socket for want() and calls pump() for both directions when either is ready.
  */
 #ifndef WB_SPLICE_H
 #define WB_SPLICE_H
