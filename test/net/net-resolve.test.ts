@@ -24,8 +24,11 @@ function dns(answers: Record<string, string[] | Error>) {
   const asked: string[] = [];
   const waiting: Array<() => void> = [];
   let hold = false;
+  let firstAsked: () => void = () => {};
+  const first = new Promise<void>((r) => (firstAsked = r));
   const lookup: LookupAll = (host, done) => {
     asked.push(host);
+    firstAsked();
     const answer = () => {
       const a = answers[host] ?? new Error(`ENOTFOUND ${host}`);
       if (a instanceof Error) done(a, []);
@@ -37,6 +40,8 @@ function dns(answers: Record<string, string[] | Error>) {
   return {
     lookup,
     asked,
+    /** Settles when the first lookup is asked for. */
+    first,
     hold: () => void (hold = true),
     release: () => {
       hold = false;
@@ -150,7 +155,7 @@ describe('the proxy resolves a name once for connections opened together', () =>
         });
       const all = Array.from({ length: 8 }, tunnel);
       // The first head's lookup is held; the other heads wait on it, or find its answer kept.
-      await vi.waitFor(() => expect(d.asked).toHaveLength(1));
+      await d.first;
       d.release();
       for (const got of await Promise.all(all)) {
         expect(got).toMatch(/^HTTP\/1.1 200 Connection Established/);
