@@ -3,7 +3,10 @@
 // kept for RESOLVE_TTL_MS, so a package install that opens dozens of connections to one host resolves it once
 // instead of queueing a lookup per connection on libuv's four threads. A failed lookup is not kept: the next
 // request asks again. The proxy checks every address of the answer on each use, cached or not, and connects to
-// the one it checked, so keeping an answer never lets a second DNS answer rebind a connection.
+// the one it checked, so keeping an answer never lets a second DNS answer rebind a connection. At most
+// MAX_LOOKUPS run at once (each holds one of libuv's four threads until it answers): a command opening
+// connections to many names that resolve slowly waits for its own lookups, and the server's other work keeps its
+// threads.
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Clock } from '../core/clock.js';
@@ -12,8 +15,10 @@ import type { Clock } from '../core/clock.js';
 export const RESOLVE_TTL_MS = 30_000;
 /** Names kept at most; the oldest answer goes first. */
 export const RESOLVE_MAX_NAMES = 256;
-/** A lookup that has not answered by then counts as no answer. */
+/** A lookup that has not answered by then (waiting for its turn included) counts as no answer. */
 export const LOOKUP_TIMEOUT_MS = 10_000;
+/** Lookups running at once; the others wait their turn. */
+export const MAX_LOOKUPS = 2;
 
 /** node:dns lookup with `{all: true}`, or a stand-in with the same contract. */
 export type LookupAll = (host: string, done: (err: Error | null, addresses: string[]) => void) => void;
@@ -38,6 +43,9 @@ export interface ResolverOptions {
 export class HostResolver {
   private readonly kept = new Map<string, Kept>();
   private readonly asking = new Map<string, Promise<string[]>>();
+  /** Lookups waiting for their turn, oldest first. */
+  private readonly queue: Array<() => void> = [];
+  private running = 0;
   private readonly lookup: LookupAll;
 
   constructor(private readonly opts: ResolverOptions) {
@@ -60,17 +68,48 @@ export class HostResolver {
     return asked.then((a) => [...a]);
   }
 
+  /** Lookups running or waiting for their turn (tests). */
+  get pending(): number {
+    return this.running + this.queue.length;
+  }
+
   private ask(host: string): Promise<string[]> {
     return new Promise((resolve) => {
-      const t = setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS);
-      t.unref?.();
-      this.lookup(host, (err, addresses) => {
+      let settled = false;
+      const settle = (got: string[]) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(t);
-        const got = err ? [] : addresses;
-        if (got.length > 0) this.keep(host, got);
         resolve(got);
-      });
+      };
+      const t = setTimeout(() => settle([]), LOOKUP_TIMEOUT_MS);
+      t.unref?.();
+      const start = () => {
+        // Timed out while waiting for its turn: nobody waits for the answer any more.
+        if (settled) return this.next();
+        this.running++;
+        const done = (err: Error | null, addresses: string[]) => {
+          this.running--;
+          const got = err ? [] : addresses;
+          // Kept even when it came too late for this request: the next one uses it.
+          if (got.length > 0) this.keep(host, got);
+          settle(got);
+          this.next();
+        };
+        try {
+          this.lookup(host, done);
+        } catch (e) {
+          done(e as Error, []);
+        }
+      };
+      if (this.running < MAX_LOOKUPS) start();
+      else this.queue.push(start);
     });
+  }
+
+  /** The oldest waiting lookup starts, if there is room. */
+  private next(): void {
+    if (this.running < MAX_LOOKUPS) this.queue.shift()?.();
   }
 
   private keep(host: string, addresses: readonly string[]): void {

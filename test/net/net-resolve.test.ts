@@ -1,6 +1,6 @@
 // The proxy's name lookups (src/process/net-resolve.ts, docs/security-model.md#network-per-mode): one lookup
 // per name at a time, an answer kept for RESOLVE_TTL_MS on the injected clock, failures never kept, at most
-// RESOLVE_MAX_NAMES names, and through the proxy itself: eight tunnels opened at once to one name cost one
+// RESOLVE_MAX_NAMES names, at most MAX_LOOKUPS lookups running (the rest wait their turn, within the timeout), and through the proxy itself: eight tunnels opened at once to one name cost one
 // lookup, and every one of them still goes to the checked address.
 import { mkdtempSync, rmSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { NetProxy } from '../../src/process/net-proxy.js';
 import {
   HostResolver,
   LOOKUP_TIMEOUT_MS,
+  MAX_LOOKUPS,
   RESOLVE_MAX_NAMES,
   RESOLVE_TTL_MS,
   type LookupAll,
@@ -122,6 +123,46 @@ describe('HostResolver', () => {
     d.release(); // both lookups answer now: the late first one is kept, the second is used
     expect(await second).toEqual(['104.16.0.3']);
     expect(d.asked).toEqual(['slow.test', 'slow.test']);
+  });
+});
+
+describe('lookups running at once', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it(`at most ${MAX_LOOKUPS}; the others wait their turn and are answered in order`, async () => {
+    const names = Array.from({ length: MAX_LOOKUPS + 2 }, (_, i) => `n${i}.test`);
+    const d = dns(Object.fromEntries(names.map((n, i) => [n, [`203.0.113.${i + 1}`]])));
+    const r = new HostResolver({ clock: new ManualClock(), lookup: d.lookup });
+    d.hold();
+    const all = names.map((n) => r.resolve(n));
+    expect(d.asked).toEqual(names.slice(0, MAX_LOOKUPS));
+    expect(r.pending).toBe(names.length);
+    d.release(); // the running ones answer; each answer lets one waiting lookup start (and answer: no hold now)
+    expect(await Promise.all(all)).toEqual(names.map((_, i) => [`203.0.113.${i + 1}`]));
+    expect(d.asked).toEqual(names);
+    expect(r.pending).toBe(0);
+  });
+
+  it('a lookup whose time ran out while it waited is never started; a lookup that throws frees its place', async () => {
+    vi.useFakeTimers();
+    const names = Array.from({ length: MAX_LOOKUPS + 1 }, (_, i) => `w${i}.test`);
+    const d = dns(Object.fromEntries(names.map((n) => [n, ['203.0.113.9']])));
+    const r = new HostResolver({ clock: new ManualClock(), lookup: d.lookup });
+    d.hold();
+    const all = names.map((n) => r.resolve(n));
+    await vi.advanceTimersByTimeAsync(LOOKUP_TIMEOUT_MS);
+    expect(await Promise.all(all)).toEqual(names.map(() => []));
+    d.release();
+    expect(d.asked).toEqual(names.slice(0, MAX_LOOKUPS));
+    expect(r.pending).toBe(0);
+    const throwing = new HostResolver({
+      clock: new ManualClock(),
+      lookup: () => {
+        throw new Error('bad name');
+      },
+    });
+    expect(await throwing.resolve('x.test')).toEqual([]);
+    expect(throwing.pending).toBe(0);
   });
 });
 
