@@ -4,9 +4,8 @@
 // instead of queueing a lookup per connection on libuv's four threads. A failed lookup is not kept: the next
 // request asks again. The proxy checks every address of the answer on each use, cached or not, and connects to
 // the one it checked, so keeping an answer never lets a second DNS answer rebind a connection. At most
-// MAX_LOOKUPS run at once (each holds one of libuv's four threads until it answers): a command opening
-// connections to many names that resolve slowly waits for its own lookups, and the server's other work keeps its
-// threads.
+// MAX_LOOKUPS run at once (each holds one of libuv's four threads until it answers): names that resolve slowly
+// hold no more than that, and the server's other work keeps the rest; later lookups wait their turn.
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Clock } from '../core/clock.js';
