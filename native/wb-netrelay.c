@@ -20,8 +20,9 @@
  * standard input ends (the server is gone).
  *
  * Bounded: at most MAX_CONNS connections (further ones wait in the listen backlog), each with two buffers of
- * BUF_BYTES once its tunnel opens (HEAD_MAX bytes of head before), a head within HEAD_MS, an answer within WAIT_MS, a connect within CONNECT_MS, and a tunnel idle for IDLE_MS is
- * closed. No dependencies beyond libc; Linux only.
+ * BUF_BYTES once its tunnel opens (HEAD_MAX bytes of head before), a head within HEAD_MS, an answer within
+ * WAIT_MS, a connect within CONNECT_MS, and a tunnel idle for IDLE_MS is closed. No dependencies beyond libc;
+ * Linux only.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

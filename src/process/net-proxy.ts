@@ -9,11 +9,11 @@
 // absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
 // for that one command adds names), then the name is resolved here and every address it has must be public
 // unless SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
-// checked, so a second DNS answer cannot rebind it (answers are shared and kept a while: net-resolve.ts). A refusal is a 403 with a short plain-text body, sent at
-// once. Which command asked is known from the per-command credential in its proxy URL (Proxy-Authorization:
-// Basic wb:<token>); every decision is reported (audit log, the command's `blocked` note), and the connections
-// a command opened end with it (revoke). Bounded: at most MAX_UPSTREAM connections out at once, idle ones closed
-// after IDLE_MS.
+// checked, so a second DNS answer cannot rebind it (answers are shared and kept a while: net-resolve.ts). A
+// refusal is a 403 with a short plain-text body, sent at once. Which command asked is known from the per-command
+// credential in its proxy URL (Proxy-Authorization: Basic wb:<token>); every decision is reported (audit log, the
+// command's `blocked` note), and the connections a command opened end with it (revoke). Bounded: at most
+// MAX_UPSTREAM connections out at once, idle ones closed after IDLE_MS.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';

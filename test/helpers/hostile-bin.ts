@@ -3,7 +3,7 @@
 // from outside: the host's process table (/proc), a server's descendants, a wait for a process to stop.
 // A start may end in a refusal (a squatted runtime directory): startOrRefusal reports either outcome.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { HUNG_MS, needBwrap } from '../exec/exec-support.js';
@@ -177,6 +177,17 @@ export function descendantsOf(root: number, table = procTable()): Proc[] {
     todo.push(...(kids.get(p.pid) ?? []));
   }
   return out;
+}
+
+/** What each open descriptor of `pid` leads to (`socket:[inode]`, a path…); '' for one closed meanwhile. */
+export function descriptorLinks(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return '';
+    }
+  });
 }
 
 /** Waits (bounded) until `pid` is in the stopped state; false if it exited or never stopped. */

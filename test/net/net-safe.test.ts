@@ -12,7 +12,6 @@
 import {
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -28,7 +27,7 @@ import { NOTE_MAX_BYTES } from '../../src/process/blocked.js';
 import { planSandbox } from '../../src/process/sandbox.js';
 import { call, needBwrap } from '../exec/exec-support.js';
 import { bearer, META, request, send, until } from '../helpers/raw-http.js';
-import { descendantsOf } from '../helpers/hostile-bin.js';
+import { descendantsOf, descriptorLinks } from '../helpers/hostile-bin.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import {
   FILES_NAME,
@@ -400,14 +399,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(out).toMatch(/first [1-5]\d\d/); // an HTTP answer came back (curl writes 000 when none)
     const inode = /listener (\d+)/.exec(out)?.[1];
     expect(inode, out).toBeDefined();
-    const held = readdirSync(`/proc/${relay?.pid}/fd`).map((fd) => {
-      try {
-        return readlinkSync(`/proc/${relay?.pid}/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    });
-    expect(held).toContain(`socket:[${inode}]`);
+    expect(descriptorLinks(relay?.pid as number)).toContain(`socket:[${inode}]`);
     // The relay dies: the server listens on the socket's path again, and the bridge, whose connection to the
     // relay ended, accepts and relays the command's next connection itself. (Not told by the file's inode
     // number: ext4 gives a new file the number the removed one had.)
@@ -475,14 +467,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     expect(out3).toMatch(/third [1-5]\d\d/);
     const inode3 = /listener (\d+)/.exec(out3)?.[1];
     expect(inode3, out3).toBeDefined();
-    const held3 = readdirSync(`/proc/${next?.pid}/fd`).map((fd) => {
-      try {
-        return readlinkSync(`/proc/${next?.pid}/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    });
-    expect(held3).toContain(`socket:[${inode3}]`);
+    expect(descriptorLinks(next?.pid as number)).toContain(`socket:[${inode3}]`);
     writeFileSync(path.join(ws.dir, 'go-third'), '');
     while (r3.sc.status === 'running') {
       r3 = await call(server.url, 'write_stdin', { command_id: id3, chars: '', yield_time_ms: 30_000 });

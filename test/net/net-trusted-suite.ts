@@ -8,7 +8,7 @@
 // passed (SCM_RIGHTS, over a unix socket in the workspace) to a later command carries nothing once it ended.
 // Needs bubblewrap and the built bridge: skipped with the reason when absent, a failure under CI=true.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { call, pollUntil } from '../exec/exec-support.js';
 import {
   canRunAs,
   descendantsOf,
+  descriptorLinks,
   ownedDir,
   startBinAs,
   type BinServer,
@@ -208,14 +209,7 @@ export function trustedNetSuite(as: RunAs): void {
       }
       const relay = descendantsOf(trusted.pid).find((p) => p.cmdline.includes('wb-netrelay'));
       expect(relay, 'the relay runs').toBeDefined();
-      const held = () =>
-        readdirSync(`/proc/${relay?.pid}/fd`).map((fd) => {
-          try {
-            return readlinkSync(`/proc/${relay?.pid}/fd/${fd}`);
-          } catch {
-            return '';
-          }
-        });
+      const held = () => descriptorLinks(relay?.pid as number);
       rmSync(path.join(ws, 'go-relay'), { force: true });
       // The sandbox's own listener on 127.0.0.1:3128 (0C38), as the command sees it: its socket's inode.
       const cmd = [
