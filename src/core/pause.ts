@@ -14,6 +14,8 @@ export const PAUSE_POINTS = [
   'patch.during-rollback',
   /** A tool's path argument resolved and checked, before anything is opened (symlink-swap race tests). */
   'path.resolved',
+  /** A new proxy relay listens on its staged path, before it is renamed onto the proxy socket's path. */
+  'proxy.relay-listening',
 ] as const;
 
 export type PausePoint = (typeof PAUSE_POINTS)[number];

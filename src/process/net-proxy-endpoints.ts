@@ -8,6 +8,7 @@
 import { chmodSync, renameSync, rmSync } from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
+import { pausePoint } from '../core/pause.js';
 import { RelayLink, type RelayEvents } from './net-relay-link.js';
 
 /** The pause before the first new relay after one ended; doubled for each that ends without carrying a tunnel. */
@@ -44,6 +45,8 @@ export class ProxyEndpoints {
   private closed = false;
   /** The server's own listener on the socket's path, while no relay serves it. */
   private own: net.Server | undefined;
+  /** The one it was until a relay took the path: kept listening until the next replaces it (see dropOwn). */
+  private retired: net.Server | undefined;
   /** Relays in a row that ended before they carried a tunnel. */
   private fruitless = 0;
   private carried = false;
@@ -102,16 +105,27 @@ export class ProxyEndpoints {
    * leaves the path alone.
    */
   private serveSocketPath(): void {
+    this.closeRetired();
     const side = this.opts.socketPath + SIDE_SUFFIX;
     this.own = this.listenOn(side);
     renameSync(side, this.opts.socketPath);
   }
 
-  /** The relay now has the socket's path: the server's own listener stops taking connections (open ones go on). */
+  /**
+   * The relay now has the socket's path, so no new connection reaches the server's own listener. One that
+   * reached it just before the rename may still wait in its backlog, and closing the listener now would reset
+   * it: the listener is kept (it accepts what is queued, then nothing more) until a new one replaces it.
+   */
   private dropOwn(): void {
-    const l = this.own;
-    if (!l) return;
+    if (!this.own) return;
+    this.retired = this.own;
     this.own = undefined;
+  }
+
+  private closeRetired(): void {
+    const l = this.retired;
+    if (!l) return;
+    this.retired = undefined;
     this.listeners.splice(this.listeners.indexOf(l), 1);
     l.close();
   }
@@ -132,6 +146,7 @@ export class ProxyEndpoints {
       if (this.closed) return link.stop();
       // Ended between listening and here: its exit found no relay to replace, so it is this start that failed.
       if (link.ended) throw new Error('wb-netrelay ended as soon as it listened');
+      pausePoint('proxy.relay-listening');
       renameSync(staged, this.opts.socketPath);
       this.link = link;
       this.carried = false;

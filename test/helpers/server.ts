@@ -39,6 +39,8 @@ export function startServer(opts: {
   bin?: string;
   /** Node options before the bin, e.g. `--import test/helpers/loop-probe.mjs` (test/helpers/probed-server.ts). */
   nodeArgs?: string[];
+  /** Sees the server's standard error from its first byte (a pause point may be reached before it is ready). */
+  onStderr?: (chunk: Buffer) => void;
 }): Promise<SpawnedServer> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -68,6 +70,7 @@ export function startServer(opts: {
       proc.kill('SIGKILL');
       reject(new Error(`server did not start: ${err}`));
     }, opts.timeoutMs ?? 60_000);
+    if (opts.onStderr) proc.stderr.on('data', opts.onStderr);
     proc.stderr.on('data', (c: Buffer) => {
       err += c.toString();
       const ready = parseReadyLine(err);
