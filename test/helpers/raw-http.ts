@@ -3,6 +3,7 @@
 // read exactly what came back. Every reply is recorded in `seen` so a suite can assert a property of all of
 // them (no response ever carries Mcp-Session-Id, contract "POST /mcp" step 8).
 import http from 'node:http';
+import net from 'node:net';
 import { TEST_TOKEN } from './server.js';
 
 export interface RawReply {
@@ -161,4 +162,27 @@ export async function until<T>(
     v = await attempt();
   }
   return v;
+}
+
+/**
+ * One exchange with the filtering proxy over its unix socket: `head` is sent (the connect itself is made before
+ * this returns), then `after` once a `200` opened a tunnel; resolves with everything that came back when the
+ * proxy ends the connection, rejects on a socket error.
+ */
+export function proxyExchange(sock: string, head: string, after?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(sock);
+    let got = '';
+    let sent = false;
+    s.on('data', (d) => {
+      got += d.toString('latin1');
+      if (after !== undefined && !sent && got.startsWith('HTTP/1.1 200')) {
+        sent = true;
+        s.write(after);
+      }
+    });
+    s.on('end', () => resolve(got));
+    s.on('error', reject);
+    s.write(head);
+  });
 }

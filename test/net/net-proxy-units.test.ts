@@ -41,7 +41,7 @@ import type { NetDecision } from '../../src/process/net-decision.js';
 import { NetProxy, parseAuthority } from '../../src/process/net-proxy.js';
 import { builtProgram } from '../../src/process/native.js';
 import { needBuilt } from '../helpers/native.js';
-import { until } from '../helpers/raw-http.js';
+import { proxyExchange, until } from '../helpers/raw-http.js';
 
 const HELPERS = path.join(path.dirname(fileURLToPath(import.meta.url)), '../helpers');
 
@@ -321,22 +321,7 @@ describe.each(['server', 'relay'] as const)(
     });
 
     /** One raw exchange over the proxy socket: what it answers to `head` (and then to `after` if the tunnel opens). */
-    const exchange = (head: string, after?: string): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const s = net.connect(sock);
-        let got = '';
-        let sent = false;
-        s.on('data', (d) => {
-          got += d.toString('latin1');
-          if (after !== undefined && !sent && got.startsWith('HTTP/1.1 200')) {
-            sent = true;
-            s.write(after);
-          }
-        });
-        s.on('end', () => resolve(got));
-        s.on('error', reject);
-        s.write(head);
-      });
+    const exchange = (head: string, after?: string) => proxyExchange(sock, head, after);
     const auth = (token: string) =>
       `Proxy-Authorization: Basic ${Buffer.from(`wb:${token}`).toString('base64')}\r\n`;
 
@@ -758,14 +743,7 @@ describe('a relay that keeps ending', () => {
         expect(notices[5]).toMatch(/\(5 relays in a row ended before carrying a tunnel\)$/);
         expect(p.dataPlane).toBe('server');
         // The server serves the socket's path: a host off the list gets its 403 at once.
-        const answer = await new Promise<string>((resolve, reject) => {
-          const s = net.connect(sock);
-          let got = '';
-          s.on('data', (d) => (got += d.toString('latin1')));
-          s.on('end', () => resolve(got));
-          s.on('error', reject);
-          s.write('CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n');
-        });
+        const answer = await proxyExchange(sock, 'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n');
         expect(answer).toMatch(/^HTTP\/1\.1 403 /);
       } finally {
         await p.close();

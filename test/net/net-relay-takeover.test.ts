@@ -4,12 +4,12 @@
 // connection waits in the server's listener's backlog while the relay takes the path over. It must be served
 // (here: the 403 for a name not on the list), not reset by the listener closing under it.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, needBwrap } from '../exec/exec-support.js';
 import { needBuilt } from '../helpers/native.js';
+import { proxyExchange } from '../helpers/raw-http.js';
 import { startServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
@@ -26,18 +26,6 @@ function findProxySocket(dir: string, depth = 0): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Connects at once (the connect is made before this returns), sends `head`, and resolves with what came back. */
-function exchange(sock: string, head: string): Promise<string> {
-  return new Promise((resolve) => {
-    const s = net.connect(sock);
-    let got = '';
-    s.on('data', (d) => (got += d.toString('latin1')));
-    s.on('end', () => resolve(got));
-    s.on('error', (e) => resolve(`${got}[error: ${(e as NodeJS.ErrnoException).code ?? e.message}]`));
-    s.write(head);
-  });
 }
 
 describe('a relay taking the proxy socket over', () => {
@@ -77,7 +65,10 @@ describe('a relay taking the proxy socket over', () => {
             if (!answer) {
               const sock = findProxySocket(runtime);
               expect(sock, 'the proxy socket exists while the relay is staged').toBeDefined();
-              answer = exchange(sock as string, 'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n');
+              // A reset rejects; kept as text, so the assertion below names it.
+              answer = proxyExchange(sock as string, 'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n').catch(
+                (e: NodeJS.ErrnoException) => `[error: ${e.code ?? e.message}]`,
+              );
             }
             writeFileSync(resume, '');
           }
@@ -92,7 +83,7 @@ describe('a relay taking the proxy socket over', () => {
         expect(got).toMatch(/^HTTP\/1\.1 403 /);
         expect(got).toContain('elsewhere.test is not on this server');
         // The relay has the path now: a second connection is its to answer, and gets the same refusal.
-        const after = await exchange(
+        const after = await proxyExchange(
           findProxySocket(runtime) as string,
           'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n',
         );

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { proxyExchange } from '../helpers/raw-http.js';
 import { DEFAULT_ALLOW } from '../../src/process/net-allow.js';
 import type { NetDecision } from '../../src/process/net-decision.js';
 import { NetProxy } from '../../src/process/net-proxy.js';
@@ -186,14 +187,10 @@ describe('the proxy resolves a name once for connections opened together', () =>
       await proxy.ready();
       d.hold();
       const tunnel = () =>
-        new Promise<string>((resolve, reject) => {
-          const s = net.connect(proxy.socketPath);
-          let got = '';
-          s.on('data', (b) => (got += b.toString('latin1')));
-          s.on('end', () => resolve(got));
-          s.on('error', reject);
-          s.write(`CONNECT registry.test:${port} HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`);
-        });
+        proxyExchange(
+          proxy.socketPath,
+          `CONNECT registry.test:${port} HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`,
+        );
       const all = Array.from({ length: 8 }, tunnel);
       // The first head's lookup is held; the other heads wait on it, or find its answer kept.
       await d.first;
