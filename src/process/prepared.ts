@@ -1,8 +1,12 @@
 // The server's side of sandboxes prepared ahead (docs/security-model.md, "A sandbox per command, prepared
-// ahead"; the helper's side is prepared-sandbox.ts): after each command is handed to the spawner helper the
-// next sandbox is asked for, so a command that follows finds bubblewrap already set up and only wb-exec's
-// request left to write. A prepared sandbox is used only if it was built from exactly the options the command
-// would get now (the masks are recomputed as the sandbox plan says), and only once.
+// ahead"; the helper's side is prepared-sandbox.ts): when a command ends the next sandbox is asked for, so a
+// command that follows finds bubblewrap already set up and only wb-exec's request left to write. Not while a
+// command runs: the set-up's milliseconds of CPU would be taken from it. Only when commands come back to back
+// (one starting within BACK_TO_BACK_MS of the last one's end, as a script sends them), which a sandbox asked
+// for at the end would not be ready for, is the next one asked for as each starts. A prepared sandbox is used
+// only if it was built from exactly the options the command would get now (the masks are recomputed as the
+// sandbox plan says), and only once.
+import type { Clock } from '../core/clock.js';
 import type { CgroupTarget } from './cgroup.js';
 import { isBwrap } from './launch.js';
 import type { NetAccess } from './net-access.js';
@@ -14,7 +18,16 @@ export interface PreparedSource {
   template(): Template | undefined;
   /** A fresh pids cgroup for the sandbox and the command it becomes (pids-limit.ts). */
   nextCgroup(): CgroupTarget | undefined;
+  /** The server's clock: when the last command ended. */
+  clock: Pick<Clock, 'monotonic'>;
 }
+
+/**
+ * A command starting within this long of the last one's end came back to back. Preparing a sandbox takes 5–10 ms
+ * on two idle cores and a few times that on busy ones (docs/benchmarks.md); a model's next call comes seconds
+ * after the result it read.
+ */
+export const BACK_TO_BACK_MS = 50;
 
 type Template = Omit<PrepareSpec, 'cgroup'>;
 
@@ -73,6 +86,7 @@ function keyOf(t: Template): string {
 
 export class PreparedPool {
   private asked: Asked | undefined;
+  private lastEnd = -Infinity;
 
   constructor(private readonly source: PreparedSource) {}
 
@@ -92,6 +106,16 @@ export class PreparedPool {
     const cgroup = this.source.nextCgroup();
     this.asked = { n: n(), key: keyOf(t), cgroup };
     post({ t: 'prepare', n: this.asked.n, ...t, cgroup });
+  }
+
+  /** A command ended. */
+  ended(): void {
+    this.lastEnd = this.source.clock.monotonic();
+  }
+
+  /** Whether a command starting now comes back to back with the last one's end (BACK_TO_BACK_MS). */
+  backToBack(): boolean {
+    return this.source.clock.monotonic() - this.lastEnd < BACK_TO_BACK_MS;
   }
 
   /** The helper went away (its sandboxes die with it): forget the one asked for; its cgroup, to clean up. */

@@ -97,6 +97,7 @@ export class CommandRegistry {
       {
         template: templateMemo(() => this.plan, this.net, this.host.root.real),
         nextCgroup: () => this.processLimit().next(),
+        clock: host.clock,
       },
       host.dirs.root,
     );

@@ -117,11 +117,14 @@ export class Spawner {
     const { argv, cwd, env, sandboxed, cgroup, seccomp, commandArgv } = spec;
     const warm = ready && commandArgv ? { n: ready.n, argv: commandArgv } : undefined;
     this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup, seccomp, warm });
-    this.prepareNext(child);
+    if (this.pool?.backToBack()) this.prepareNext(child);
     return r;
   }
 
-  /** Ask the helper to have the next command's sandbox ready (prepared.ts). */
+  /**
+   * Ask the helper to have the next command's sandbox ready (prepared.ts): when it comes up, when a command ends,
+   * and when one starts back to back with the last one's end.
+   */
   private prepareNext(child: ChildProcess): void {
     if (this.closed || !this.everReady || this.helper?.child !== child) return;
     this.pool?.refill(
@@ -262,7 +265,12 @@ export class Spawner {
       if (m.id > this.seq) this.replace(child, 'named a command it was never given');
       return;
     }
-    if (m.t === 'exit') this.remotes.delete(m.id);
+    if (m.t === 'exit') {
+      this.remotes.delete(m.id);
+      // Asked before the exit is reported, so the call that follows this command's result finds it asked.
+      this.pool?.ended();
+      this.prepareNext(child);
+    }
     r.onMessage(m);
   }
 

@@ -1,15 +1,17 @@
-// A sandbox per command, prepared ahead (docs/security-model.md): after a command is handed to the spawner
-// helper, the next command's sandbox is set up with wb-exec waiting at its end, and the next command becomes
-// that process — with exactly its own argv, directory, environment and input. A prepared sandbox is used once,
-// dies with its helper and is gone after shutdown. wb-exec itself reads one request and not a byte more, and
-// refuses anything else. Real servers with bubblewrap (skipped with the reason elsewhere, a failure under
-// CI=true); wb-exec's own cases need only the built program.
+// A sandbox per command, prepared ahead (docs/security-model.md): when a command ends (and, when commands come
+// back to back, as each starts) the next command's sandbox is set up with wb-exec waiting at its end, and the
+// next command becomes that process — with exactly its own argv, directory, environment and input. A prepared
+// sandbox is used once, dies with its helper and is gone after shutdown. wb-exec itself reads one request and
+// not a byte more, and refuses anything else. Real servers with bubblewrap (skipped with the reason elsewhere,
+// a failure under CI=true), on a clock the test moves, so "back to back" is decided by the test, not by the
+// machine's speed; wb-exec's own cases need only the built program.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
 import { builtProgram } from '../../src/process/native.js';
-import { PreparedPool } from '../../src/process/prepared.js';
+import { BACK_TO_BACK_MS, PreparedPool } from '../../src/process/prepared.js';
 import { startRequest } from '../../src/process/prepared-sandbox.js';
 import { descendantsOf, procTable, signal } from '../helpers/hostile-bin.js';
 import { needBuilt } from '../helpers/native.js';
@@ -24,6 +26,14 @@ function waiting(): number[] {
   return descendantsOf(process.pid)
     .filter((p) => p.cmdline.split(' ')[0]?.endsWith('/wb-exec'))
     .map((p) => p.pid);
+}
+
+/** The argv of the bubblewrap a process runs under (its nearest ancestor that is bwrap), '' if none. */
+function sandboxArgvOf(pid: number): string {
+  const table = procTable();
+  for (let p = table.get(pid); p; p = table.get(p.ppid))
+    if (p.cmdline.split(' ')[0]?.endsWith('bwrap')) return p.cmdline;
+  return '';
 }
 
 function cmdlineOf(pid: number): string {
@@ -42,10 +52,12 @@ const d =
 d('a sandbox per command, prepared ahead', () => {
   let ws: TempWorkspace;
   let srv: InProcessServer;
+  // Stands still unless moved: every command comes back to back with the last one's end until the test says not.
+  const clock = new ManualClock();
 
   beforeAll(async () => {
     ws = makeWorkspace({ 'sub/keep.txt': 'x\n' });
-    srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'bwrap' } });
+    srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'bwrap' }, clock });
     await srv.runtime.commands.whenUp();
     // Until the helper answered one command, a command may start in the server itself: make it answer one.
     await waitFor(async () => (await call(srv.url, 'exec_command', { cmd: 'true' })).sc.status === 'exited');
@@ -56,7 +68,7 @@ d('a sandbox per command, prepared ahead', () => {
     ws?.cleanup();
   });
 
-  it('the next command becomes the waiting sandbox, and another one is prepared after it', async () => {
+  it('the next command becomes the waiting sandbox; back to back, another one is prepared as it starts', async () => {
     expect(await waitFor(() => waiting().length === 1)).toBe(true);
     const [ready] = waiting() as [number];
     const marker = uniqueMarker();
@@ -68,6 +80,30 @@ d('a sandbox per command, prepared ahead', () => {
     expect(await waitFor(() => waiting().length === 1 && waiting()[0] !== ready)).toBe(true);
     await call(srv.url, 'kill_command', { command_id: r.sc.command_id });
     expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
+  });
+
+  it('after a pause a command runs alone: the next sandbox is asked for when it ends, not while it runs', async () => {
+    expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    const [ready] = waiting() as [number];
+    clock.advance(BACK_TO_BACK_MS);
+    const first = uniqueMarker();
+    const r1 = await call(srv.url, 'exec_command', { cmd: `sleep ${first}`, yield_time_ms: 100 });
+    expect(r1.sc.status).toBe('running');
+    expect(await waitFor(() => cmdlineOf(ready).startsWith('sleep '))).toBe(true);
+    // Had the first one's start asked for a sandbox, the second would be given it; it starts the usual way.
+    const second = uniqueMarker();
+    const r2 = await call(srv.url, 'exec_command', { cmd: `sleep ${second}`, yield_time_ms: 100 });
+    expect(r2.sc.status).toBe('running');
+    expect(await waitFor(() => processesWith(second).length === 1)).toBe(true);
+    const [pid2] = processesWith(second) as [number];
+    expect(sandboxArgvOf(pid2)).toContain(`sleep ${second}`);
+    expect(sandboxArgvOf(pid2)).not.toContain('wb-exec');
+    expect(waiting()).toEqual([]);
+    for (const r of [r1, r2]) {
+      const k = await call(srv.url, 'kill_command', { command_id: r.sc.command_id });
+      expect(k.sc.status).not.toBe('running');
+    }
+    expect(await waitFor(() => waiting().length === 1)).toBe(true);
   });
 
   it('a command gets exactly its own directory, environment, input and exit status', async () => {
@@ -179,6 +215,7 @@ describe('which prepared sandbox a command may use', () => {
     const pool = new PreparedPool({
       template: () => ({ argv, cwd: '/ws' }),
       nextCgroup: () => undefined,
+      clock: new ManualClock(),
     });
     expect(pool.take()).toBeUndefined();
     pool.refill(
@@ -199,5 +236,21 @@ describe('which prepared sandbox a command may use', () => {
     argv = ['bwrap', '--a', '--tmpfs', '/new-mask', '--', 'wb-exec'];
     expect(pool.take()).toBeUndefined();
     expect(asked).toEqual([1, 2]);
+  });
+});
+
+describe('when the next sandbox is asked for', () => {
+  it('a command starting within BACK_TO_BACK_MS of the last end comes back to back; none before any end', () => {
+    const clock = new ManualClock();
+    const pool = new PreparedPool({ template: () => undefined, nextCgroup: () => undefined, clock });
+    expect(pool.backToBack()).toBe(false);
+    pool.ended();
+    expect(pool.backToBack()).toBe(true);
+    clock.advance(BACK_TO_BACK_MS - 1);
+    expect(pool.backToBack()).toBe(true);
+    clock.advance(1);
+    expect(pool.backToBack()).toBe(false);
+    pool.ended();
+    expect(pool.backToBack()).toBe(true);
   });
 });
