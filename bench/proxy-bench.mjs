@@ -1,21 +1,25 @@
 // The cost of `safe` mode's filtering proxy (docs/tools.md#network-in-safe-mode): the same downloads from a local
 // HTTPS server, once from a `safe` command (127.0.0.1:3128 in its sandbox → the server's relay, which asks the
-// server about each CONNECT → upstream) and once direct (a command in the same kind of sandbox on the host's network), in alternating rounds of one run.
+// server about each CONNECT → upstream) and once direct (a command in the same kind of sandbox on the host's
+// network), in alternating rounds of one run.
 // Targets: a 20 MB download through the proxy ≤ 1.2× direct; 8 parallel package fetches (256 KiB each) ≤ 1.3×
 // direct. The eight are eight TLS connections opened at once in both (curl --parallel-immediate; the test server
 // counts them and a command that opened fewer fails the run): left to itself, curl may wait for its first
 // connection and carry the other seven over it one after another, which it does more often direct than through
-// the proxy, so the two sides would not be the same work. 40 alternating rounds: one sample varies by ±30 %
-// on two shared cores, and fewer rounds moved the ratio by ±0.1 from run to run. Timed inside the command
-// (curl's clock; date before and after curl for the eight), so the sandbox's start-up,
-// which `safe` pays either way, is not counted; whole-command times are reported beside them. Then what a
-// `trusted` command's own network namespace and bridge add to starting it: `exec_command true` in `trusted`
-// (own namespace, the proxy) against `trusted` on the host's network (what it had before), p50 of alternating
-// batches; target ≤ 10 ms.
+// the proxy, so the two sides would not be the same work. 40 alternating rounds: one sample varies by ±30 % on
+// two shared cores, and fewer rounds moved the ratio by ±0.1 from run to run. Timed inside the command (curl's
+// clock; date before and after curl for the eight), so the sandbox's start-up, which `safe` pays either way, is
+// not counted; whole-command times are reported beside them. Each command starts SETTLE_MS after the one before,
+// as a model's call comes long after the result it read: what the servers do between commands (a `safe` server
+// prepares the next sandbox when a command ends, src/process/prepared.ts; the kernel tears down the last
+// command's network namespace) is then done before it, on either side.
+// Then what a `trusted` command's own network namespace and bridge add to starting it: `exec_command true` in
+// `trusted` (own namespace, the proxy) against `trusted` on the host's network (what it had before), p50 of
+// alternating batches, back to back; target ≤ 10 ms.
 // The floor in the same rounds: the direct command again, through bench/floor-proxy.c (a CONNECT proxy that checks
 // nothing, two threads per connection copying bytes the moment they arrive), built with the C compiler on PATH;
 // what any proxy costs on this machine, reported beside each download row (left out without a compiler).
-// Usage: npm run build && node bench/proxy-bench.mjs [--rounds 40] [--starts 200]
+// Usage: npm run build && node bench/proxy-bench.mjs [--rounds 40] [--starts 200] [--settle 200]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -25,13 +29,19 @@ import os, { loadavg, tmpdir } from 'node:os';
 import { ensureBuilt, execTrue, httpToolCaller, round, startServer, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '40' }, starts: { type: 'string', default: '200' } },
+  options: {
+    rounds: { type: 'string', default: '40' },
+    starts: { type: 'string', default: '200' },
+    settle: { type: 'string', default: '200' },
+  },
 });
 const ROUNDS = Number(values.rounds);
 const STARTS = Number(values.starts);
 const BIG = 20 * 1024 * 1024;
 const PKG = 256 * 1024;
 const NAME = 'registry.npmjs.org';
+/** The pause before each measured command, in ms (see the header); 0 sends them back to back. */
+const SETTLE_MS = Number(values.settle);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -148,6 +158,7 @@ const pkgCmd = (w) =>
   ` && e=$(date +%s%N) && echo $(( (e - s) / 1000 ))`;
 
 async function time(call, cmd, unit, connections) {
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
   tlsConnections = 0;
   const t0 = performance.now();
   const r = await call('exec_command', { cmd, yield_time_ms: 30_000 });
@@ -228,7 +239,7 @@ const rows = [
     limit: 1.3,
     unit: '×',
     pass: pkgRatio <= 1.3,
-    note: `proxy ${round(m.pkgP, 1)} ms, direct ${round(m.pkgD, 1)} ms; whole command ${round(m.pkgPw, 1)} vs ${round(m.pkgDw, 1)} ms${floorNote('pkg')}`,
+    note: `proxy ${round(m.pkgP, 1)} ms, direct ${round(m.pkgD, 1)} ms; whole command ${round(m.pkgPw, 1)} vs ${round(m.pkgDw, 1)} ms${floorNote('pkg')}; ${SETTLE_MS} ms between commands`,
   },
   {
     target: 'exec_command true in trusted: added by its own network namespace and the bridge (p50)',
@@ -241,6 +252,7 @@ const rows = [
 ];
 writeResults('proxy', 'Filtering proxy of safe mode: downloads through it vs direct', rows, {
   rounds: ROUNDS,
+  settle_ms: SETTLE_MS,
   samples_ms: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])),
   start_ms: { trusted: startT.map((x) => round(x, 2)), host_network: startD.map((x) => round(x, 2)) },
   load_average: load,
