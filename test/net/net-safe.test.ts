@@ -447,8 +447,9 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
       });
     expect(await until(relayHasPath, (ok) => ok), 'the new relay serves the socket').toBe(true);
     expect(path.dirname(readlinkSync(`/proc/${next?.pid}/exe`))).toBe(root);
-    // The sandbox prepared ahead while no relay ran offered its listener to the server, which refuses it: one
-    // command uses it up; the one after it starts in a sandbox prepared since the new relay listens.
+    // The sandbox prepared before the new relay listened handed its listener to the relay that died, or offered
+    // it to the server, which refuses it: one command uses it up; the one after it starts in a sandbox prepared
+    // since the new relay listens (when that command started or ended).
     const spent = await call(server.url, 'exec_command', { cmd: 'true', yield_time_ms: 30_000 });
     expect(spent.sc.exit_code).toBe(0);
     rmSync(path.join(ws.dir, 'go-third'), { force: true });
