@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callWithin, png, type ToolAnswer } from '../helpers/confinement.js';
+import { pauseLineReader } from '../helpers/pause-lines.js';
 import { snapshotTree, treeChanges } from '../helpers/tree-snapshot.js';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
@@ -73,21 +74,15 @@ async function callSwappedAt(
   });
   let pauses = 0;
   let swapped = false;
-  // Whole lines only: a chunk may end in the middle of the pause line.
-  let partial = '';
-  const onPause = (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    const hits = lines.filter((l) => l.startsWith(`wb-test-pause ${point}`)).length;
-    for (let i = 0; i < hits; i++) {
-      pauses++;
-      if (!swapped) {
-        swap();
-        swapped = true;
-      }
-      writeFileSync(resume, '');
+  const onPause = pauseLineReader((reached) => {
+    if (reached !== point) return;
+    pauses++;
+    if (!swapped) {
+      swap();
+      swapped = true;
     }
-  };
+    writeFileSync(resume, '');
+  });
   server.proc.stderr?.on('data', onPause);
   try {
     const answer = await callWithin(server.url, tool, args);

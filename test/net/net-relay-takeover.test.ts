@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, needBwrap } from '../exec/exec-support.js';
 import { needBuilt } from '../helpers/native.js';
+import { pauseLineReader } from '../helpers/pause-lines.js';
 import { proxyExchange } from '../helpers/raw-http.js';
 import { startServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
@@ -46,7 +47,6 @@ describe('a relay taking the proxy socket over', () => {
       const resume = path.join(dir, 'resume');
       let answer: Promise<string> | undefined;
       let pauses = 0;
-      let partial = '';
       const server = await startServer({
         workspace: ws.dir,
         env: {
@@ -55,24 +55,19 @@ describe('a relay taking the proxy socket over', () => {
           WB_TEST_PAUSE: POINT,
           WB_TEST_PAUSE_RESUME: resume,
         },
-        // Whole lines only: a chunk may end in the middle of the pause line.
-        onStderr: (chunk) => {
-          const lines = (partial + chunk.toString()).split('\n');
-          partial = lines.pop() ?? '';
-          const hits = lines.filter((l) => l.startsWith(`wb-test-pause ${POINT}`)).length;
-          for (let i = 0; i < hits; i++) {
-            pauses++;
-            if (!answer) {
-              const sock = findProxySocket(runtime);
-              expect(sock, 'the proxy socket exists while the relay is staged').toBeDefined();
-              // A reset rejects; kept as text, so the assertion below names it.
-              answer = proxyExchange(sock as string, 'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n').catch(
-                (e: NodeJS.ErrnoException) => `[error: ${e.code ?? e.message}]`,
-              );
-            }
-            writeFileSync(resume, '');
+        onStderr: pauseLineReader((point) => {
+          if (point !== POINT) return;
+          pauses++;
+          if (!answer) {
+            const sock = findProxySocket(runtime);
+            expect(sock, 'the proxy socket exists while the relay is staged').toBeDefined();
+            // A reset rejects; kept as text, so the assertion below names it.
+            answer = proxyExchange(sock as string, 'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n').catch(
+              (e: NodeJS.ErrnoException) => `[error: ${e.code ?? e.message}]`,
+            );
           }
-        },
+          writeFileSync(resume, '');
+        }),
       });
       try {
         // The proxy opens with the first sandbox (at start, or with this command at the latest).

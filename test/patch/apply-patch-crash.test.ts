@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pauseLineReader } from '../helpers/pause-lines.js';
 import { BIN } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
@@ -78,23 +79,25 @@ async function applyUntilKilled(
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const seen: string[] = [];
-  let seenUpTo = 0;
   let stderr = '';
   let stdout = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const killed = new Promise<void>((resolve, reject) => {
     const hung = setTimeout(() => reject(new Error(`no pause within ${HUNG_MS} ms: ${stderr}`)), HUNG_MS);
+    let stopped = false;
+    const pauses = pauseLineReader((point) => {
+      if (stopped) return;
+      seen.push(point);
+      if (onPause(point) === 'kill') {
+        stopped = true;
+        clearTimeout(hung);
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
     child.stderr.on('data', (c: Buffer) => {
       stderr += c.toString();
-      for (let m; (m = /^wb-test-pause (\S+)\n/m.exec(stderr.slice(seenUpTo)));) {
-        seenUpTo += m.index + m[0].length;
-        seen.push(m[1] as string);
-        if (onPause(m[1] as string) === 'kill') {
-          clearTimeout(hung);
-          child.kill('SIGKILL');
-          return resolve();
-        }
-      }
+      pauses(c);
     });
     child.stdout.on('data', (c: Buffer) => {
       stdout += c.toString();
