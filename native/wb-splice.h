@@ -41,27 +41,21 @@ static void half_free(struct half *h) {
   free(h->buf);
 }
 
-/* A pipe (of `bytes`, or the system's default size) for splice; else a buffer. 0, or -1 when out of memory. */
-static int half_init(struct half *h, int bytes) {
-  h->pipe[0] = h->pipe[1] = -1;
-  if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) == 0) {
-    int size = bytes ? fcntl(h->pipe[1], F_SETPIPE_SZ, bytes) : -1;
-    if (size < 0) size = fcntl(h->pipe[1], F_GETPIPE_SZ);
-    h->cap = size > 0 ? (size_t)size : 4096;
-    return 0;
-  }
+/* A buffer of BUF_BYTES, no pipe. 0, or -1 when out of memory. */
+static inline int half_init_buffer(struct half *h) {
   h->pipe[0] = h->pipe[1] = -1;
   h->buf = malloc(BUF_BYTES);
   h->cap = BUF_BYTES;
   return h->buf ? 0 : -1;
 }
 
-/* A buffer of BUF_BYTES, no pipe. 0, or -1 when out of memory. */
-static int half_init_buffer(struct half *h) {
-  h->pipe[0] = h->pipe[1] = -1;
-  h->buf = malloc(BUF_BYTES);
-  h->cap = BUF_BYTES;
-  return h->buf ? 0 : -1;
+/* A pipe (of `bytes`, or the system's default size) for splice; else a buffer. 0, or -1 when out of memory. */
+static inline int half_init(struct half *h, int bytes) {
+  if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) != 0) return half_init_buffer(h);
+  int size = bytes ? fcntl(h->pipe[1], F_SETPIPE_SZ, bytes) : -1;
+  if (size < 0) size = fcntl(h->pipe[1], F_GETPIPE_SZ);
+  h->cap = size > 0 ? (size_t)size : 4096;
+  return 0;
 }
 
 static int again(void) {
@@ -72,10 +66,7 @@ static int again(void) {
 static int to_buffer(struct half *h) {
   if (h->len > 0) return -1; /* bytes already in the pipe: cannot happen, splice failed on the first move */
   half_free(h);
-  h->pipe[0] = h->pipe[1] = -1;
-  h->buf = malloc(BUF_BYTES);
-  h->cap = BUF_BYTES;
-  return h->buf ? 0 : -1;
+  return half_init_buffer(h);
 }
 
 /* Move bytes from `from` into h, then from h to `to`. Returns -1 when the connection must be closed. */
