@@ -2,7 +2,9 @@
 // with the workspace's root directory as its descriptor 3, stats each path beneath that descriptor with
 // openat2's RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS (the kernel refuses a path that leaves the root or passes a
 // symlink, and the last component is never followed), so a page of a listing costs one round trip instead of
-// an lstat per file through /proc/self/fd (walk.ts). Requests run one at a time. Where the program was not
+// an lstat per file through /proc/self/fd (walk.ts). A request is written the moment it is made, before earlier
+// ones are answered: the helper answers them in order while the walk that asked goes on, on the other core (a
+// walk does not yield to the event loop between its batches). Where the program was not
 // built, cannot start, or the kernel lacks openat2, `stat` rejects and the caller stats by itself; a helper that
 // failed is not started again. It holds nothing but the root's descriptor, and is killed at shutdown. It runs
 // outside every sandbox, so it is started from the copy placed at start-up (native.ts), never from dist/.
@@ -26,19 +28,23 @@ export const MAX_BATCH = 65_536;
 
 interface Pending {
   count: number;
-  chunks: Buffer[];
-  bytes: number;
   resolve: (v: Array<BriefStat | undefined>) => void;
   reject: (e: Error) => void;
 }
 
 function request(paths: readonly string[]): Buffer {
-  const body = Buffer.from(paths.map((p) => `${p}\0`).join(''));
-  const head = Buffer.alloc(12);
-  head.write('WBS1', 0, 'latin1');
-  head.writeUInt32LE(body.length, 4);
-  head.writeUInt32LE(paths.length, 8);
-  return Buffer.concat([head, body]);
+  let len = 0;
+  for (const p of paths) len += Buffer.byteLength(p) + 1;
+  const out = Buffer.allocUnsafe(12 + len);
+  out.write('WBS1', 0, 'latin1');
+  out.writeUInt32LE(len, 4);
+  out.writeUInt32LE(paths.length, 8);
+  let at = 12;
+  for (const p of paths) {
+    at += out.write(p, at);
+    out[at++] = 0;
+  }
+  return out;
 }
 
 function records(answer: Buffer, count: number): Array<BriefStat | undefined> {
@@ -46,13 +52,9 @@ function records(answer: Buffer, count: number): Array<BriefStat | undefined> {
   for (let i = 0; i < count; i++) {
     const at = 8 + i * RECORD;
     const kind = KINDS[answer[at] ?? 0];
-    out.push(
-      kind && {
-        kind,
-        size: Number(answer.readBigInt64LE(at + 8)),
-        mtimeMs: answer.readDoubleLE(at + 16),
-      },
-    );
+    // The size as two halves: exact below 2^53, and no BigInt per file.
+    const size = answer.readUInt32LE(at + 8) + answer.readInt32LE(at + 12) * 0x1_0000_0000;
+    out.push(kind && { kind, size, mtimeMs: answer.readDoubleLE(at + 16) });
   }
   return out;
 }
@@ -60,8 +62,11 @@ function records(answer: Buffer, count: number): Array<BriefStat | undefined> {
 export class StatBatch {
   private child: ChildProcess | undefined;
   private failed: string | undefined;
-  private pending: Pending | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Requests written and not yet answered, oldest first; the helper answers in the order it was asked. */
+  private readonly pending: Pending[] = [];
+  /** Answer bytes read and not yet handed out. */
+  private chunks: Buffer[] = [];
+  private bytes = 0;
 
   /** `program`: wb-stat as placed in the runtime directory (native.ts placeProgram); undefined: none. */
   constructor(
@@ -80,27 +85,21 @@ export class StatBatch {
    */
   stat(paths: readonly string[]): Promise<Array<BriefStat | undefined>> {
     if (paths.length > MAX_BATCH) return Promise.reject(new Error(`more than ${MAX_BATCH} paths`));
-    const run = this.queue.then(() => this.ask(paths));
-    this.queue = run.catch(() => {});
-    return run;
-  }
-
-  close(): void {
-    this.failed ??= 'closed';
-    this.child?.kill('SIGKILL');
-    this.child = undefined;
-  }
-
-  private ask(paths: readonly string[]): Promise<Array<BriefStat | undefined>> {
     const why = this.unavailable;
     if (why) return Promise.reject(new Error(why));
     if (paths.length === 0) return Promise.resolve([]);
     const child = this.child ?? this.start();
     if (!child) return Promise.reject(new Error(this.failed ?? 'wb-stat did not start'));
     return new Promise((resolve, reject) => {
-      this.pending = { count: paths.length, chunks: [], bytes: 0, resolve, reject };
+      this.pending.push({ count: paths.length, resolve, reject });
       child.stdin?.write(request(paths));
     });
+  }
+
+  close(): void {
+    this.failed ??= 'closed';
+    this.child?.kill('SIGKILL');
+    this.child = undefined;
   }
 
   private start(): ChildProcess | undefined {
@@ -135,26 +134,28 @@ export class StatBatch {
   }
 
   private onData(c: Buffer): void {
-    const p = this.pending;
-    if (!p) return this.fail('wb-stat answered what was not asked');
-    p.chunks.push(c);
-    p.bytes += c.length;
-    const want = 8 + p.count * RECORD;
-    if (p.bytes < want) return;
-    const answer = Buffer.concat(p.chunks);
-    this.pending = undefined;
-    if (p.bytes > want || answer.toString('latin1', 0, 4) !== 'WBS1' || answer.readUInt32LE(4) !== p.count) {
-      p.reject(new Error('wb-stat answered in a wrong shape'));
-      return this.fail('wb-stat answered in a wrong shape');
+    this.chunks.push(c);
+    this.bytes += c.length;
+    for (let p = this.pending[0]; p; p = this.pending[0]) {
+      const want = 8 + p.count * RECORD;
+      if (this.bytes < want) return;
+      const all = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+      const answer = all.subarray(0, want);
+      if (answer.toString('latin1', 0, 4) !== 'WBS1' || answer.readUInt32LE(4) !== p.count)
+        return this.fail('wb-stat answered in a wrong shape');
+      this.pending.shift();
+      this.bytes -= want;
+      this.chunks = this.bytes ? [all.subarray(want)] : [];
+      p.resolve(records(answer, p.count));
     }
-    p.resolve(records(answer, p.count));
+    if (this.bytes) this.fail('wb-stat answered what was not asked');
   }
 
   private fail(why: string): void {
     this.failed ??= why;
-    const p = this.pending;
-    this.pending = undefined;
-    p?.reject(new Error(why));
+    for (const p of this.pending.splice(0)) p.reject(new Error(why));
+    this.chunks = [];
+    this.bytes = 0;
     this.child?.kill('SIGKILL');
     this.child = undefined;
   }

@@ -1,9 +1,19 @@
 // The batch lstat of listings (src/process/stat-batch.ts, native/wb-stat.c): what it reports is what lstat
-// reports, in order; nothing outside the workspace is ever stat'ed — not through a symlinked directory, not
+// reports, in order; requests are written as they are made, so the helper answers them while the caller goes on;
+// nothing outside the workspace is ever stat'ed — not through a symlinked directory, not
 // through "..", not an absolute path — and the last component is never followed; when the helper goes away, a
 // request fails and list_files answers the same pages by stat'ing each file itself. Real files, the built
 // program (skipped with the reason where it was not built; a failure under CI=true).
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +25,18 @@ import { descendantsOf } from '../helpers/hostile-bin.js';
 import { needBuilt } from '../helpers/native.js';
 
 const program = builtProgram('wb-stat');
+
+/** The wb-stat helpers this process started. */
+const helpers = () =>
+  new Set(
+    descendantsOf(process.pid)
+      .filter((p) => p.cmdline.split(' ')[0]?.endsWith('/wb-stat'))
+      .map((p) => p.pid),
+  );
+
+/** Bytes `pid` has read with read(2) so far (/proc/PID/io). */
+const bytesRead = (pid: number) =>
+  Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
 
 let top: string;
 let ws: string;
@@ -78,6 +100,16 @@ describe('StatBatch (native/wb-stat)', () => {
     });
   });
 
+  it('reports a size past 4 GiB exactly (a sparse file)', async () => {
+    if (!needBuilt(['wb-stat'], 'StatBatch sizes')) return;
+    const big = 5 * 2 ** 30 + 12_345;
+    writeFileSync(path.join(ws, 'sparse.bin'), '');
+    truncateSync(path.join(ws, 'sparse.bin'), big);
+    const [st] = await batch().stat(['sparse.bin']);
+    rmSync(path.join(ws, 'sparse.bin'));
+    expect(st).toMatchObject({ kind: 'file', size: big });
+  });
+
   it('never leaves the workspace: not through a symlinked directory, "..", or an absolute path', async () => {
     if (!needBuilt(['wb-stat'], 'StatBatch confinement')) return;
     const secret = path.join(outside, 'secret.txt');
@@ -94,7 +126,7 @@ describe('StatBatch (native/wb-stat)', () => {
     expect(got[5]?.size).toBe(secret.length);
   });
 
-  it('answers many requests, one at a time, and a batch as large as a page', async () => {
+  it('answers many requests in the order they were made, and a batch as large as a page', async () => {
     if (!needBuilt(['wb-stat'], 'StatBatch requests')) return;
     const b = batch();
     const names = Array.from({ length: 30 }, (_, i) => `src/f${String(i).padStart(2, '0')}.txt`);
@@ -104,6 +136,29 @@ describe('StatBatch (native/wb-stat)', () => {
     expect(all[2]).toEqual([]);
     const big = Array.from({ length: 2500 }, (_, i) => names[i % names.length] as string);
     expect((await b.stat(big)).every((s, i) => s?.size === i % names.length)).toBe(true);
+  });
+
+  it('writes each request the moment it is made, so the helper reads them all before one answer is read', async () => {
+    if (!needBuilt(['wb-stat'], 'StatBatch pipelining')) return;
+    const before = helpers();
+    const b = batch();
+    await b.stat(['a.txt']);
+    const mine = [...helpers()].filter((pid) => !before.has(pid));
+    expect(mine).toHaveLength(1);
+    const pid = mine[0] as number;
+    const base = bytesRead(pid);
+    const names = Array.from({ length: 30 }, (_, i) => `src/f${String(i).padStart(2, '0')}.txt`);
+    const asks = [names, names.slice(10), ['src/deep/c.md', 'a.txt']];
+    // Sent back to back; this test's thread then blocks, so no answer is read and no callback runs meanwhile.
+    const answers = asks.map((a) => b.stat(a));
+    const sent = asks.reduce((n, a) => n + 12 + a.reduce((m, p) => m + p.length + 1, 0), 0);
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 2000 && bytesRead(pid) < base + sent; i++) Atomics.wait(sleeper, 0, 0, 5);
+    expect(bytesRead(pid) - base).toBe(sent);
+    const got = await Promise.all(answers);
+    expect(got[0]?.map((s) => s?.size)).toEqual(names.map((_, i) => i));
+    expect(got[1]?.map((s) => s?.size)).toEqual(names.slice(10).map((_, i) => i + 10));
+    expect(got[2]?.map((s) => s?.size)).toEqual([400, 5]);
   });
 
   it('when the helper is gone a request fails, and is not retried', async () => {
@@ -161,12 +216,6 @@ describe('list_files pages with and without the batch', () => {
 
   it('are the same when the helper is killed between two pages', async () => {
     if (!needBuilt(['wb-stat'], 'list_files after a killed helper')) return;
-    const helpers = () =>
-      new Set(
-        descendantsOf(process.pid)
-          .filter((p) => p.cmdline.split(' ')[0]?.endsWith('/wb-stat'))
-          .map((p) => p.pid),
-      );
     const before = helpers();
     const b = batch();
     const first = await pathPage(request(b));
