@@ -124,9 +124,15 @@ export async function pathPage(req: PageRequest): Promise<Page> {
   };
   const budget = new ByteBudget();
   let more = false;
-  const s = await walk(req.root, req.dir, { ...req.walk, from: req.after }, (e) => {
+  // The walk skips what sorts before `after`, but yields `after` itself: compared until one file is past it.
+  let after = req.after;
+  const s = await walk(req.root, req.dir, { ...req.walk, from: after }, (e) => {
     const f = listed(e, req.include);
-    if (!f || (req.after !== undefined && comparePaths(f.path, req.after) <= 0)) return;
+    if (!f) return;
+    if (after !== undefined) {
+      if (comparePaths(f.path, after) <= 0) return;
+      after = undefined;
+    }
     // Batched, the size is not known yet: reckoned, and the page trimmed to the truth once it is.
     const bytes = batched ? entryBytes(f) : entryBytes(withStat(f, e.stat, req.times));
     if (files.length >= req.maxResults || !budget.take(batched ? bytes + guess : bytes)) {
