@@ -12,13 +12,14 @@ import {
   rmSync,
   symlinkSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtProgram } from '../../src/process/native.js';
-import { newestPage, pathPage, type PageRequest } from '../../src/tools/files/file-pages.js';
+import { NEWEST_BATCH, newestPage, pathPage, type PageRequest } from '../../src/tools/files/file-pages.js';
 import { StatBatch } from '../../src/process/stat-batch.js';
 import { resolvePath } from '../../src/workspace/paths.js';
 import { descendantsOf } from '../helpers/hostile-bin.js';
@@ -212,6 +213,39 @@ describe('list_files pages with and without the batch', () => {
     ];
     expect(n1).toEqual(n2);
     expect(n1.files[0]?.modified).toBeDefined();
+  });
+
+  it("are the same newest first over more files than one batch (batches stat'ed while the walk goes on)", async () => {
+    if (!needBuilt(['wb-stat'], 'list_files newest first, many batches')) return;
+    const many = path.join(ws, 'many');
+    mkdirSync(many);
+    const count = NEWEST_BATCH * 2 + 77;
+    const base = Date.parse('2026-01-01T00:00:00Z') / 1000;
+    for (let i = 0; i < count; i++) {
+      const f = path.join(many, `n${i}.txt`);
+      writeFileSync(f, 'z'.repeat(i % 50));
+      // Times in an order of their own, several files sharing one (then path order decides).
+      const t = base + ((i * 7919) % 3001);
+      utimesSync(f, t, t);
+    }
+    try {
+      const b = batch();
+      let cursor: { path: string; modified?: string } | undefined;
+      for (let page = 0; page < 3; page++) {
+        const over = { times: true, maxResults: 500 };
+        const [x, y] = [
+          await newestPage(request(b, over), cursor),
+          await newestPage(request(undefined, over), cursor),
+        ];
+        expect(x).toEqual(y);
+        expect(x.files).toHaveLength(500);
+        const last = x.files[x.files.length - 1] as { path: string; modified?: string };
+        cursor = { path: last.path, modified: last.modified };
+      }
+      expect(b.unavailable).toBeUndefined();
+    } finally {
+      rmSync(many, { recursive: true, force: true });
+    }
   });
 
   it('are the same when the helper is killed between two pages', async () => {

@@ -1,7 +1,7 @@
 // The pages of list_files (list_files.ts): which files a walk yields, with their sizes (and times when asked),
-// cut at PAGE_BYTES of JSON (core/page.ts). Sizes and times come from one batch lstat per page
-// (process/stat-batch.ts: a request to native/wb-stat); where no batch can be had, from an lstat per file
-// taken as the walk passes it (walk.ts). Path order streams and stops when the page is full; newest-first keeps
+// cut at PAGE_BYTES of JSON (core/page.ts). Sizes and times come from batch lstats (process/stat-batch.ts:
+// requests to native/wb-stat) sent while the walk goes on and answered beside it; where no batch can be had,
+// from an lstat per file taken as the walk passes it (walk.ts). Path order streams and stops when the page is full; newest-first keeps
 // only the newest page's worth of files (a bounded heap) while it walks everything.
 import { MaxHeap } from '../../core/max-heap.js';
 import { ByteBudget, jsonBytes, PAGE_BYTES } from '../../core/page.js';
@@ -49,7 +49,7 @@ const SIZE_GUESS_BYTES = 19;
 /** What a time adds (`,"modified":"2026-11-26T03:10:34.123Z"`). */
 const TIME_BYTES = 38;
 /** Files stat'ed per batch while newest-first walks everything. */
-const NEWEST_BATCH = 4096;
+export const NEWEST_BATCH = 4096;
 
 /** Characters JSON writes as they are, one byte each: printable ASCII but `"` and `\`. */
 const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -193,25 +193,28 @@ export async function newestPage(req: PageRequest, cursor: FileEntry | undefined
   const batched = batchable(req);
   let failed = false;
   let waiting: FileEntry[] = [];
-  const flush = async () => {
+  /** The batch sent last and not yet looked at: one is stat'ed while the walk gathers the next. */
+  let inFlight: Promise<boolean> | undefined;
+  const send = async (): Promise<boolean> => {
+    const earlier = inFlight;
     const batch = waiting;
     waiting = [];
-    if (!(await statBatch(batch, req))) return false;
-    batch.forEach(offer);
-    return true;
+    inFlight = statBatch(batch, req).then((ok) => (ok && batch.forEach(offer), ok));
+    return earlier === undefined || (await earlier);
   };
   const s = await walk(req.root, req.dir, req.walk, async (e) => {
     const f = listed(e, req.include);
     if (!f) return;
     if (!batched) return offer(withStat(f, e.stat, req.times));
     waiting.push(f);
-    if (waiting.length >= NEWEST_BATCH && !(await flush())) {
+    if (waiting.length >= NEWEST_BATCH && !(await send())) {
       failed = true;
       return false;
     }
   });
   // No batch could be had after all: the walk again, stat'ing as it goes.
-  if (batched && (failed || !(await flush()))) return newestPage({ ...req, stats: undefined }, cursor);
+  if (batched && (failed || !(await send()) || !(await inFlight)))
+    return newestPage({ ...req, stats: undefined }, cursor);
   const sorted = heap.drainAscending();
   const budget = new ByteBudget();
   const files: FileEntry[] = [];
