@@ -3,7 +3,10 @@
 // in one run beside the tools a person would use directly, each measured direct and in the same bubblewrap jail
 // the server runs rg and git in (dist/process/jail.js):
 // - list_files: the first page (max_results 100) against `rg --files` (target ≤ 0.3×), and a full listing
-//   (every page, following next_action; every file exactly once) against `rg --files` (≤ 1.5×);
+//   (every page, following next_action; every file exactly once) against `rg --files` (≤ 1.5×), with what bounds
+//   it measured in the same run: the CPU `rg --files` spends (it walks on every core), the stat of every file
+//   by native/wb-stat (the sizes rg never reads), and the same pages sent by a server that does nothing else
+//   (bench/page-floor.mjs);
 // - list_files {max_results: 100000} and list_dir {recursive, max_depth: 3}: latency and result bytes;
 // - search_text for a word on 81 lines against `rg -n` (≤ 1.1×); git_status on the clean tree against
 //   `git status --porcelain` (≤ 1.2×);
@@ -17,7 +20,7 @@
 // Usage: npm run bench:scale [-- --samples 5] [--no-mixed] [--mixed-seconds 30] [--ref-fs-server PATH]
 import { spawn, spawnSync } from 'node:child_process';
 import { constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -33,6 +36,7 @@ import {
   writeResults,
 } from './lib.mjs';
 import { makeScaleTree, NEEDLE, NEEDLE_LINES, FILES, scaleTreeDir } from './scale-tree.mjs';
+import { startPageFloor } from './page-floor.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +48,7 @@ const { values } = parseArgs({
   },
 });
 const SAMPLES = Number(values.samples);
+const CORES = availableParallelism();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${round(x, 1)} ms`;
 const mb = (kb) => round(kb / 1024, 1);
@@ -52,6 +57,14 @@ function statusKb(pid, key) {
   const m = new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
 }
+
+/** CPU time (user + system, ms) of this process's waited-for children so far (/proc/self/stat). */
+function childrenCpuMs() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  // cutime and cstime are fields 16 and 17 of the file, 14 and 15 after the command name; in clock ticks.
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout) || 100;
 
 function timeSync(out, fn) {
   const t0 = performance.now();
@@ -81,21 +94,67 @@ async function timedCall(call, out, name, args, check = () => true) {
   return r;
 }
 
-/** Every page of list_files, following next_action; returns the time, pages and files (each must come once). */
-async function fullListing(call) {
+/**
+ * Every page of list_files, following next_action; returns the time, pages and files (each must come once).
+ * `bodies`: given, each answer is kept there as the JSON-RPC response it came in (for the page floor).
+ */
+async function fullListing(call, bodies) {
   const t0 = performance.now();
   const seen = new Set();
   let pages = 0;
   let dup = 0;
   for (let args = { max_results: 100_000 }; args; pages++) {
     const r = await timedCall(call, null, 'list_files', args);
+    bodies?.push(JSON.stringify({ jsonrpc: '2.0', id: pages + 1, result: r }));
     for (const f of r.structuredContent.files ?? []) {
       if (seen.has(f.path)) dup++;
       else seen.add(f.path);
     }
     args = r.structuredContent.next_action?.arguments;
   }
-  return { ms: performance.now() - t0, pages, files: seen.size, dup };
+  return { ms: performance.now() - t0, pages, files: seen.size, dup, paths: [...seen] };
+}
+
+/** The same pages from bench/page-floor.mjs, through the same client: one untimed run, then the median of `runs`. */
+async function pageFloor(bodies, runs) {
+  const floor = await startPageFloor(bodies);
+  const { callTool, close } = httpToolClient(floor.url, 'none');
+  try {
+    const times = [];
+    for (let i = 0; i <= runs; i++) {
+      const r = await fullListing(callTool);
+      if (r.pages !== bodies.length) throw new Error(`the page floor gave ${r.pages} pages`);
+      if (i > 0) times.push(r.ms);
+    }
+    return median(times);
+  } finally {
+    close();
+    await floor.stop();
+  }
+}
+
+/** native/wb-stat over every listed file, in the batches list_files sends (256), all asked at once. */
+async function statFloor(tree, paths, samples) {
+  const { StatBatch } = await import(path.join(REPO, 'dist/process/stat-batch.js'));
+  const stats = new StatBatch(tree, path.join(REPO, 'dist/native/wb-stat'));
+  const keep = setInterval(() => {}, 1000); // the helper's pipes do not hold the event loop
+  try {
+    await stats.stat([paths[0]]);
+    const times = [];
+    for (let i = 0; i < samples; i++) {
+      const t0 = performance.now();
+      const asked = [];
+      for (let j = 0; j < paths.length; j += 256) asked.push(stats.stat(paths.slice(j, j + 256)));
+      const got = (await Promise.all(asked)).flat();
+      times.push(performance.now() - t0);
+      if (got.filter((st) => st?.kind === 'file').length !== paths.length)
+        throw new Error('wb-stat missed files');
+    }
+    return median(times);
+  } finally {
+    clearInterval(keep);
+    stats.close();
+  }
 }
 
 /**
@@ -116,11 +175,13 @@ async function walkFloors(tree, samples) {
     if (sized && bytes === 0) throw new Error('the sized walk saw no bytes');
     return performance.now() - t0;
   };
-  const out = { walk: [], walkSized: [], findSized: [] };
+  const out = { walk: [], walkSized: [], findFiles: [], findSized: [] };
   const find = ['.', '-name', '.git', '-prune', '-o', '-type', 'f', '-printf', '%s %P\\n'];
   for (let i = 0; i < samples; i++) {
     out.walk.push(await once(false));
     out.walkSized.push(await once(true));
+    const names = find.slice(0, -2).concat('-print');
+    timeSync(out.findFiles, () => spawnSync('find', names, { cwd: tree, maxBuffer: 64 * 1024 * 1024 }));
     timeSync(out.findSized, () => spawnSync('find', find, { cwd: tree, maxBuffer: 64 * 1024 * 1024 }));
   }
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, median(v)]));
@@ -243,6 +304,8 @@ async function main() {
   const { callTool: call, close } = httpToolClient(srv.url, srv.token);
   const baseKb = statusKb(srv.pid, 'VmRSS');
   let full;
+  let bodies = [];
+  let rgCpuMs = 0;
   let hwmKb = NaN;
   let bigBytes = 0;
   let dirBytes = 0;
@@ -257,7 +320,9 @@ async function main() {
     await timedCall(call, null, 'git_status', {});
     await fullListing(call); // its first run also starts native/wb-stat
     for (let i = 0; i < SAMPLES; i++) {
+      const cpu0 = childrenCpuMs();
       timeSync(floors.rgFiles, () => spawnSync(rg, rgFiles, { cwd: tree, maxBuffer: 64 * 1024 * 1024 }));
+      rgCpuMs += childrenCpuMs() - cpu0;
       if (jailed) timeSync(floors.rgFilesJ, () => runJailed(jail.wrapAlone(rg, rgFiles, tree, treeFd), tree));
       await timedCall(call, m.first, 'list_files', { max_results: 100 }, (s) => s.files.length === 100);
       const b = await timedCall(call, m.big, 'list_files', { max_results: 100_000 });
@@ -277,7 +342,8 @@ async function main() {
       if (jailed) timeSync(floors.gitJ, () => runJailed(jail.wrap('git', gitStatus, tree), tree));
       await timedCall(call, m.git, 'git_status', {}, (s) => !s.entries);
       if (i < Math.min(3, SAMPLES)) {
-        full = await fullListing(call);
+        bodies = [];
+        full = await fullListing(call, bodies);
         m.full.push(full.ms);
       }
     }
@@ -288,9 +354,13 @@ async function main() {
     rmSync(rt, { recursive: true, force: true });
   }
   const floorsMs = await walkFloors(tree, SAMPLES);
+  floorsMs.pages = await pageFloor(bodies, Math.min(3, SAMPLES));
+  floorsMs.stats = await statFloor(tree, full.paths, SAMPLES);
+  floorsMs.rgCpu = rgCpuMs / SAMPLES;
   const md = Object.fromEntries(
     Object.entries({ ...m, ...floors }).map(([k, v]) => [k, v.length ? median(v) : NaN]),
   );
+  const unavoidable = floorsMs.findFiles + floorsMs.stats + floorsMs.pages;
   const both = (ours, direct, jail) =>
     jailed
       ? `direct ${ms(direct)} (${round(ours / direct, 2)}×), in the jail ${ms(jail)} (${round(ours / jail, 2)}×)`
@@ -324,7 +394,12 @@ async function main() {
       md.rgFilesJ,
       1.5,
       `; every file once: ${full.files === FILES && full.dup === 0 ? 'yes' : `NO (${full.files} files, ${full.dup} repeats)`}` +
-        `; the walk alone: ${ms(floorsMs.walk)} bare, ${ms(floorsMs.walkSized)} with an lstat per file; ` +
+        `; rg --files spends ${ms(floorsMs.rgCpu)} of CPU (${round(floorsMs.rgCpu / md.rgFiles, 1)} cores); ` +
+        `what no server can skip: reading the directories (find -type f ${ms(floorsMs.findFiles)}), ` +
+        `the sizes (wb-stat of every file ${ms(floorsMs.stats)}) and the pages (sent by a server that does ` +
+        `nothing else, ${ms(floorsMs.pages)}): ${ms(unavoidable)}, at best ${ms(unavoidable / CORES)} on ` +
+        `${CORES} cores (${round(unavoidable / CORES / md.rgFiles, 2)}×); ` +
+        `our walk alone: ${ms(floorsMs.walk)} bare, ${ms(floorsMs.walkSized)} with an lstat per file; ` +
         `find -printf %s ${ms(floorsMs.findSized)}`,
     ),
     ratioRow(`search_text (${NEEDLE_LINES} matches) vs rg -n`, md.search, md.rgN, md.rgNJ, 1.1),
@@ -402,7 +477,7 @@ async function main() {
     jailed_floors: jailed,
     samples: SAMPLES,
     medians_ms: Object.fromEntries(Object.entries(md).map(([k, v]) => [k, round(v, 2)])),
-    full_listing: full,
+    full_listing: { ...full, paths: undefined },
     walk_floors_ms: Object.fromEntries(Object.entries(floorsMs).map(([k, v]) => [k, round(v, 2)])),
   });
 }
