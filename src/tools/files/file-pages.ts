@@ -1,8 +1,8 @@
 // The pages of list_files (list_files.ts): which files a walk yields, with their sizes (and times when asked),
 // cut at PAGE_BYTES of JSON (core/page.ts). Sizes and times come from batch lstats (process/stat-batch.ts:
 // requests to native/wb-stat) sent while the walk goes on and answered beside it; where no batch can be had,
-// from an lstat per file taken as the walk passes it (walk.ts). Path order streams and stops when the page is full; newest-first keeps
-// only the newest page's worth of files (a bounded heap) while it walks everything.
+// from an lstat per file taken as the walk passes it (walk.ts). Path order streams and stops when the page is
+// full; newest-first keeps only the newest page's worth of files (a bounded heap) while it walks everything.
 import { MaxHeap } from '../../core/max-heap.js';
 import { ByteBudget, jsonBytes, PAGE_BYTES } from '../../core/page.js';
 import { comparePaths } from '../../workspace/path-order.js';
@@ -199,7 +199,10 @@ export async function newestPage(req: PageRequest, cursor: FileEntry | undefined
     const earlier = inFlight;
     const batch = waiting;
     waiting = [];
-    inFlight = statBatch(batch, req).then((ok) => (ok && batch.forEach(offer), ok));
+    inFlight = statBatch(batch, req).then((ok) => {
+      if (ok) batch.forEach(offer);
+      return ok;
+    });
     return earlier === undefined || (await earlier);
   };
   const s = await walk(req.root, req.dir, req.walk, async (e) => {
