@@ -25,5 +25,8 @@ const config = execFileSync(process.execPath, [path.join(dist, 'cli/main.js'), '
 replaceBetween('docs/configuration.md', 'config-table', config);
 
 const { toolSummaries } = await import(pathToFileURL(path.join(dist, 'tools/registry.js')).href);
-const { toolTableMarkdown } = await import(pathToFileURL(path.join(dist, 'tools/doc-table.js')).href);
+const { toolTableMarkdown, errorTableMarkdown } = await import(
+  pathToFileURL(path.join(dist, 'tools/doc-table.js')).href
+);
 replaceBetween('docs/tools.md', 'tool-table', toolTableMarkdown(toolSummaries()));
+replaceBetween('docs/tools.md', 'error-table', errorTableMarkdown());

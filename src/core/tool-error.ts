@@ -86,6 +86,64 @@ const RETRYABLE: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>([
   'PATCH_HUNKS_OVERLAP',
 ]);
 
+/**
+ * What the model should do next on each code, as docs/tools.md#error-codes shows it (generated from this table by
+ * `npm run docs:generate`; test/project/docs.test.ts keeps the two equal). The result's own `Retry:` and
+ * `Suggested action:` lines give the exact call for the case at hand; this is the rule behind them.
+ */
+export const NEXT_STEP: Record<ToolErrorCode, string> = {
+  ABSOLUTE_PATH_DENIED:
+    'Never returned (absolute paths inside the workspace are accepted); kept for older clients.',
+  APPROVAL_PENDING: 'The operator has not decided yet: send the same call again to keep waiting.',
+  BINARY_FILE: 'Read it another way: `view_image` for an image, or a command such as `xxd` or `file`.',
+  COMMAND_CLOSED:
+    'Poll with `write_stdin` and empty `chars`, or start the program again with `tty: true` to type into it.',
+  COMMAND_LIMIT_REACHED:
+    'Wait for a running command to finish (poll it) or stop one with `kill_command`, then retry.',
+  COMMAND_NOT_FOUND:
+    'The id is unknown or its output was evicted: start the command again with `exec_command`.',
+  EDIT_AMBIGUOUS: 'Add surrounding lines to `old_string` until it matches once, or set `replace_all`.',
+  EDIT_NOT_FOUND: 'Read the region the error names with `read_file`, then retry with its exact text.',
+  ELICITATION_UNSUPPORTED:
+    'This client cannot ask the user: tell the user what to allow, or ask the operator to approve.',
+  GIT_ERROR: "Read git's message: fix the ref or path it names, or check that `path` is inside a repository.",
+  INTERNAL_ERROR: 'A server bug: retry once; if it repeats, report the message to the operator.',
+  INVALID_ARGUMENT: "Fix the argument the message names (the tool's input schema lists the allowed values).",
+  IS_DIRECTORY: 'List it with `list_dir`, or name a file inside it.',
+  NOT_A_DIRECTORY: 'Name the directory that contains it, or read the file with `read_file`.',
+  NOT_FOUND: 'Check the path with `list_dir` or `list_files`; paths are relative to the workspace root.',
+  OUTPUT_TOO_LARGE: 'Ask for less: a smaller range, `max_bytes`, or a narrower pattern.',
+  PATCH_ALREADY_APPLIED: 'Nothing to do for that hunk: its change is already in the file.',
+  PATCH_CONFLICT: 'The file changed since it was read: read it again and rebuild the patch.',
+  PATCH_CONTEXT_AMBIGUOUS: 'Add context lines (or an `@@` anchor) until each hunk matches one place.',
+  PATCH_CONTEXT_NOT_FOUND:
+    'Read the file around the hunk the error names and rebuild the hunk from its exact lines.',
+  PATCH_FAILED: 'Read `details` (path, errno): fix the patch or free the resource; nothing was changed.',
+  PATCH_HUNKS_OVERLAP: 'Merge the overlapping hunks into one, or send them as separate patches.',
+  PATCH_ROLLBACK_FAILED:
+    'Stop editing: the message lists the files left changed; tell the user and check them with `git_diff`.',
+  PATH_OUTSIDE_WORKSPACE: 'Use a path inside the workspace (`server_info` shows its root).',
+  PERMISSION_DENIED: 'The permission mode or the operator refused it: do it another way or ask the user.',
+  PERMISSION_REQUIRED: 'Call `request_permissions` with the permission the message names, then retry.',
+  RUNTIME_DIR_UNWRITABLE:
+    'The server cannot write its runtime directory: tell the operator (`check_exec_environment` says where).',
+  SANDBOX_UNAVAILABLE:
+    'Commands cannot run here: call `check_exec_environment` for the reason and tell the operator.',
+  SYMLINK_ESCAPE:
+    "The path leaves the workspace through a symlink: use the file's real path inside the workspace.",
+  TTY_UNSUPPORTED: 'Run it without `tty`; interactive programs then read from the `stdin` argument.',
+  UNSUPPORTED_ENCODING: 'Use `encoding: "utf8"`, or read the file with a command (`iconv`, `xxd`).',
+};
+
+/** One row of the error table: the code's category, whether the same call may succeed later, the next step. */
+export function errorFacts(code: ToolErrorCode): {
+  category: ErrorCategory;
+  retryable: boolean;
+  next: string;
+} {
+  return { category: CATEGORY[code], retryable: RETRYABLE.has(code), next: NEXT_STEP[code] };
+}
+
 export const ALL_TOOL_ERROR_CODES = Object.keys(CATEGORY) as ToolErrorCode[];
 
 export interface ToolErrorHints {

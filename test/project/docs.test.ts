@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolTableMarkdown } from '../../src/tools/doc-table.js';
+import { errorTableMarkdown, toolTableMarkdown } from '../../src/tools/doc-table.js';
+import { ALL_TOOL_ERROR_CODES } from '../../src/core/tool-error.js';
 import { toolSummaries } from '../../src/tools/registry.js';
 import { anchors, links } from '../helpers/markdown.js';
 import { BIN, REPO_ROOT } from '../helpers/server.js';
@@ -106,5 +107,12 @@ describe('generated tables', () => {
     const table = toolTableMarkdown(toolSummaries());
     expect(table.split('\n')).toHaveLength(2 + toolSummaries().length);
     expect(between('tools.md', 'tool-table')).toBe(table);
+  });
+
+  it('docs/tools.md holds the error table verbatim: every ToolErrorCode, with category, retry and next step', () => {
+    const table = errorTableMarkdown();
+    expect(table.split('\n')).toHaveLength(2 + ALL_TOOL_ERROR_CODES.length);
+    for (const code of ALL_TOOL_ERROR_CODES) expect(table).toContain(`| \`${code}\` |`);
+    expect(between('tools.md', 'error-table')).toBe(table);
   });
 });
