@@ -1,13 +1,6 @@
-// Pure pieces of starting a command (registry.ts): the shell's argv, which sandbox leads the tree, and the
-// errors a start can end in.
+// Pure pieces of starting a command (registry.ts): the shell's argv and the errors a start can end in.
 import { ToolError } from '../core/tool-error.js';
 import type { Command } from './command.js';
-import type { SandboxPlan } from './sandbox.js';
-
-/** bwrap is the leader of its sandbox; the Landlock helper becomes the command itself (sandbox-landlock.ts). */
-export function isBwrap(plan: SandboxPlan): boolean {
-  return plan.status.in_use === 'bwrap';
-}
 
 /**
  * `shell -c cmd`. In a sandboxed terminal (`jobControl`) the leader is bwrap, which would die of a typed ^C;

@@ -8,10 +8,9 @@
 // sandbox plan says), and only once.
 import type { Clock } from '../core/clock.js';
 import type { CgroupTarget } from './cgroup.js';
-import { isBwrap } from './launch.js';
 import type { NetAccess } from './net-access.js';
 import type { PrepareSpec } from './prepared-sandbox.js';
-import { wrapperArgv, type SandboxPlan } from './sandbox.js';
+import { isBwrap, wrapperArgv, type SandboxPlan } from './sandbox.js';
 
 /** What the registry says a prepared sandbox is built from (undefined: none can be, e.g. no wb-exec). */
 export interface PreparedSource {

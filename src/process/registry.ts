@@ -18,6 +18,7 @@ import { HEAD_BYTES } from './output.js';
 import { killLeftovers } from './leftovers.js';
 import { NetAccess, type NetHost } from './net-access.js';
 import {
+  isBwrap,
   planSandbox,
   wrapperArgv,
   type SandboxContext,
@@ -27,7 +28,7 @@ import {
 import { probeProcessLimit, type ProcessLimiter } from './pids-limit.js';
 import { TreeWatchdog } from './tree-watchdog.js';
 import { privateFilesOf } from './sandbox-mounts.js';
-import { commandLimitError, isBwrap, shellArgv, ttyUnsupportedError } from './launch.js';
+import { commandLimitError, shellArgv, ttyUnsupportedError } from './launch.js';
 import {
   findShell,
   spawnPty,

@@ -71,6 +71,11 @@ function isolationArgs(ctx: SandboxContext, userns: boolean): string[] {
  * process group that one kill(-pgid) ends (bwrap's parent-death signal alone misses an init killed during
  * its set-up) and would break job control in a PTY.
  */
+/** bwrap is the leader of its sandbox; the Landlock helper becomes the command itself (sandbox-landlock.ts). */
+export function isBwrap(plan: SandboxPlan): boolean {
+  return plan.status.in_use === 'bwrap';
+}
+
 export function bwrapArgs(plan: SandboxPlan, cwd: string): string[] {
   return [...(plan.args?.() ?? []), '--chdir', cwd, '--'];
 }
