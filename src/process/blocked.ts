@@ -48,6 +48,15 @@ export function fit(n: BlockedNote): BlockedNote {
   return out;
 }
 
+/** `text` in at most `bytes` bytes of JSON string content, cut with an ellipsis. */
+function cutTo(text: string, bytes: number): string {
+  const size = (t: string) => Buffer.byteLength(JSON.stringify(t)) - 2;
+  if (size(text) <= bytes) return text;
+  let keep = Math.max(0, bytes - 3);
+  while (keep > 0 && size(text.slice(0, keep)) > bytes - 3) keep--;
+  return `${text.slice(0, keep)}…`;
+}
+
 /** A host name as a note quotes it (the whole name is in the audit log and the proxy's 403). */
 const short = (host: string) => (host.length > 40 ? `${host.slice(0, 39)}…` : host);
 
@@ -123,8 +132,9 @@ function noNetworkNote(ctx: NoteContext, what: string): BlockedNote {
     : ctx.landlock
       ? 'operator: let bubblewrap run (user namespaces)'
       : 'operator: build with a C compiler';
-  // The fix is what the reader acts on: the cause is cut first.
-  return fit({ what, why, next });
+  // The fix is what the reader acts on, and `what` names the failure: the cause is cut first.
+  const room = NOTE_MAX_BYTES - Buffer.byteLength(JSON.stringify({ what, why: '', next }));
+  return fit({ what, why: cutTo(why, room), next });
 }
 
 /** A note from a chunk of a command's error output, or undefined (cheap: a few regex tests on the chunk). */
