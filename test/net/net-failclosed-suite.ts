@@ -153,6 +153,8 @@ export function failClosedSuite(as: RunAs): void {
     let longTrusted: BinServer;
     let brokenSafe: BinServer;
     let brokenTrusted: BinServer;
+    /** trusted at a usual runtime root: the fairness tests fail on code without the fixes for their own reason. */
+    let shared: BinServer;
     const hostConns = { loopback: 0 };
     let loopback: net.Server;
     let hold: net.Server;
@@ -190,15 +192,16 @@ export function failClosedSuite(as: RunAs): void {
       };
       const trusted = { ...env, SERVICE_PERMISSION_MODE: 'trusted' };
       const bin = packageWithoutBridge(pkgDir);
-      [longSafe, longTrusted, brokenSafe, brokenTrusted] = await Promise.all([
+      [longSafe, longTrusted, brokenSafe, brokenTrusted, shared] = await Promise.all([
         startBinAs({ workspace: ws, runtimeRoot: longRoot, as, env }),
         startBinAs({ workspace: ws, runtimeRoot: longRoot, as, env: trusted }),
         startBinAs({ workspace: ws, runtimeRoot: rt, as, env, bin }),
         startBinAs({ workspace: ws, runtimeRoot: rt, as, env: trusted, bin }),
+        startBinAs({ workspace: ws, runtimeRoot: rt, as, env: trusted }),
       ]);
     });
     afterAll(async () => {
-      await Promise.all([longSafe, longTrusted, brokenSafe, brokenTrusted].map((s) => s?.stop()));
+      await Promise.all([longSafe, longTrusted, brokenSafe, brokenTrusted, shared].map((s) => s?.stop()));
       await reg?.close();
       for (const s of holding) s.destroy();
       for (const s of [loopback, hold]) s?.close();
@@ -259,41 +262,41 @@ export function failClosedSuite(as: RunAs): void {
 
     it(`one command holding more tunnels than the per-command limit (${MAX_PER_COMMAND}) leaves another command's fetch working`, async () => {
       rmSync(path.join(ws, 'hold-stop'), { force: true });
-      const started = await call(longTrusted.url, 'exec_command', {
+      const started = await call(shared.url, 'exec_command', {
         cmd: `python3 hold.py 260 hold.test ${port(hold)} hold-stop`,
         yield_time_ms: 0,
       });
       const id = started.sc.command_id as string;
       try {
-        const held = await pollUntil(longTrusted.url, id, /body .*\n/, '', started.sc.stdout ?? '');
+        const held = await pollUntil(shared.url, id, /body .*\n/, '', started.sc.stdout ?? '');
         expect(held.stdout).toContain(`codes 200=${MAX_PER_COMMAND} 503=${260 - MAX_PER_COMMAND}`);
         expect(held.stdout).toMatch(/per-command limit/);
         const other = await run(
-          longTrusted,
+          shared,
           `curl -sS -o /dev/null -w "%{http_code}" --cacert standin-ca.pem https://site.test:${reg.port}/small/fair`,
         );
         expect(other.sc.stdout, other.sc.stderr).toBe('200');
       } finally {
         writeFileSync(path.join(ws, 'hold-stop'), '');
       }
-      const end = await pollUntil(longTrusted.url, id, null);
+      const end = await pollUntil(shared.url, id, null);
       expect(end.last.sc.status).toBe('exited');
     });
 
     it('a connection a command opened to its bridge, passed on, is dead once that command ended', async () => {
       for (const f of ['bridge-pass.sock', 'bridge-go']) rmSync(path.join(ws, f), { force: true });
       const target = `site.test:${reg.port}`;
-      const receiver = await call(longTrusted.url, 'exec_command', {
+      const receiver = await call(shared.url, 'exec_command', {
         cmd: `python3 recv.py ${target}`,
         yield_time_ms: 0,
       });
       const id = receiver.sc.command_id as string;
-      const listening = await pollUntil(longTrusted.url, id, /listening/, '', receiver.sc.stdout ?? '');
-      const sent = await run(longTrusted, 'python3 send.py');
+      const listening = await pollUntil(shared.url, id, /listening/, '', receiver.sc.stdout ?? '');
+      const sent = await run(shared, 'python3 send.py');
       expect(sent.sc).toMatchObject({ status: 'exited', exit_code: 0 });
       expect(sent.sc.stdout).toContain('passed');
       writeFileSync(path.join(ws, 'bridge-go'), '');
-      const after = await pollUntil(longTrusted.url, id, null, '', listening.stdout);
+      const after = await pollUntil(shared.url, id, null, '', listening.stdout);
       expect(after.last.sc.status).toBe('exited');
       expect(after.stdout).toContain('received');
       expect(after.stdout).toMatch(/reply b''|dead \d+/);
@@ -303,17 +306,17 @@ export function failClosedSuite(as: RunAs): void {
     it("a command's credential used from another command's sandbox is refused", async () => {
       rmSync(path.join(ws, 'tie-stop'), { force: true });
       const target = `site.test:${reg.port}`;
-      const owner = await call(longTrusted.url, 'exec_command', {
+      const owner = await call(shared.url, 'exec_command', {
         cmd: `python3 connect.py ${target}; echo "token $HTTPS_PROXY"; for i in $(seq 2400); do [ -e tie-stop ] && break; sleep 0.05; done`,
         yield_time_ms: 0,
       });
       const id = owner.sc.command_id as string;
       try {
-        const own = await pollUntil(longTrusted.url, id, /token \S+/, '', owner.sc.stdout ?? '');
+        const own = await pollUntil(shared.url, id, /token \S+/, '', owner.sc.stdout ?? '');
         expect(own.stdout).toMatch(/^HTTP\/1\.1 200 /);
         const url = /token (\S+)/.exec(own.stdout)?.[1] as string;
         const thief = await run(
-          longTrusted,
+          shared,
           `python3 connect.py ${target} '${url}'; python3 connect.py ${target}`,
         );
         const [stolen, mine] = String(thief.sc.stdout).trim().split('\n');
@@ -322,7 +325,7 @@ export function failClosedSuite(as: RunAs): void {
       } finally {
         writeFileSync(path.join(ws, 'tie-stop'), '');
       }
-      await pollUntil(longTrusted.url, id, null);
+      await pollUntil(shared.url, id, null);
     });
   });
 }
