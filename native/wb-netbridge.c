@@ -37,6 +37,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 #include "wb-splice.h"
+#include "wb-sunpath.h"
 
 #define MAX_CONNS 256
 /* Downloads (proxy → command) get a pipe this large; uploads keep the system's default (64 KiB). Pipe pages
@@ -59,6 +60,8 @@ struct conn {
 static struct conn *conns[MAX_CONNS];
 static int nconns;
 static const char *sock_path;
+/* The socket's directory, opened once when its path is too long for sockaddr_un (wb-sunpath.h). */
+static int sock_dir = -1;
 
 static void die_usage(void) {
   fprintf(stderr, "usage: wb-netbridge <port> <unix-socket-path> -- <command> [args...]\n");
@@ -79,10 +82,7 @@ static void close_conn(int i) {
 /* A new connection to the proxy's socket; blocking connect bounded by a send timeout, then non-blocking. */
 static int connect_proxy(void) {
   struct sockaddr_un sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  if (strlen(sock_path) >= sizeof sa.sun_path) return -1;
-  strcpy(sa.sun_path, sock_path);
+  if (sun_address(&sa, sock_path, &sock_dir) < 0) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   struct timeval tv = {2, 0};

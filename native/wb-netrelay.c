@@ -16,10 +16,16 @@
  *   <server-socket-path>, the bytes read so far first.
  * Every connection the server was told of ends with an `X` frame. It holds no policy and parses nothing but
  * where a head ends: the server decides, and can cut any tunnel (`K`, when the command that opened it ends).
+ * An `H` frame starts with the connection's origin (u32): the number of the sandbox's listener it came from
+ * (numbered from 1 as they are handed over), 0 for one made on the unix socket itself; the server ties a
+ * command's credential to one origin. When a bridge ends (its command ended), every connection accepted on its
+ * listener is closed with it, whatever state it is in, so none outlives the command in another's hands.
  * Frames both ways: u32 length (of what follows), u8 type, u32 id, payload; little-endian. It exits when its
  * standard input ends (the server is gone).
  *
- * Bounded: at most MAX_CONNS connections (further ones wait in the listen backlog), each with two buffers of
+ * Bounded: at most MAX_CONNS connections (further ones wait in the listen backlog), at most PER_LISTENER of them
+ * from one sandbox's listener and DIRECT_CONNS made on the unix socket itself (one sandbox cannot fill the
+ * table for the others), each with two buffers of
  * BUF_BYTES once its tunnel opens (HEAD_MAX bytes of head before), a head within HEAD_MS, an answer within
  * WAIT_MS, a connect within CONNECT_MS, and a tunnel idle for IDLE_MS is closed. No dependencies beyond libc;
  * Linux only.
@@ -46,9 +52,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "wb-splice.h"
+#include "wb-sunpath.h"
 
 #define MAX_CONNS 1024
 #define MAX_LISTENERS 256
+#define PER_LISTENER 128
+#define DIRECT_CONNS 256
 #define HEAD_MAX (16 * 1024)
 #define FRAME_MAX (64 * 1024)
 #define HEAD_MS 10000
@@ -73,6 +82,7 @@ struct conn {
   size_t hlen; /* bytes read before the relay starts */
   size_t hend; /* where the CONNECT head ends (0: not found yet) */
   int announced; /* the server was sent its head: an X frame when it closes */
+  uint32_t origin; /* the listener it was accepted on (its serial), 0: the unix socket itself */
   char *fail;    /* what to answer when the connect fails */
   size_t flen;
   struct half up, down; /* cli -> peer, peer -> cli */
@@ -86,12 +96,17 @@ static int nconns;
 struct listener {
   int fd;
   int bridge;
+  uint32_t serial; /* never 0, never reused while this relay runs */
+  int conns;       /* its connections open now */
 };
 static struct listener listeners[MAX_LISTENERS];
 static int nlisteners;
+static uint32_t next_serial = 1;
+static int ndirect; /* connections made on the unix socket itself */
 
 static uint32_t next_id = 1;
-static const char *server_path;
+/* The server's socket for what is not a CONNECT (its path may be long: wb-sunpath.h). */
+static struct sockaddr_un server_sa;
 
 static const char ESTABLISHED[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
 static const char TOO_LARGE[] =
@@ -132,14 +147,20 @@ static void flush_out(void) {
   olen = 0;
 }
 
-/* One frame to the server (a payload is at most HEAD_MAX, well under FRAME_MAX). */
-static void frame_out(char type, uint32_t id, const void *payload, size_t n) {
-  if (olen + 9 + n > sizeof obuf) flush_out();
-  le32(obuf + olen, (uint32_t)(5 + n));
+/* One frame to the server, its payload `pre` (npre bytes) then `payload` (at most HEAD_MAX + 4 bytes in all,
+ * well under FRAME_MAX). */
+static void frame_out2(char type, uint32_t id, const void *pre, size_t npre, const void *payload, size_t n) {
+  if (olen + 9 + npre + n > sizeof obuf) flush_out();
+  le32(obuf + olen, (uint32_t)(5 + npre + n));
   obuf[olen + 4] = (unsigned char)type;
   le32(obuf + olen + 5, id);
-  if (n) memcpy(obuf + olen + 9, payload, n);
-  olen += 9 + n;
+  if (npre) memcpy(obuf + olen + 9, pre, npre);
+  if (n) memcpy(obuf + olen + 9 + npre, payload, n);
+  olen += 9 + npre + n;
+}
+
+static void frame_out(char type, uint32_t id, const void *payload, size_t n) {
+  frame_out2(type, id, NULL, 0, payload, n);
 }
 
 /* All of `n` bytes to a non-blocking socket, waiting at most SEND_MS for room; 0, or -1. */
@@ -193,6 +214,9 @@ static void close_conn(int i) {
     half_free(&c->down);
   }
   if (c->announced) frame_out('X', c->id, NULL, 0);
+  if (c->origin == 0) ndirect--;
+  for (int j = 0; j < nlisteners; j++)
+    if (listeners[j].serial == c->origin) listeners[j].conns--;
   free(c->head);
   free(c->fail);
   free(c);
@@ -230,15 +254,11 @@ static int start_relay(struct conn *c, const char *p, size_t n) {
 
 /* Not a CONNECT: the whole connection goes to the server's own proxy, the bytes read so far first. */
 static int pass_to_server(struct conn *c) {
-  struct sockaddr_un sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  strcpy(sa.sun_path, server_path);
   /* Non-blocking: a unix socket connects at once or refuses (its backlog full), never stalling the loop. */
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   c->peer = fd;
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&server_sa, sizeof server_sa) < 0) return -1;
   return start_relay(c, c->head, c->hlen);
 }
 
@@ -263,6 +283,9 @@ static int on_hand_over(struct conn *c, int fd, ssize_t n) {
     set_nonblock(fd);
     if (send(c->cli, "Y", 1, MSG_NOSIGNAL) == 1) {
       listeners[nlisteners].fd = fd;
+      listeners[nlisteners].serial = next_serial++;
+      if (next_serial == 0) next_serial = 1;
+      listeners[nlisteners].conns = 0;
       listeners[nlisteners++].bridge = c->cli;
       c->cli = -1; /* kept by the listener */
       return -1;
@@ -318,7 +341,9 @@ static int on_head(struct conn *c) {
   c->announced = 1;
   c->state = WAIT;
   c->deadline = now_ms() + WAIT_MS;
-  frame_out('H', c->id, c->head, c->hend);
+  unsigned char origin[4];
+  le32(origin, c->origin);
+  frame_out2('H', c->id, origin, 4, c->head, c->hend);
   return 0;
 }
 
@@ -401,13 +426,18 @@ static void on_control(void) {
   clen -= off;
 }
 
+/* The bridge ended (its command did): its listener goes, and every connection accepted on it. */
 static void drop_listener(int j) {
+  uint32_t serial = listeners[j].serial;
   close(listeners[j].fd);
   close(listeners[j].bridge);
   listeners[j] = listeners[--nlisteners];
+  for (int i = nconns - 1; i >= 0; i--)
+    if (conns[i]->origin == serial) close_conn(i);
 }
 
-static void accept_one(int lfd) {
+/* `origin`: the serial of the listener `lfd` is, 0 for the unix socket. */
+static void accept_one(int lfd, uint32_t origin) {
   int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd < 0) return;
   /* A command's TCP connection (a handed-over listener): small writes (the 200, TLS handshake flights) go out
@@ -427,6 +457,10 @@ static void accept_one(int lfd) {
   c->head = head;
   c->id = next_id++;
   if (next_id == 0) next_id = 1;
+  c->origin = origin;
+  if (origin == 0) ndirect++;
+  for (int j = 0; origin != 0 && j < nlisteners; j++)
+    if (listeners[j].serial == origin) listeners[j].conns++;
   c->state = HEAD;
   c->deadline = now_ms() + HEAD_MS;
   conns[nconns++] = c;
@@ -438,7 +472,7 @@ static void serve(int lfd) {
     int n = 0;
     pfd[n].fd = 0;
     pfd[n++].events = POLLIN;
-    pfd[n].fd = nconns < MAX_CONNS ? lfd : -1;
+    pfd[n].fd = nconns < MAX_CONNS && ndirect < DIRECT_CONNS ? lfd : -1;
     pfd[n++].events = POLLIN;
     for (int i = 0; i < nconns; i++) {
       struct conn *c = conns[i];
@@ -450,7 +484,7 @@ static void serve(int lfd) {
     /* The handed-over listeners, each with its bridge's connection (its end: the sandbox's end). */
     int lbase = n, lcount = nlisteners;
     for (int j = 0; j < nlisteners; j++) {
-      pfd[n].fd = nconns < MAX_CONNS ? listeners[j].fd : -1;
+      pfd[n].fd = nconns < MAX_CONNS && listeners[j].conns < PER_LISTENER ? listeners[j].fd : -1;
       pfd[n++].events = POLLIN;
       pfd[n].fd = listeners[j].bridge;
       pfd[n++].events = POLLIN;
@@ -488,17 +522,19 @@ static void serve(int lfd) {
         drop_listener(j); /* the bridge ended, or sent what it never sends */
         continue;
       }
-      for (int k = 0; k < 16 && (pfd[lbase + 2 * j].revents & POLLIN) && nconns < MAX_CONNS; k++) {
+      for (int k = 0; k < 16 && (pfd[lbase + 2 * j].revents & POLLIN) && nconns < MAX_CONNS &&
+                      listeners[j].conns < PER_LISTENER;
+           k++) {
         int before = nconns;
-        accept_one(listeners[j].fd);
+        accept_one(listeners[j].fd, listeners[j].serial);
         if (nconns == before) break;
       }
     }
     if (r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) on_control();
     if (r > 0 && pfd[1].fd >= 0 && (pfd[1].revents & POLLIN)) {
-      for (int k = 0; k < 16 && nconns < MAX_CONNS; k++) {
+      for (int k = 0; k < 16 && nconns < MAX_CONNS && ndirect < DIRECT_CONNS; k++) {
         int before = nconns;
-        accept_one(lfd);
+        accept_one(lfd, 0);
         if (nconns == before) break;
       }
     }
@@ -510,14 +546,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: wb-netrelay <listen-socket-path> <server-socket-path>\n");
     return 127;
   }
-  struct sockaddr_un sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  if (strlen(argv[1]) >= sizeof sa.sun_path || strlen(argv[2]) >= sizeof sa.sun_path) {
-    fprintf(stderr, "wb-netrelay: a socket path is too long\n");
-    return 2;
-  }
-  server_path = argv[2];
   signal(SIGPIPE, SIG_IGN);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   prctl(PR_SET_NAME, "wb-netrelay", 0, 0, 0);
@@ -530,7 +558,14 @@ int main(int argc, char **argv) {
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
   }
-  strcpy(sa.sun_path, argv[1]);
+  /* Paths too long for sockaddr_un are reached through their directories (wb-sunpath.h), opened after the
+   * close_range above. */
+  struct sockaddr_un sa;
+  int listen_dir = -1, server_dir = -1;
+  if (sun_address(&sa, argv[1], &listen_dir) < 0 || sun_address(&server_sa, argv[2], &server_dir) < 0) {
+    fprintf(stderr, "wb-netrelay: cannot address a socket path (%s)\n", strerror(errno));
+    return 2;
+  }
   umask(077);
   unlink(argv[1]);
   int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -157,20 +157,23 @@ function connection(w: ConsoleWiring): ConnectionView {
   };
 }
 
+/** The console's network line: a network that failed closed says why and how to fix it. */
+function networkView(mode: string, s: ReturnType<Runtime['sandboxStatus']>): string {
+  if (mode === 'dangerous' || s.network === 'host') return 'host network';
+  if (s.network === 'none')
+    return s.network_unavailable ? `NONE (fail closed): ${s.network_unavailable}` : 'none';
+  return mode === 'trusted'
+    ? 'HTTP(S) to any public host through the filtering proxy'
+    : 'HTTP(S) through the filtering proxy (allow-list by host name)';
+}
+
 function safety(rt: Runtime): SafetyView {
   const s = rt.sandboxStatus();
   const c = rt.config;
   return {
     permission_mode: c.permissionMode,
     sandbox: s.in_use ? `${s.in_use}` : `none: ${s.reason}`,
-    network:
-      c.permissionMode === 'dangerous'
-        ? 'host network'
-        : s.network === 'proxy'
-          ? 'HTTP(S) through the filtering proxy (allow-list by host name)'
-          : s.network === 'none'
-            ? 'none'
-            : 'host network',
+    network: networkView(c.permissionMode, s),
     allow: [...DEFAULT_ALLOW, ...c.networkAllow],
     deny: c.networkDeny,
     limits: rt.commands.limits,

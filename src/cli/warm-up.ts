@@ -7,7 +7,8 @@ import type { Runtime } from '../runtime/runtime.js';
 /**
  * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper, the
  * tool modules) so it does not wait for them (docs/tools.md#commands, docs/architecture.md), and without a
- * sandbox say what `safe`/`trusted` then cannot stop (docs/security-model.md).
+ * sandbox say what `safe`/`trusted` then cannot stop, or without a network path that they have no network
+ * (docs/security-model.md).
  */
 export function afterReady(runtime: Runtime, log: Logger): void {
   runtime.commands.warm();
@@ -15,7 +16,13 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   loaded.catch((e: unknown) => log.error(String((e as Error)?.message ?? e)));
   void rehearse(runtime, loaded).catch(() => {});
   const s = runtime.commands.sandboxStatus();
-  if (s.in_use !== null || runtime.config.permissionMode === 'dangerous') return;
+  if (runtime.config.permissionMode === 'dangerous') return;
+  // Fail closed (docs/security-model.md#network-per-mode): said at start, not only when a command fails.
+  if (s.network_unavailable)
+    log.warn(
+      `permission mode ${runtime.config.permissionMode}: commands have NO network at all: ${s.network_unavailable}`,
+    );
+  if (s.in_use !== null) return;
   log.warn(
     `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
   );

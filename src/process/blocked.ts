@@ -6,6 +6,7 @@
 // to the read-only system, the process limit, a masked secret or control socket, a write the Landlock
 // sandbox refused: blocked-landlock.ts).
 import { landlockWriteNote } from './blocked-landlock.js';
+import { MAX_PER_COMMAND } from './net-decision.js';
 
 export interface BlockedNote {
   what: string;
@@ -29,6 +30,8 @@ export interface NoteContext {
   landlock?: boolean;
   /** With Landlock: where a command may write (a refused write elsewhere is named, blocked-landlock.ts). */
   writable?: readonly string[];
+  /** Why a `safe`/`trusted` sandbox has no network at all, `…; fix: …` (sandbox.ts network_unavailable). */
+  netUnavailable?: string;
 }
 
 /** Cuts `what` first, then `why`, so the note fits its budget; `next` is kept whole when it can be. */
@@ -43,6 +46,15 @@ export function fit(n: BlockedNote): BlockedNote {
     out[k] = keep > 0 ? `${out[k].slice(0, keep)}…` : '…';
   }
   return out;
+}
+
+/** `text` in at most `bytes` bytes of JSON string content, cut with an ellipsis. */
+function cutTo(text: string, bytes: number): string {
+  const size = (t: string) => Buffer.byteLength(JSON.stringify(t)) - 2;
+  if (size(text) <= bytes) return text;
+  let keep = Math.max(0, bytes - 3);
+  while (keep > 0 && size(text.slice(0, keep)) > bytes - 3) keep--;
+  return `${text.slice(0, keep)}…`;
 }
 
 /** A host name as a note quotes it (the whole name is in the audit log and the proxy's 403). */
@@ -77,6 +89,18 @@ export function proxyNote(d: {
         why: `resolves to ${d.kind ?? 'private'} address ${d.address ?? ''}`.trim(),
         next: `operator: SERVICE_NETWORK_ALLOW_PRIVATE=${short(d.host)}`,
       });
+    case 'command_busy':
+      return fit({
+        what,
+        why: `this command's per-command limit of ${MAX_PER_COMMAND} proxy connections is reached`,
+        next: 'fewer connections at once (close idle ones, fewer parallel downloads)',
+      });
+    case 'foreign_credential':
+      return fit({
+        what,
+        why: "another command's proxy credential",
+        next: 'use the HTTPS_PROXY this command was given',
+      });
     default:
       return undefined; // unresolved, unreachable, busy: the network's answer, not the sandbox's
   }
@@ -84,11 +108,34 @@ export function proxyNote(d: {
 
 const NAME_LOOKUP =
   /Could not resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bEAI_AGAIN\b|Temporary failure in name resolution|Name or service not known|No address associated with hostname/;
+/** A connect in a network namespace with only lo (the fail-closed sandbox): no route anywhere else. */
+const NO_ROUTE = /Network is unreachable|ENETUNREACH/;
 const READ_ONLY = /Read-only file system/;
 const PROCESS_LIMIT =
   /workbench-mcp: this command (?:reached its limit of|'s process tree grew past) (\d+) processes/;
 const MASKED =
   /(\/etc\/g?shadow-?|\/etc\/ssh\/ssh_host_\w+_key|\/etc\/(?:ssl|pki\/tls|ipsec\.d)\/private|\/etc\/letsencrypt|\/etc\/wireguard|(?:\/var)?\/run\/(?:docker|containerd|crio|podman|buildkit|snapd|dbus|systemd)[\w./-]*|docker\.sock)\S*?:? (?:Permission denied|Connection refused|No such file or directory)|Cannot connect to the Docker daemon/;
+
+/**
+ * `safe`/`trusted` with no network at all (docs/security-model.md#network-per-mode): the cause and its fix,
+ * from the sandbox's status; without one, the Landlock sandbox or the unbuilt bridge.
+ */
+function noNetworkNote(ctx: NoteContext, what: string): BlockedNote {
+  const [cause, fix] = (ctx.netUnavailable ?? '').split('; fix: ');
+  const why = cause
+    ? `${ctx.mode} has no network: ${cause}`
+    : ctx.landlock
+      ? `${ctx.mode} has no network in the Landlock sandbox (no proxy without bubblewrap)`
+      : `${ctx.mode} has no network here (the proxy bridge is not built)`;
+  const next = fix
+    ? `operator: ${fix}`
+    : ctx.landlock
+      ? 'operator: let bubblewrap run (user namespaces)'
+      : 'operator: build with a C compiler';
+  // The fix is what the reader acts on, and `what` names the failure: the cause is cut first.
+  const room = NOTE_MAX_BYTES - Buffer.byteLength(JSON.stringify({ what, why: '', next }));
+  return fit({ what, why: cutTo(why, room), next });
+}
 
 /** A note from a chunk of a command's error output, or undefined (cheap: a few regex tests on the chunk). */
 export function outputNote(chunk: string, ctx: NoteContext): BlockedNote | undefined {
@@ -106,22 +153,14 @@ export function outputNote(chunk: string, ctx: NoteContext): BlockedNote | undef
       why: 'trusted mode: no direct network; any host through $HTTPS_PROXY',
       next: 'use an HTTP(S) client that honours HTTPS_PROXY; operator: --permission-mode dangerous',
     });
-  if (ctx.mode === 'safe' && NAME_LOOKUP.test(chunk))
+  if (ctx.mode === 'safe' && ctx.network === 'proxy' && NAME_LOOKUP.test(chunk))
     return fit({
       what: 'name lookup',
-      why:
-        ctx.network === 'proxy'
-          ? 'safe mode has no direct network; only HTTP(S) through $HTTPS_PROXY'
-          : ctx.landlock
-            ? 'safe mode has no network in the Landlock sandbox (no proxy without bubblewrap)'
-            : 'safe mode has no network here (the proxy bridge is not built)',
-      next:
-        ctx.network === 'proxy'
-          ? 'use an HTTP(S) client that honours HTTPS_PROXY; operator: --permission-mode trusted'
-          : ctx.landlock
-            ? 'operator: let bubblewrap run (user namespaces), or --permission-mode trusted'
-            : 'operator: build with a C compiler, or --permission-mode trusted',
+      why: 'safe mode has no direct network; only HTTP(S) through $HTTPS_PROXY',
+      next: 'use an HTTP(S) client that honours HTTPS_PROXY; operator: --permission-mode trusted',
     });
+  if (ctx.network === 'none' && NAME_LOOKUP.test(chunk)) return noNetworkNote(ctx, 'name lookup');
+  if (ctx.network === 'none' && NO_ROUTE.test(chunk)) return noNetworkNote(ctx, 'network');
   const masked = MASKED.exec(chunk);
   if (masked)
     return fit({

@@ -19,7 +19,7 @@ import { proxyNote } from './blocked.js';
 import type { Command } from './command.js';
 import { DEFAULT_ALLOW } from './net-allow.js';
 import type { NetDecision } from './net-decision.js';
-import { BRIDGE_PORT, NetProxy, SIDE_SUFFIX } from './net-proxy.js';
+import { BRIDGE_PORT, NetProxy } from './net-proxy.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import type { NetMounts } from './sandbox-mounts.js';
 import { builtProgram, placeProgram } from './native.js';
@@ -27,8 +27,6 @@ import { builtProgram, placeProgram } from './native.js';
 /** Calls whose refused hosts are remembered, and for how long. */
 const MAX_BLOCKED_CALLS = 64;
 export const BLOCK_TTL_MS = 15 * 60_000;
-/** Unix socket paths longer than this do not fit sockaddr_un (108 bytes with the NUL). */
-const MAX_SOCKET_PATH = 107;
 
 export interface NetAuditEvent {
   host: string;
@@ -70,27 +68,29 @@ export class NetAccess {
     return this.mountsValue;
   }
 
+  /**
+   * Where any part fails, the answer says why and how to fix it: the sandboxes then have no network at all
+   * (sandbox.ts, fail closed). Socket paths of any length work (socket-path.ts, native/wb-sunpath.h).
+   */
   private open(): NetMounts | { unavailable: string } {
     const bridge = builtProgram('wb-netbridge');
     if (!bridge)
       return {
         unavailable:
-          'the bridge program dist/native/wb-netbridge was not built (no C compiler when `npm run build` ran)',
+          'the bridge program dist/native/wb-netbridge was not built (no C compiler when `npm run build` ran); fix: install a C compiler (cc) and run `npm run build`',
       };
     // The socket and a copy of the bridge share one directory, so a sandbox binds it with one mount (each
     // read-only bind costs bwrap a walk of the mount table: two of them added ~3.6 ms to every start).
     const dir = path.join(this.host.dirs.root, 'net');
     const socket = path.join(dir, 'proxy.sock');
-    // Its longest name is the side path the server's listener is bound on before it is renamed.
-    if (Buffer.byteLength(socket + SIDE_SUFFIX) > MAX_SOCKET_PATH)
-      return { unavailable: `the runtime directory's path is too long for a unix socket (${socket})` };
+    const fix = `fix: make the runtime directory writable by the server's user (SERVICE_RUNTIME_ROOT)`;
     try {
       mkdirSync(dir, { mode: 0o700 });
     } catch (e) {
-      return { unavailable: `the bridge could not be placed in ${dir} (${(e as Error).message})` };
+      return { unavailable: `the bridge could not be placed in ${dir} (${(e as Error).message}); ${fix}` };
     }
     const bridgeAt = placeProgram('wb-netbridge', dir);
-    if (!bridgeAt) return { unavailable: `the bridge could not be copied into ${dir}` };
+    if (!bridgeAt) return { unavailable: `the bridge could not be copied into ${dir}; ${fix}` };
     // wb-exec beside the bridge, where every sandbox sees it; without it commands start the usual way.
     const starterAt = placeProgram('wb-exec', dir);
     const c = this.host.config;
@@ -108,16 +108,14 @@ export class NetAccess {
       testResolve: c.testResolve,
       clock: this.host.clock,
       onDecision: (d) => this.decided(d),
-      ...(relayAt && Buffer.byteLength(serverPath) <= MAX_SOCKET_PATH
-        ? { relay: { program: relayAt, serverPath } }
-        : {}),
+      ...(relayAt ? { relay: { program: relayAt, serverPath } } : {}),
       onNotice: (message) => this.host.log.warn(message),
     });
     try {
       proxy.listen();
     } catch (e) {
       void proxy.close();
-      return { unavailable: `the proxy could not listen on ${socket} (${(e as Error).message})` };
+      return { unavailable: `the proxy could not listen on ${socket} (${(e as Error).message}); ${fix}` };
     }
     this.proxy = proxy;
     return { socket, dir, bridgeAt, starterAt };

@@ -2,7 +2,18 @@
 // note (blocked.ts) and the console see it, and what a refused client reads in the 403/502/503 body.
 
 export type Refusal =
-  'not_allowed' | 'denied' | 'private_address' | 'unresolved' | 'unreachable' | 'busy' | 'bad_request';
+  | 'not_allowed'
+  | 'denied'
+  | 'private_address'
+  | 'unresolved'
+  | 'unreachable'
+  | 'busy'
+  | 'command_busy'
+  | 'foreign_credential'
+  | 'bad_request';
+
+/** Connections through the proxy one command may hold at once (below MAX_UPSTREAM, net-proxy.ts). */
+export const MAX_PER_COMMAND = 64;
 
 export interface NetDecision {
   host: string;
@@ -36,6 +47,10 @@ export function refusalBody(d: NetDecision): string {
     unresolved: `${d.host} does not resolve.`,
     unreachable: `${hp} could not be reached.`,
     busy: `too many connections through the proxy at once; try again shortly.`,
+    command_busy:
+      `this command already holds ${MAX_PER_COMMAND} connections through the proxy, its per-command limit; ` +
+      `close some (fewer parallel downloads) and try again.`,
+    foreign_credential: `this proxy credential belongs to another command's sandbox; use the HTTPS_PROXY this command was given.`,
     bad_request: `malformed proxy request.`,
   };
   return `workbench-mcp proxy refused ${hp}: ${lines[d.reason ?? 'bad_request']}\n`;

@@ -4,12 +4,14 @@
 // missing. The relay hands what is not a CONNECT to a second socket of the server's, out of every sandbox's
 // sight. When the relay ends, the server serves the socket's path again and starts a new relay after a pause
 // (RESTART_FIRST_MS, doubling while relays end before carrying a tunnel; after RESTARTS_MAX such ends in a row
-// the server keeps the bytes). Holds no policy: the proxy decides.
+// the server keeps the bytes). Paths of any length: one too long for a unix socket is bound through its
+// directory (socket-path.ts). Holds no policy: the proxy decides.
 import { chmodSync, renameSync, rmSync } from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
 import { pausePoint } from '../core/pause.js';
 import { RelayLink, type RelayEvents } from './net-relay-link.js';
+import { SocketPaths } from './socket-path.js';
 
 /** The pause before the first new relay after one ended; doubled for each that ends without carrying a tunnel. */
 export const RESTART_FIRST_MS = 1_000;
@@ -51,6 +53,7 @@ export class ProxyEndpoints {
   private fruitless = 0;
   private carried = false;
   private restart: NodeJS.Timeout | undefined;
+  private readonly paths = new SocketPaths();
 
   /**
    * `events`: the relay's frames, for the proxy; its `exit` comes after the relay's connections are gone and
@@ -85,6 +88,7 @@ export class ProxyEndpoints {
     this.link = undefined;
     for (const l of this.listeners) l.close();
     rmSync(this.opts.socketPath, { force: true });
+    this.paths.close();
   }
 
   /** The server's parser on a unix socket at `at` (0600), replacing whatever was there. */
@@ -93,7 +97,7 @@ export class ProxyEndpoints {
     // As http.Server makes its own: a client's half-close (upload done) leaves the download running.
     const l = net.createServer({ allowHalfOpen: true }, (s) => this.server.emit('connection', s));
     l.maxConnections = this.opts.maxConnections;
-    l.listen(at);
+    l.listen(this.paths.at(at));
     chmodSync(at, 0o600);
     this.listeners.push(l);
     return l;
@@ -137,9 +141,9 @@ export class ProxyEndpoints {
       if (first) this.listenOn(relay.serverPath);
       const link = await RelayLink.start(relay.program, staged, relay.serverPath, {
         ...this.events,
-        head: (id, head) => {
+        head: (id, head, origin) => {
           this.carried = true;
-          this.events.head(id, head);
+          this.events.head(id, head, origin);
         },
         exit: (why) => this.relayEnded(why, relay),
       });

@@ -13,13 +13,15 @@
 // refusal is a 403 with a short plain-text body, sent at once. Which command asked is known from the per-command
 // credential in its proxy URL (Proxy-Authorization: Basic wb:<token>); every decision is reported (audit log, the
 // command's `blocked` note), and the connections a command opened end with it (revoke). Bounded: at most
-// MAX_UPSTREAM connections out at once, idle ones closed after IDLE_MS.
+// MAX_UPSTREAM connections out at once, and at most MAX_PER_COMMAND of them for one command (those without a
+// credential share one such allowance), so one command cannot starve the others; idle ones closed after IDLE_MS.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
-import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
+import { MAX_PER_COMMAND, refusalBody, type NetDecision, type Refusal } from './net-decision.js';
 import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
+import { OriginTies, type Tied } from './net-origins.js';
 import { HostResolver, type LookupAll } from './net-resolve.js';
 import type { Clock } from '../core/clock.js';
 import {
@@ -68,18 +70,23 @@ interface Closable {
   destroy(): void;
 }
 
-/** A CONNECT's outcome: the answer to write and close, or the checked address to connect to. */
-type ConnectOutcome = { answer: string } | { host: string; port: number; address: string };
+/** Connections out at once, of one command (or of those without a credential, together). */
+interface Bucket {
+  open: number;
+}
+
+/** A CONNECT's outcome: the answer to write and close, or the checked address to connect to (counted). */
+type ConnectOutcome = { answer: string } | { host: string; port: number; address: string; owner: Bucket };
 
 /** A connection the relay holds, from its head until its X frame. */
 interface Relayed {
   client: Client | undefined;
   closer: Closable;
-  /** Counted in `upstream` (allowed): released when it closes. */
-  counted: boolean;
+  /** Counted in `upstream` and its owner's allowance (allowed): released when it closes. */
+  counted: Bucket | undefined;
 }
 
-interface Client {
+interface Client extends Bucket, Tied {
   commandId: string;
   /** Host names the user granted this command ('*': any). */
   granted: Set<string>;
@@ -92,10 +99,14 @@ export class NetProxy {
   private readonly server: http.Server;
   private readonly clients = new Map<string, Client>();
   private upstream = 0;
+  /** The allowance shared by connections without a (live) credential. */
+  private readonly anonymous: Bucket = { open: 0 };
   private closed = false;
   private readonly endpoints: ProxyEndpoints;
   private readonly relayed = new Map<number, Relayed>();
   private readonly resolver: HostResolver;
+  /** Which sandbox each credential may be used from (net-origins.ts). */
+  private readonly ties = new OriginTies<Client>();
 
   constructor(private readonly opts: ProxyOptions) {
     this.resolver = new HostResolver({
@@ -122,11 +133,12 @@ export class NetProxy {
       this.server,
       { ...opts, maxConnections: 4 * MAX_UPSTREAM },
       {
-        head: (id, head) => void this.onRelayHead(id, head),
+        head: (id, head, origin) => void this.onRelayHead(id, head, origin),
         closed: (id) => this.relayClosed(id),
-        // The relay ended: so did every connection it held.
+        // The relay ended: so did every connection it held, and the numbers of its origins.
         exit: () => {
           for (const id of [...this.relayed.keys()]) this.relayClosed(id);
+          this.ties.reset(this.clients.values());
         },
       },
     );
@@ -158,7 +170,7 @@ export class NetProxy {
 
   /** A new credential for one command; its grants live and die with it. */
   register(token: string, commandId: string): void {
-    this.clients.set(token, { commandId, granted: new Set(), live: new Set(), ended: false });
+    this.clients.set(token, { commandId, granted: new Set(), live: new Set(), ended: false, open: 0 });
   }
 
   /** The user's grant for one command: these host names ('*': any) pass the allow-list for it. */
@@ -176,6 +188,7 @@ export class NetProxy {
     this.clients.delete(token);
     if (!c) return;
     c.ended = true;
+    this.ties.forget(c);
     for (const s of c.live) s.destroy();
     c.live.clear();
   }
@@ -224,7 +237,7 @@ export class NetProxy {
     if ('answer' in o) return void socket.end(o.answer);
     if (socket.destroyed || !this.track(client, socket)) {
       socket.destroy();
-      return this.release();
+      return this.release(o.owner);
     }
     openTunnel({
       socket,
@@ -232,17 +245,18 @@ export class NetProxy {
       head,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       idleMs: IDLE_MS,
-      onClose: () => this.release(),
+      onClose: () => this.release(o.owner),
     });
   }
 
   /** A CONNECT the relay holds: decided here, its bytes moved there. */
-  private async onRelayHead(id: number, head: Buffer): Promise<void> {
+  private async onRelayHead(id: number, head: Buffer, origin: number): Promise<void> {
     const link = this.endpoints.relay;
     if (!link) return;
     const parsed = parseConnectHead(head);
-    const client = this.clientFor(parsed?.auth);
-    const entry: Relayed = { client, closer: { destroy: () => link.kill(id) }, counted: false };
+    const client = this.ties.resolve(this.clientFor(parsed?.auth), origin);
+    if (client === 'foreign') return link.reply(id, this.foreign(parsed?.target ?? '', origin));
+    const entry: Relayed = { client, closer: { destroy: () => link.kill(id) }, counted: undefined };
     this.relayed.set(id, entry);
     // Not a CONNECT line: its first line is what parseAuthority refuses, and what the refusal reports.
     const o = await this.connectOutcome(
@@ -251,10 +265,24 @@ export class NetProxy {
     );
     if ('answer' in o) return link.reply(id, o.answer);
     // Closed, or the relay gone, while the name was looked up.
-    if (this.relayed.get(id) !== entry) return this.release();
-    entry.counted = true;
+    if (this.relayed.get(id) !== entry) return this.release(o.owner);
+    entry.counted = o.owner;
     if (!this.track(client, entry.closer)) return link.kill(id);
     link.connect(id, o.address, o.port, unreachable(o.host, o.port, o.address));
+  }
+
+  /** A credential used from a sandbox it is not tied to (net-origins.ts): refused, and said to that sandbox's command. */
+  private foreign(authority: string, origin: number): string {
+    const target = parseAuthority(authority) ?? { host: authority.slice(0, 100), port: 0 };
+    const d: NetDecision = {
+      ...target,
+      method: 'CONNECT',
+      allowed: false,
+      reason: 'foreign_credential',
+      commandId: this.ties.owner(origin)?.commandId,
+    };
+    this.decide(d);
+    return reply(403, 'Forbidden', refusalBody(d));
   }
 
   /** The relay closed a connection it had sent the head of. */
@@ -263,7 +291,7 @@ export class NetProxy {
     if (!e) return;
     this.relayed.delete(id);
     e.client?.live.delete(e.closer);
-    if (e.counted) this.release();
+    if (e.counted) this.release(e.counted);
   }
 
   /** The decision for `CONNECT authority`: an answer (refused, malformed), or where to connect (counted). */
@@ -281,7 +309,9 @@ export class NetProxy {
       return { answer: reply(400, 'Bad Request', 'workbench-mcp proxy: CONNECT needs host:port.\n') };
     }
     const r = await this.check(target.host, target.port, 'CONNECT', client);
-    return r.ok ? { ...target, address: r.address } : { answer: reply(r.status, r.statusText, r.body) };
+    return r.ok
+      ? { ...target, address: r.address, owner: r.owner }
+      : { answer: reply(r.status, r.statusText, r.body) };
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -308,7 +338,7 @@ export class NetProxy {
     if (!r.ok) return void send(res, r.status, r.body);
     if (!this.track(client, req.socket)) {
       req.socket.destroy();
-      return this.release();
+      return this.release(r.owner);
     }
     forwardHttp({
       req,
@@ -318,7 +348,7 @@ export class NetProxy {
       address: r.address,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       idleMs: IDLE_MS,
-      onDone: () => this.release(),
+      onDone: () => this.release(r.owner),
     });
   }
 
@@ -329,14 +359,19 @@ export class NetProxy {
     method: string,
     client: Client | undefined,
   ): Promise<
-    { ok: true; address: string } | { ok: false; status: number; statusText: string; body: string }
+    | { ok: true; address: string; owner: Bucket }
+    | { ok: false; status: number; statusText: string; body: string }
   > {
     const base = { host, port, method, commandId: client?.commandId };
     const refuse = (reason: Refusal, extra: Partial<NetDecision> = {}) => {
       const d: NetDecision = { ...base, allowed: false, reason, ...extra };
       this.decide(d);
       const status =
-        reason === 'busy' ? 503 : reason === 'unresolved' || reason === 'unreachable' ? 502 : 403;
+        reason === 'busy' || reason === 'command_busy'
+          ? 503
+          : reason === 'unresolved' || reason === 'unreachable'
+            ? 502
+            : 403;
       const text = status === 503 ? 'Service Unavailable' : status === 502 ? 'Bad Gateway' : 'Forbidden';
       return { ok: false as const, status, statusText: text, body: refusalBody(d) };
     };
@@ -351,15 +386,19 @@ export class NetProxy {
       if (kind !== 'public' && !privateAllowed(this.opts.rules.allowPrivate, host, a))
         return refuse('private_address', { address: a, kind });
     }
+    const owner = client ?? this.anonymous;
+    if (owner.open >= MAX_PER_COMMAND) return refuse('command_busy');
     if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
     this.upstream++;
+    owner.open++;
     const address = addresses[0] as string;
     this.decide({ ...base, allowed: true, address, ...(granted ? { granted } : {}) });
-    return { ok: true, address };
+    return { ok: true, address, owner };
   }
 
-  private release(): void {
+  private release(owner: Bucket): void {
     if (this.upstream > 0) this.upstream--;
+    if (owner.open > 0) owner.open--;
   }
 
   private decide(d: NetDecision): void {

@@ -1,7 +1,8 @@
 // The server's side of native/wb-netrelay.c, the filtering proxy's data plane (net-proxy.ts): starts it, reads
 // its frames (a CONNECT head to decide, a connection that closed), and sends the proxy's answers (connect to
 // this checked address, or write this refusal, or close). Frames both ways: u32 length of what follows, u8
-// type, u32 id, payload; little-endian.
+// type, u32 id, payload; little-endian. A head comes with its origin: which sandbox's listener the connection
+// was accepted on (numbered by this relay from 1), 0 for one made on the proxy's unix socket itself.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
@@ -11,8 +12,8 @@ const FRAME_MAX = 64 * 1024;
 const START_MS = 5_000;
 
 export interface RelayEvents {
-  /** A CONNECT head (up to and with its empty line) from connection `id`. */
-  head(id: number, head: Buffer): void;
+  /** A CONNECT head (up to and with its empty line) from connection `id`, accepted on listener `origin`. */
+  head(id: number, head: Buffer, origin: number): void;
   /** Connection `id`, whose head came, is closed. */
   closed(id: number): void;
   /** The relay ended after it was listening; every connection it held is gone. */
@@ -133,7 +134,8 @@ export class RelayLink {
       if (type === 'L' && !this.listening) {
         this.listening = true;
         onListening();
-      } else if (type === 'H') this.events.head(id, Buffer.from(payload));
+      } else if (type === 'H' && payload.length >= 4)
+        this.events.head(id, Buffer.from(payload.subarray(4)), payload.readUInt32LE(0));
       else if (type === 'X') this.events.closed(id);
     }
     this.pending = this.pending.subarray(off);

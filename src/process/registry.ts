@@ -272,6 +272,7 @@ export class CommandRegistry {
         sandboxed: confined,
         network: plan.status.network,
         landlock: !plan.bwrap && confined,
+        ...(plan.status.network_unavailable ? { netUnavailable: plan.status.network_unavailable } : {}),
         writable: [this.host.root.real, this.host.dirs.home, this.host.dirs.tmp, this.host.dirs.cache],
       },
     });

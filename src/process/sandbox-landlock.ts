@@ -5,8 +5,9 @@
 // process group and session (so the server signals it like an unsandboxed command). Writes are allowed only
 // in the workspace, the runtime directory's home/, tmp/ and cache/ and the terminal devices (not /dev/shm,
 // which would be shared with the host and every command, unlike bubblewrap's small private one); what the
-// bubblewrap mounts hide (sandbox-mounts.ts) and every device but a few are unreadable; `safe` gets no TCP
-// (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older kernels); abstract
+// bubblewrap mounts hide (sandbox-mounts.ts) and every device but a few are unreadable; `safe` and `trusted` get
+// no TCP (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older kernels): there
+// is no network namespace to bridge the proxy into, and the host's network is never theirs; abstract
 // unix sockets and signals stay inside the sandbox (ABI >= 6). Usability is probed once, by running the
 // helper with the real options.
 import { lstatSync } from 'node:fs';
@@ -50,7 +51,7 @@ export function landlockArgs(ctx: SandboxContext, fd: number | undefined): strin
   for (const w of [ctx.workspaceReal, d.home, d.tmp, d.cache, ...DEVICES_RW]) a.push('--rw', w);
   for (const r of DEVICES_RO) a.push('--ro', r);
   for (const h of [...maskedPaths(ctx), '/dev']) a.push('--hide', h);
-  if (ctx.mode === 'safe') a.push('--no-inet');
+  if (noInet(ctx)) a.push('--no-inet');
   if (fd !== undefined) a.push('--seccomp', String(fd));
   a.push('--');
   return a;
@@ -73,11 +74,9 @@ export function planLandlock(
     };
   const abi = probeLandlockAbi(helper);
   if (typeof abi === 'string') return { unavailable: abi };
-  // `safe` has no network namespace here: the filter also refuses internet sockets (UDP included).
+  // No network namespace here: the filter also refuses internet sockets (UDP included).
   const seccomp =
-    ctx.seccompFile && ctx.mode === 'safe'
-      ? writeSeccompFilter(ctx.dirs.root, { noInet: true })
-      : ctx.seccompFile;
+    ctx.seccompFile && noInet(ctx) ? writeSeccompFilter(ctx.dirs.root, { noInet: true }) : ctx.seccompFile;
   const slot = seccomp ? fd : undefined;
   const why = run(helper, [...landlockArgs(ctx, slot), 'true'], seccomp);
   if (why) return { unavailable: `the Landlock helper cannot confine a command here (${why})` };
@@ -101,9 +100,18 @@ export function planLandlock(
     args: () => fresh().args,
     pathFor,
     reason: describe(ctx, abi, seccomp !== undefined),
-    network: ctx.mode === 'safe' ? 'none' : 'host',
+    network: noInet(ctx) ? 'none' : 'host',
   };
 }
+
+/** `safe` and `trusted` have no network here (fail closed: never the host's); `dangerous` keeps it. */
+function noInet(ctx: SandboxContext): boolean {
+  return ctx.mode === 'safe' || ctx.mode === 'trusted';
+}
+
+/** Why `safe`/`trusted` have no network in this sandbox, and the fix (sandbox.ts network_unavailable). */
+export const LANDLOCK_NO_NETWORK =
+  'the Landlock sandbox has no network namespace to bridge the proxy into; fix: let bubblewrap run (allow unprivileged user namespaces), or --permission-mode dangerous';
 
 /**
  * PATH without the directories inside hidden ones (a root server's ~/.local/bin, ~/.cargo/bin, …): bubblewrap
@@ -138,8 +146,8 @@ function describe(ctx: SandboxContext, abi: number, filtered: boolean): string {
       'workspace and the runtime directory (not /dev/shm), secret files and directories, /home, /root, /tmp and ' +
       "other devices unreadable (names stay listable), the server's and other commands' memory and " +
       'environment out of reach',
-    ctx.mode === 'safe'
-      ? `no network (${filtered ? 'seccomp refuses internet sockets' : 'no seccomp filter: UDP stays open'}${abi >= 4 ? ', Landlock refuses TCP' : ''}; no proxy: there is no network namespace to bridge into)`
+    noInet(ctx)
+      ? `NO network (${filtered ? 'seccomp refuses internet sockets' : 'no seccomp filter: UDP stays open'}${abi >= 4 ? ', Landlock refuses TCP' : ''}; no proxy: there is no network namespace to bridge into)`
       : 'host network',
     abi >= 6
       ? 'signals and abstract unix sockets confined to the command'

@@ -6,14 +6,15 @@
 // (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
 // /tmp, and the workspace and runtime directory writable; `safe` and `trusted` also get a network namespace
 // with only lo, where the bridge (native/wb-netbridge.c) puts 127.0.0.1:3128 in the hands of the server's filtering proxy
-// (`trusted` keeps the host's network only where the bridge cannot run; docs/security-model.md). `dangerous`
+// — and where any part of that path cannot start, the namespace stays and is empty: no command of `safe` or
+// `trusted` ever runs in the host's network namespace (docs/security-model.md#network-per-mode). `dangerous`
 // runs unsandboxed unless the operator required bwrap. Usability is probed once, by running bwrap with the
 // real options. Where bubblewrap cannot run (a container's seccomp profile refusing user namespaces), the
 // Landlock helper confines commands instead (sandbox-landlock.ts), when it was built and works here.
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import type { SandboxMode } from '../config/load.js';
-import { planLandlock } from './sandbox-landlock.js';
+import { LANDLOCK_NO_NETWORK, planLandlock } from './sandbox-landlock.js';
 import { mountArgs, type SandboxContext } from './sandbox-mounts.js';
 
 export type { SandboxContext };
@@ -25,6 +26,8 @@ export interface SandboxStatus {
   reason: string;
   /** Network as commands see it: `proxy` is HTTP(S) through the filtering proxy only (net-proxy.ts). */
   network: 'none' | 'host' | 'proxy';
+  /** `safe`/`trusted` without a network because part of its path could not start: why, and the fix. */
+  network_unavailable?: string;
 }
 
 export interface SandboxPlan {
@@ -86,9 +89,17 @@ export function wrapperArgv(plan: SandboxPlan, cwd: string): string[] {
   return [plan.bwrap as string, ...bwrapArgs(plan, cwd)];
 }
 
-/** `safe` always has a network namespace of its own; `trusted` when the proxy can be its way out. */
+/**
+ * `safe` and `trusted` always have a network namespace of their own, with or without the proxy as their way
+ * out: a network path that could not start leaves them no network, never the host's (fail closed).
+ */
 function netIsolated(ctx: SandboxContext): boolean {
-  return ctx.mode === 'safe' || (ctx.mode === 'trusted' && ctx.net !== undefined && 'socket' in ctx.net);
+  return ctx.mode === 'safe' || ctx.mode === 'trusted';
+}
+
+/** Why a `safe`/`trusted` sandbox has no network, when part of the network path could not start. */
+export function netUnavailable(ctx: SandboxContext): string | undefined {
+  return ctx.mode !== 'dangerous' && ctx.net && 'unavailable' in ctx.net ? ctx.net.unavailable : undefined;
 }
 
 const PROBE_TIMEOUT_MS = 5000;
@@ -140,7 +151,10 @@ export function planSandbox(context: SandboxContext): SandboxPlan {
       ctx.pathVar,
       ctx.seccompFile,
     );
-    if (why) ctx = { ...ctx, net: { unavailable: `the network bridge cannot run here (${why})` } };
+    if (why) {
+      const fix = 'fix: rebuild on this machine (`npm run build` with a C compiler)';
+      ctx = { ...ctx, net: { unavailable: `the network bridge cannot run here (${why}); ${fix}` } };
+    }
   }
   let cached: { at: number; args: string[] } | undefined;
   const args = () => {
@@ -158,11 +172,13 @@ function landlock(ctx: SandboxContext): SandboxPlan | { status: { unavailable: s
     probeRun(helper, argv, ctx.pathVar, filter),
   );
   if ('unavailable' in p) return { status: p };
+  const unavailable = p.network === 'none' ? (netUnavailable(ctx) ?? LANDLOCK_NO_NETWORK) : undefined;
   const status: SandboxStatus = {
     requested: ctx.requested,
     in_use: 'landlock',
     reason: p.reason,
     network: p.network,
+    ...(unavailable ? { network_unavailable: unavailable } : {}),
   };
   return { status, landlock: p.helper, args: p.args, seccomp: p.seccomp, pathFor: p.pathFor };
 }
@@ -207,8 +223,8 @@ function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 're
       ? "network: HTTP(S) to any public host, through the server's filtering proxy (own network namespace: host loopback and abstract sockets out of reach)"
       : "network: HTTP(S) only, through the server's filtering proxy (allow-list by host name; own network namespace)"
     : net
-      ? `no network (own network namespace${ctx.net && 'unavailable' in ctx.net ? `; no proxy: ${ctx.net.unavailable}` : ''})`
-      : `host network${ctx.mode === 'trusted' && ctx.net && 'unavailable' in ctx.net ? ` (no proxy: ${ctx.net.unavailable})` : ''}`;
+      ? `NO network (own network namespace, empty${netUnavailable(ctx) ? `; no proxy: ${netUnavailable(ctx)}` : ''})`
+      : 'host network';
   const reason =
     'bubblewrap: no capabilities whoever runs the server (all dropped, no-new-privileges' +
     (userns
@@ -221,5 +237,11 @@ function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 're
     (ctx.seccompFile
       ? ', a seccomp filter refusing setuid/setgid files, ptrace, pidfd_getfd, process_vm_* and io_uring'
       : ', no seccomp filter (unknown architecture)');
-  return { in_use: 'bwrap', reason, network: proxy ? 'proxy' : net ? 'none' : 'host' };
+  const unavailable = proxy ? undefined : netUnavailable(ctx);
+  return {
+    in_use: 'bwrap',
+    reason,
+    network: proxy ? 'proxy' : net ? 'none' : 'host',
+    ...(unavailable ? { network_unavailable: unavailable } : {}),
+  };
 }

@@ -8,7 +8,7 @@
 // - io_uring (its operations bypass this filter) and openat2 (its flags sit in a struct the filter cannot read;
 //   C libraries fall back to openat) → ENOSYS;
 // - any system call of another ABI (i386 or x32 on x86_64), whose numbers differ → ENOSYS;
-// - with `noInet` (the Landlock sandbox in `safe`, sandbox-landlock.ts, which has no network namespace):
+// - with `noInet` (the Landlock sandbox in `safe` and `trusted`, sandbox-landlock.ts, which has no network namespace):
 //   socket(2) of AF_INET or AF_INET6, whatever the type (Landlock's network rules cover TCP only) → EACCES.
 // Everything else is allowed: the namespaces, mounts and dropped capabilities of sandbox.ts do the rest.
 import { writeFileSync } from 'node:fs';

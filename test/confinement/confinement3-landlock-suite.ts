@@ -262,14 +262,24 @@ export function landlockSuite(as: RunAs): void {
       expect(net.hits).toEqual(before);
     });
 
-    it('trusted: host network (as without a sandbox), but the abstract unix socket stays unreachable', async () => {
+    it('trusted fails closed too: no network namespace to bridge the proxy into, so no internet socket at all, and it says so', async () => {
       writeFileSync(path.join(trustedWs, `net-${tag}.py`), netProbe(net.ports, net.abstractName));
       const before = { ...net.hits };
-      const r = await run(`python3 net-${tag}.py`, () => trusted);
-      expect(r.stdout).toMatch(/^tcp: OK$/m);
+      const r = await run(`python3 net-${tag}.py; curl -sS http://wb-ll-${tag}.test/ || true`, () => trusted);
+      const lines = (r.stdout ?? '').trim().split('\n');
+      expect(lines, r.stderr).toHaveLength(5);
+      for (const l of lines) expect(l, r.stdout).not.toMatch(/: OK$/);
       expect(r.stdout, r.stdout).toMatch(/^abstract: PermissionError \d+$/m);
-      expect(net.hits.abstract).toBe(before.abstract);
-      expect(await waitFor(() => net.hits.tcp > before.tcp)).toBe(true);
+      expect(net.hits).toEqual(before);
+      const env = await call(trusted.url, 'check_exec_environment');
+      expect(env.sc.sandbox).toMatchObject({ in_use: 'landlock', network: 'none' });
+      expect(env.sc.policy.network).toMatch(/^NONE: denied by the kernel \(Landlock and seccomp/);
+      expect(env.sc.sandbox.network_unavailable).toMatch(
+        /no network namespace to bridge the proxy into; fix:/,
+      );
+      expect((r as { blocked?: { why: string } }).blocked?.why ?? '').toMatch(
+        /^trusted has no network: the Landlock/,
+      );
     });
 
     // kill -1 is attacked by the isolation suite (test/confinement/confinement2-isolation-suite.ts) with this variant

@@ -18,6 +18,7 @@ const output = z.object({
     in_use: z.string().optional(),
     reason: z.string(),
     network: z.string(),
+    network_unavailable: z.string().optional(),
   }),
   process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
   policy: z.object({
@@ -58,13 +59,16 @@ type Sandbox = ReturnType<ToolContext['runtime']['commands']['sandboxStatus']>;
 function networkPolicy(mode: Mode, sandbox: Sandbox): string {
   if (mode === 'trusted' && sandbox.network === 'proxy')
     return "HTTP(S) to any public host, through the filtering proxy ($HTTPS_PROXY); own network namespace: the host's loopback services and abstract sockets are out of reach, loopback/private/metadata addresses refused unless SERVICE_NETWORK_ALLOW_PRIVATE (docs/security-model.md#network-per-mode)";
-  if (mode !== 'safe') return 'allowed';
+  if (mode === 'dangerous') return 'allowed';
+  if (sandbox.network === 'none')
+    return `NONE: denied by the kernel (${
+      sandbox.in_use === 'landlock'
+        ? 'Landlock and seccomp refuse internet sockets'
+        : 'own network namespace with only lo'
+    }), because ${sandbox.network_unavailable ?? 'there is no proxy'} (docs/security-model.md#network-per-mode)`;
+  if (mode === 'trusted') return 'allowed';
   if (sandbox.network === 'proxy')
     return 'HTTP(S) only, through the filtering proxy ($HTTPS_PROXY): the package registries and SERVICE_NETWORK_ALLOW; nothing else leaves the sandbox (docs/tools.md#network-in-safe-mode)';
-  if (sandbox.network === 'none')
-    return sandbox.in_use === 'landlock'
-      ? 'denied by the kernel (Landlock and seccomp refuse internet sockets; no proxy without bubblewrap)'
-      : 'denied by the kernel (own network namespace; sandbox.reason says why there is no proxy)';
   return 'network commands refused by the command-line policy only (no kernel sandbox: a script can still connect)';
 }
 
@@ -88,6 +92,8 @@ function warningsFor(ctx: ToolContext, sandbox: Sandbox, pty: ReturnType<typeof 
         'a program a command runs can read, write and connect anywhere the server user can. Install bubblewrap (and let it run) for kernel confinement.',
     );
   else if (sandbox.in_use === null) warnings.push(`No OS sandbox: ${sandbox.reason}.`);
+  if (sandbox.network_unavailable && mode !== 'dangerous')
+    warnings.push(`Commands have no network at all: ${sandbox.network_unavailable}.`);
   if (mode === 'dangerous')
     warnings.push(
       'Permission mode dangerous: destructive commands, writes anywhere and secret environment variables are allowed; use it only inside an isolated container or VM.',

@@ -15,7 +15,12 @@ const output = z.object({
   protocol_versions: z.array(z.string()),
   workspace: z.string(),
   permission_mode: z.enum(['safe', 'trusted', 'dangerous']),
-  sandbox: z.object({ requested: z.string(), in_use: z.string().optional(), reason: z.string() }),
+  sandbox: z.object({
+    requested: z.string(),
+    in_use: z.string().optional(),
+    reason: z.string(),
+    network_unavailable: z.string().optional(),
+  }),
   /** Where git and ripgrep run (process/jail.ts). */
   git_search_sandbox: z.object({ in_use: z.string().optional(), reason: z.string() }),
   process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
@@ -49,7 +54,12 @@ export const serverInfoTool = defineTool({
       protocol_versions: [...SUPPORTED_VERSIONS],
       workspace: root.lexical,
       permission_mode: config.permissionMode,
-      sandbox: { requested: sandbox.requested, in_use: sandbox.in_use ?? undefined, reason: sandbox.reason },
+      sandbox: {
+        requested: sandbox.requested,
+        in_use: sandbox.in_use ?? undefined,
+        reason: sandbox.reason,
+        network_unavailable: sandbox.network_unavailable,
+      },
       git_search_sandbox: { in_use: jail.in_use ?? undefined, reason: jail.reason },
       process_limit: processLimit,
       auth_mode: config.stdio ? 'stdio' : config.authMode,
@@ -75,6 +85,9 @@ export const serverInfoTool = defineTool({
       `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
       `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
       jail.in_use ? '' : `WARNING: ${jail.reason}.`,
+      sandbox.network_unavailable && config.permissionMode !== 'dangerous'
+        ? `WARNING: commands have no network at all (fail closed): ${sandbox.network_unavailable}.`
+        : '',
       `processes per command: at most ${processLimit.max_processes} (${processLimit.enforced_by})`,
       sandbox.in_use === null && config.permissionMode !== 'dangerous'
         ? `WARNING: no OS sandbox, so permission mode ${config.permissionMode} only filters command lines and cannot stop a script.`
