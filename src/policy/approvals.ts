@@ -24,6 +24,10 @@ export interface ApprovalView {
   subject: string;
   /** Characters left out of the middle of a longer subject (SUBJECT_KEPT): `subject` is its start and end. */
   omitted?: number;
+  /** The command that runs if approved, when the subject is not it (a network approval's host names). */
+  command?: string;
+  /** As `omitted`, for `command`. */
+  commandOmitted?: number;
   /** Why the server refused on its own (the policy's words). */
   why: string;
   /** What the model said it needs this for (request_permissions' reason), when it said. */
@@ -43,6 +47,8 @@ export interface ApprovalAsk {
   /** Same client and same key → the same request (the tool and its arguments' fingerprint). */
   key: string;
   subject: string;
+  /** The command that runs if approved, when the subject is not it (host names). */
+  command?: string;
   why: string;
   /** Sign-ins: the pairing code shown to the person signing in. */
   code?: string;
@@ -153,12 +159,15 @@ export class ApprovalDesk {
     if (this.pendingCount() >= MAX_PENDING_APPROVALS) this.withdrawOldest();
     const reason = this.takeReason(a.clientKey, a.kind);
     const subject = keepEnds(a.subject, SUBJECT_KEPT);
+    const command = a.command === undefined ? undefined : keepEnds(a.command, SUBJECT_KEPT);
     const view: ApprovalView = {
       id: `R${randomBytes(3).toString('hex')}`,
       kind: a.kind,
       client: a.client,
       subject: subject.text,
       ...(subject.omitted ? { omitted: subject.omitted } : {}),
+      ...(command ? { command: command.text } : {}),
+      ...(command?.omitted ? { commandOmitted: command.omitted } : {}),
       why: a.why,
       state: 'pending',
       created: this.clock.now(),

@@ -117,6 +117,10 @@ describe('ApprovalDesk', () => {
     expect(v.subject).toHaveLength(SUBJECT_KEPT);
     expect(v.subject.endsWith('; rm -rf ./data')).toBe(true);
     expect(v.subject.length + (v.omitted ?? 0)).toBe(long.length);
+    // A network approval names its hosts and carries the command that runs, kept the same way.
+    const net = desk.request(ask('n1', { kind: 'network', subject: 'example.com', command: long }));
+    expect(net).toMatchObject({ subject: 'example.com', commandOmitted: long.length - SUBJECT_KEPT });
+    expect(net.command?.endsWith('; rm -rf ./data')).toBe(true);
   });
 
   it('calls wait only while a console page is open', () => {

@@ -144,19 +144,30 @@ function approvalCard(a) {
   );
 }
 
-/** What the operator decides on, each in its own labelled field; the command exactly as it will run. */
+function field(label, value) {
+  return [h('dt', {}, label), h('dd', {}, value)];
+}
+
+/** The command an approval lets run, exactly, with its length; its box never scrolls (style.css). */
+function runsField(text, omitted) {
+  return field(
+    `Runs, if approved (${grouped((text || '').length + (omitted || 0))} characters)`,
+    h('pre', { class: 'mono subject' }, shown(text, 'command', SHOWN.command, omitted)),
+  );
+}
+
+/**
+ * What the operator decides on, each in its own labelled field: the command exactly as it will run (a network
+ * approval through the proxy: its hosts, then its command), or a sign-in's application and redirect host.
+ */
 function approvalFields(a) {
-  const field = (label, value) => [h('dt', {}, label), h('dd', {}, value)];
+  const line = (text, omitted) => h('span', { class: 'mono' }, shown(text, 'line', SHOWN.line, omitted));
   const subject =
-    a.kind === 'command'
-      ? field(
-          `Runs, if approved (${grouped((a.subject || '').length + (a.omitted || 0))} characters)`,
-          h('pre', { class: 'mono subject' }, shown(a.subject, 'command', SHOWN.command, a.omitted)),
-        )
-      : field(
-          a.kind === 'signin' ? 'Redirect host' : 'Hosts',
-          h('span', { class: 'mono' }, shown(a.subject, 'line', SHOWN.line, a.omitted)),
-        );
+    a.kind === 'signin'
+      ? field('Redirect host', line(a.subject, a.omitted))
+      : a.command !== undefined
+        ? [field('Hosts', line(a.subject, a.omitted)), runsField(a.command, a.commandOmitted)]
+        : runsField(a.subject, a.omitted);
   return [
     field(a.kind === 'signin' ? 'Application' : 'Client', shown(a.client, 'line', SHOWN.name)),
     subject,
