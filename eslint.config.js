@@ -53,7 +53,7 @@ export default tseslint.config(
     // The operator's console page runs in a browser (src/console/page/).
     files: ['src/console/page/**'],
     languageOptions: {
-      sourceType: 'script',
+      sourceType: 'module',
       globals: {
         document: 'readonly',
         window: 'readonly',

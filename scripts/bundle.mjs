@@ -77,7 +77,8 @@ await build({
 });
 
 // The operator's console page (src/console/page/): served by dist/console/server.js from dist/console/page/.
-// No framework and no bundling: the script is minified, the HTML and CSS copied.
+// No framework: the script is bundled with what it imports (src/core/visible-text.ts) and minified, the HTML and
+// CSS copied.
 const pageSrc = path.join(src, 'console/page');
 const pageOut = path.join(dist, 'console/page');
 mkdirSync(pageOut, { recursive: true });
@@ -85,7 +86,8 @@ for (const f of ['index.html', 'style.css']) copyFileSync(path.join(pageSrc, f),
 await build({
   entryPoints: [path.join(pageSrc, 'app.js')],
   outfile: path.join(pageOut, 'app.js'),
-  bundle: false,
+  bundle: true,
+  format: 'iife',
   minify: true,
   target: 'es2020',
   logLevel: 'warning',

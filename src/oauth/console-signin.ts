@@ -1,7 +1,8 @@
 // "Approve from the console" on the authorization page (docs/console.md#sign-in): instead of the password, the
 // person signing in asks the operator's console. The page shows a short pairing code; the console shows the
-// pending sign-in (client name, redirect host) and approves it only with that code typed in — a stranger's
-// pending sign-in is never approved by mistake, and three wrong codes withdraw the request (policy/approvals.ts).
+// pending sign-in (client name and redirect host, each in its own field) and approves it only with that code
+// typed in — a stranger's pending sign-in is never approved by mistake, and three wrong codes withdraw the
+// request (policy/approvals.ts).
 // The password attempt limits (attempts.ts) do not apply here, so nobody who merely knows a client id can slow
 // this path. The page waits with a refresh to a wait URL that carries its own random token (never the form's
 // handle); that GET answers with the redirect once the operator decided.
@@ -75,7 +76,8 @@ export class ConsoleSignIns {
       clientKey: `oauth:${clientId}`,
       client: clientName,
       key: handle,
-      subject: `${clientName} → ${redirectHost}`,
+      // The host on its own: a name's own arrows and line breaks cannot stand in for it (docs/console.md#sign-in).
+      subject: redirectHost,
       why: 'a sign-in asks for access to this workspace; approve it only if the code matches the sign-in page',
       code,
     });

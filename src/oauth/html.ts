@@ -2,9 +2,13 @@
 // Owns escaping and the page's security headers: CSP with frame-ancestors 'none' (RFC 9700 §4.16
 // clickjacking), X-Frame-Options DENY, no-store, referrer to this origin only (so the form's POST carries a
 // real Origin header for the same-origin check; no-referrer would make it `null`). Every value from a client
-// (its name, its redirect host) is escaped here and nowhere else; no script runs on these pages.
+// (its name, its redirect host, its id, its metadata document's host) is escaped here and nowhere else, through
+// shownHtml: what could hide or reorder text is made visible (src/core/visible-text.ts), a name is capped with a
+// mark and its line breaks shown as `\n`, and each value is isolated from the page's own sentences (`<bdi>`).
+// The redirect host has its own labelled field, apart from the name. No script runs on these pages.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { visibleText } from '../core/visible-text.js';
 
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}
@@ -12,8 +16,12 @@ body{margin:0;padding:1rem;display:flex;justify-content:center}
 main{width:100%;max-width:28rem}
 h1{font-size:1.4rem;margin:.5rem 0 1rem}
 p{margin:.5rem 0;font-size:1.05rem}
-.who{font-weight:600;word-break:break-word}
-.host{font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+.who{font-weight:600;word-break:break-word;unicode-bidi:isolate}
+.host{font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere;unicode-bidi:isolate}
+.esc{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;font-weight:400;background:#fff1c2;color:#5c3b00;border:1px solid #d9b54a;border-radius:3px;padding:0 2px}
+dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.25rem .75rem;margin:1rem 0}
+dl.fields dt{font-weight:600}
+dl.fields dd{margin:0;overflow-wrap:anywhere}
 .warn{border-left:4px solid #b26b00;padding:.25rem .75rem;margin:1rem 0}
 .err{border-left:4px solid #c62828;padding:.25rem .75rem;margin:1rem 0;font-weight:600}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
@@ -32,6 +40,20 @@ export function escapeHtml(s: string): string {
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
   );
+}
+
+/** The most of each kind of value shown (a longer one shows its start and its end around a count). */
+export const SHOWN = { who: 100, host: 300, said: 2000 } as const;
+
+/**
+ * A value from a client, as HTML: escaped, with what could hide or reorder text drawn as marks (`\u202E`,
+ * `\n ×40`, the cut), isolated in a `<bdi>` of the given class.
+ */
+export function shownHtml(text: string, cls: keyof typeof SHOWN): string {
+  const parts = visibleText(text, { mode: 'line', max: SHOWN[cls] }).parts.map((p) =>
+    p.mark ? `<span class="esc">${escapeHtml(p.text)}</span>` : escapeHtml(p.text),
+  );
+  return `<bdi class="${cls}">${parts.join('')}</bdi>`;
 }
 
 export interface Page {
@@ -73,10 +95,15 @@ export interface AuthorizeView {
   consoleOn?: boolean;
 }
 
-function whoLine(v: AuthorizeView): string {
-  const name = `<span class="who">${escapeHtml(v.clientName)}</span>`;
-  if (!v.documentHost) return `${name} wants to connect to this workbench-mcp server.`;
-  return `${name}, identified by its metadata document at <span class="host">${escapeHtml(v.documentHost)}</span>, wants to connect to this workbench-mcp server.`;
+/** The sign-in's two names, each in its own labelled field: who asks, and where the browser goes after. */
+function signInFields(v: { clientName: string; redirectHost: string; documentHost?: string }): string {
+  const document = v.documentHost
+    ? `\n<dt>Identified by</dt><dd>its metadata document at ${shownHtml(v.documentHost, 'host')}</dd>`
+    : '';
+  return `<dl class="fields">
+<dt>Application</dt><dd>${shownHtml(v.clientName, 'who')}</dd>${document}
+<dt>Redirect host</dt><dd>${shownHtml(v.redirectHost, 'host')}</dd>
+</dl>`;
 }
 
 export function authorizePage(v: AuthorizeView, formTargets: string[]): Page {
@@ -84,10 +111,10 @@ export function authorizePage(v: AuthorizeView, formTargets: string[]): Page {
   const message = v.message ? `<p class="err" id="${msgId}" role="alert">${escapeHtml(v.message)}</p>` : '';
   const described = v.message ? ` aria-describedby="${msgId}" aria-invalid="true"` : '';
   const body = `<h1>Authorize access to this workspace</h1>
-<p>${whoLine(v)}
-It will be able to read and change files and run commands in the workspace.</p>
-<p>After you approve, your browser goes back to <span class="host">${escapeHtml(v.redirectHost)}</span>.</p>
-<p class="warn">Only continue if you started this connection yourself and you recognise that address.</p>
+<p>An application wants to connect to this workbench-mcp server. It will be able to read and change files and
+run commands in the workspace. After you approve, your browser goes back to its redirect host.</p>
+${signInFields(v)}
+<p class="warn">Only continue if you started this connection yourself and you recognise the redirect host.</p>
 ${message}
 <form method="post" autocomplete="off">
 <input type="hidden" name="request" value="${escapeHtml(v.handle)}">
@@ -104,7 +131,7 @@ ${message}
       : ''
   }
 </form>
-<p><small>Client id: <span class="host">${escapeHtml(v.clientId)}</span></small></p>`;
+<p><small>Client id: ${shownHtml(v.clientId, 'host')}</small></p>`;
   return { html: layout('Authorize access — workbench-mcp', body), formTargets };
 }
 
@@ -118,8 +145,8 @@ export function pairingPage(v: {
   const body = `<h1>Waiting for the operator</h1>
 <p>Ask the operator to approve this sign-in in the workbench-mcp console and to type this pairing code there:</p>
 <p class="code" aria-label="Pairing code">${escapeHtml(v.code)}</p>
-<p><span class="who">${escapeHtml(v.clientName)}</span> will then go back to <span class="host">${escapeHtml(v.redirectHost)}</span>.
-This page checks again every few seconds.</p>
+${signInFields(v)}
+<p>Once approved, your browser goes back to the redirect host. This page checks again every few seconds.</p>
 <p><a href="${escapeHtml(v.waitUrl)}">Check now</a></p>`;
   const refresh = `\n<meta http-equiv="refresh" content="3;url=${escapeHtml(v.waitUrl)}">`;
   return { html: layout('Waiting for the operator — workbench-mcp', body, refresh) };
@@ -127,7 +154,7 @@ This page checks again every few seconds.</p>
 
 export function errorPage(code: string, description: string): Page {
   const body = `<h1>Authorization failed</h1>
-<p class="err" role="alert">${escapeHtml(description)}</p>
+<p class="err" role="alert">${shownHtml(description, 'said')}</p>
 <p>Go back to the application you were connecting and start the connection again.</p>
 <p><small>Error code: <span class="host">${escapeHtml(code)}</span></small></p>`;
   return { html: layout('Authorization failed — workbench-mcp', body) };

@@ -3,11 +3,14 @@
 // cannot ask its own user. The call waits (up to its yield time) for Approve or Deny; a call that comes again with
 // the same tool and arguments from the same client finds its request. "Approve for this client for N minutes"
 // is a standing rule of one kind for one client. Sign-ins carry a pairing code the operator must type: three
-// wrong codes withdraw the request. Bounded, clock injected; every change is published for the console.
+// wrong codes withdraw the request. A command is kept whole up to SUBJECT_KEPT characters, else its start and
+// its end with the count left out (the console shows that count: docs/console.md#what-you-see-is-what-runs).
+// Bounded, clock injected; every change is published for the console.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { safeEqual } from '../core/constant-time.js';
 import { Feed } from '../core/feed.js';
+import { keepEnds } from '../core/visible-text.js';
 
 export type ApprovalKind = 'command' | 'network' | 'signin';
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'withdrawn' | 'used';
@@ -17,8 +20,14 @@ export interface ApprovalView {
   kind: ApprovalKind;
   /** Who asks: a client label (token label, OAuth client name). */
   client: string;
-  /** The command line, the host name(s), or the sign-in's redirect host. */
+  /** The command line, the host name(s), or the sign-in's redirect host (its client name is `client`). */
   subject: string;
+  /** Characters left out of the middle of a longer subject (SUBJECT_KEPT): `subject` is its start and end. */
+  omitted?: number;
+  /** The command that runs if approved, when the subject is not it (a network approval's host names). */
+  command?: string;
+  /** As `omitted`, for `command`. */
+  commandOmitted?: number;
   /** Why the server refused on its own (the policy's words). */
   why: string;
   /** What the model said it needs this for (request_permissions' reason), when it said. */
@@ -38,6 +47,8 @@ export interface ApprovalAsk {
   /** Same client and same key → the same request (the tool and its arguments' fingerprint). */
   key: string;
   subject: string;
+  /** The command that runs if approved, when the subject is not it (host names). */
+  command?: string;
   why: string;
   /** Sign-ins: the pairing code shown to the person signing in. */
   code?: string;
@@ -74,6 +85,8 @@ export const MAX_STANDING_MINUTES = 24 * 60;
 export const MAX_WRONG_CODES = 3;
 const REASON_TTL_MS = 10 * 60_000;
 const MAX_REASONS = 256;
+/** The most of a subject kept (its start and its end): more than the console shows of it. */
+export const SUBJECT_KEPT = 16 * 1024;
 
 export class ApprovalDesk {
   private readonly entries = new Map<string, Entry>();
@@ -109,10 +122,22 @@ export class ApprovalDesk {
     return false;
   }
 
-  /** The model's stated reason for a permission (request_permissions), shown with its next request. */
+  /**
+   * The model's stated reason for a permission (request_permissions): shown with the next new request of that
+   * kind from that client only (within REASON_TTL_MS), then forgotten. Kept whole: request_permissions takes at
+   * most 2,000 characters.
+   */
   noteReason(clientKey: string, kind: ApprovalKind, text: string): void {
     if (this.reasons.size >= MAX_REASONS) this.reasons.delete(this.reasons.keys().next().value as string);
-    this.reasons.set(`${clientKey}\0${kind}`, { text: text.slice(0, 500), at: this.clock.now() });
+    this.reasons.set(`${clientKey}\0${kind}`, { text, at: this.clock.now() });
+  }
+
+  /** The reason waiting for the next request of this kind from this client, taken (it is shown once). */
+  private takeReason(clientKey: string, kind: ApprovalKind): string | undefined {
+    const k = `${clientKey}\0${kind}`;
+    const r = this.reasons.get(k);
+    this.reasons.delete(k);
+    return r && this.clock.now() - r.at < REASON_TTL_MS ? r.text : undefined;
   }
 
   /** Whether the operator approved this kind for this client for a while. */
@@ -132,16 +157,21 @@ export class ApprovalDesk {
       )
         return e.view;
     if (this.pendingCount() >= MAX_PENDING_APPROVALS) this.withdrawOldest();
-    const r = this.reasons.get(`${a.clientKey}\0${a.kind}`);
+    const reason = this.takeReason(a.clientKey, a.kind);
+    const subject = keepEnds(a.subject, SUBJECT_KEPT);
+    const command = a.command === undefined ? undefined : keepEnds(a.command, SUBJECT_KEPT);
     const view: ApprovalView = {
       id: `R${randomBytes(3).toString('hex')}`,
       kind: a.kind,
       client: a.client,
-      subject: a.subject.slice(0, 2000),
+      subject: subject.text,
+      ...(subject.omitted ? { omitted: subject.omitted } : {}),
+      ...(command ? { command: command.text } : {}),
+      ...(command?.omitted ? { commandOmitted: command.omitted } : {}),
       why: a.why,
       state: 'pending',
       created: this.clock.now(),
-      ...(r && this.clock.now() - r.at < REASON_TTL_MS ? { reason: r.text } : {}),
+      ...(reason !== undefined ? { reason } : {}),
       ...(a.code ? { needsCode: true } : {}),
     };
     this.entries.set(view.id, {

@@ -1,10 +1,16 @@
 // The operator's approval desk (src/policy/approvals.ts) with a hand-moved clock: one request per client and
 // call, approvals spent once, denials told once, standing approvals per client and kind until they expire,
 // pairing codes (case, spaces and dashes ignored; three wrong withdraw), the bound on open requests, the TTL,
-// the model's stated reason, and that a page being open is what makes calls wait.
+// the model's stated reason (with the next request of its kind only), the command kept whole or by its ends, and
+// that a page being open is what makes calls wait.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { APPROVAL_TTL_MS, ApprovalDesk, MAX_PENDING_APPROVALS } from '../../src/policy/approvals.js';
+import {
+  APPROVAL_TTL_MS,
+  ApprovalDesk,
+  MAX_PENDING_APPROVALS,
+  SUBJECT_KEPT,
+} from '../../src/policy/approvals.js';
 
 const ask = (key: string, extra: Partial<Parameters<ApprovalDesk['request']>[0]> = {}) => ({
   kind: 'command' as const,
@@ -89,11 +95,32 @@ describe('ApprovalDesk', () => {
     expect(desk.pending()).toHaveLength(0);
   });
 
-  it('the model reason from request_permissions rides with the next request of that kind', () => {
+  it('the model reason from request_permissions rides with the next request of that kind only', () => {
     const desk = new ApprovalDesk(new ManualClock());
     desk.noteReason('bearer:token#1', 'command', 'clean the build output before a fresh build');
-    expect(desk.request(ask('r1')).reason).toBe('clean the build output before a fresh build');
     expect(desk.request(ask('r2', { kind: 'network' })).reason).toBeUndefined();
+    const first = desk.request(ask('r1'));
+    expect(first.reason).toBe('clean the build output before a fresh build');
+    // The same call finds the same request, with its reason; the next new request has none.
+    expect(desk.request(ask('r1')).reason).toBe('clean the build output before a fresh build');
+    expect(desk.request(ask('r3')).reason).toBeUndefined();
+    expect(desk.request(ask('r4', { clientKey: 'bearer:token#2' })).reason).toBeUndefined();
+  });
+
+  it('a command is kept whole up to SUBJECT_KEPT, else its start and end with the count left out', () => {
+    const desk = new ApprovalDesk(new ManualClock());
+    const cmd = `ls -la${' '.repeat(3000)}; rm -rf ./data`;
+    expect(desk.request(ask('c1', { subject: cmd }))).toMatchObject({ subject: cmd });
+    expect(desk.request(ask('c1', { subject: cmd })).omitted).toBeUndefined();
+    const long = `echo ${'a'.repeat(SUBJECT_KEPT * 2)}; rm -rf ./data`;
+    const v = desk.request(ask('c2', { subject: long }));
+    expect(v.subject).toHaveLength(SUBJECT_KEPT);
+    expect(v.subject.endsWith('; rm -rf ./data')).toBe(true);
+    expect(v.subject.length + (v.omitted ?? 0)).toBe(long.length);
+    // A network approval names its hosts and carries the command that runs, kept the same way.
+    const net = desk.request(ask('n1', { kind: 'network', subject: 'example.com', command: long }));
+    expect(net).toMatchObject({ subject: 'example.com', commandOmitted: long.length - SUBJECT_KEPT });
+    expect(net.command?.endsWith('; rm -rf ./data')).toBe(true);
   });
 
   it('calls wait only while a console page is open', () => {

@@ -114,7 +114,7 @@ describe('sign-in approved from the console', () => {
     );
     expect(req).toMatchObject({
       client: 'Test Client',
-      subject: 'Test Client → 127.0.0.1:9',
+      subject: '127.0.0.1:9',
       needsCode: true,
     });
     return {

@@ -301,16 +301,18 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     const desk = server.runtime.approvals!;
     const release = desk.watch();
     try {
-      const asked = new Promise<string>((resolve) => {
+      const asked = new Promise<{ id: string; command?: string }>((resolve) => {
         const stop = desk.changes.listen((v) => {
           if (v.kind === 'network' && v.state === 'pending' && v.subject === 'granted.test') {
             stop();
-            resolve(v.id);
+            resolve(v);
           }
         });
       });
       const running = exec();
-      const id = await asked;
+      const { id, command } = await asked;
+      // The card shows the command that runs if approved, beside the host.
+      expect(command).toBe(args.cmd);
       expect(desk.decide(id, { action: 'approve' }).ok).toBe(true);
       const ran = await running;
       expect(ran.structuredContent).toMatchObject({ ok: true, exit_code: 0, stdout: '200' });

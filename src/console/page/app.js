@@ -1,7 +1,10 @@
 // The operator's console page (docs/console.md): one event stream from /api/events, rendered with plain DOM
-// calls. Every value from the server goes in as text (textContent, attributes), never as markup; state
-// changes are POSTs carrying the session's CSRF token.
-'use strict';
+// calls. Every value from the server goes in as text (textContent, attributes), never as markup; every value
+// that comes from outside the server (a command, a path, output, a client's name, a model's reason, a host) goes
+// through shown(): src/core/visible-text.ts (bundled in) makes what could hide, reorder or cut it visible, and
+// each such field is isolated from the page's own text in a <bdi>. State changes are POSTs carrying the
+// session's CSRF token.
+import { grouped, visibleText } from '../../core/visible-text.js';
 
 const csrf = document.querySelector('meta[name="csrf"]').getAttribute('content');
 const S = {
@@ -24,10 +27,24 @@ function h(tag, attrs, ...kids) {
     else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const kid of kids.flat()) {
+  for (const kid of kids.flat(Infinity)) {
     if (kid === undefined || kid === null || kid === false) continue;
     el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
   }
+  return el;
+}
+
+/** How much of each kind of field is shown (a longer one shows its start and its end around a count). */
+const SHOWN = { command: 3000, name: 120, line: 400, reason: 2000, block: 64 * 1024 };
+
+/**
+ * Text from outside the server, as a <bdi>: escapes and counts (src/core/visible-text.ts) drawn as marks.
+ * `mode` is line, command or block; `omitted` counts characters the server already left out of the middle.
+ */
+function shown(text, mode, max, omitted) {
+  const v = visibleText(String(text ?? ''), { mode, max, omitted });
+  const el = h('bdi', { class: 'v', 'data-length': v.length });
+  for (const p of v.parts) el.append(p.mark ? h('span', { class: 'esc' }, p.text) : p.text);
   return el;
 }
 
@@ -104,10 +121,8 @@ function approvalCard(a) {
     'li',
     { 'data-approval': a.id },
     h('strong', {}, `${kind} · request ${a.id}`),
-    h('span', { class: 'muted' }, ` · ${a.client} · ${time(a.created)}`),
-    h('pre', { class: 'mono' }, a.subject),
-    h('p', {}, a.why),
-    a.reason ? h('p', {}, h('span', { class: 'muted' }, 'The model says: '), a.reason) : null,
+    h('span', { class: 'muted' }, ` · ${time(a.created)}`),
+    h('dl', { class: 'pairs' }, approvalFields(a)),
     code
       ? h('p', {}, h('label', { for: `${idp}-code` }, 'Pairing code shown on the sign-in page '), code)
       : null,
@@ -127,6 +142,38 @@ function approvalCard(a) {
     ),
     msg,
   );
+}
+
+function field(label, value) {
+  return [h('dt', {}, label), h('dd', {}, value)];
+}
+
+/** The command an approval lets run, exactly, with its length; its box never scrolls (style.css). */
+function runsField(text, omitted) {
+  return field(
+    `Runs, if approved (${grouped((text || '').length + (omitted || 0))} characters)`,
+    h('pre', { class: 'mono subject' }, shown(text, 'command', SHOWN.command, omitted)),
+  );
+}
+
+/**
+ * What the operator decides on, each in its own labelled field: the command exactly as it will run (a network
+ * approval through the proxy: its hosts, then its command), or a sign-in's application and redirect host.
+ */
+function approvalFields(a) {
+  const line = (text, omitted) => h('span', { class: 'mono' }, shown(text, 'line', SHOWN.line, omitted));
+  const subject =
+    a.kind === 'signin'
+      ? field('Redirect host', line(a.subject, a.omitted))
+      : a.command !== undefined
+        ? [field('Hosts', line(a.subject, a.omitted)), runsField(a.command, a.commandOmitted)]
+        : runsField(a.subject, a.omitted);
+  return [
+    field(a.kind === 'signin' ? 'Application' : 'Client', shown(a.client, 'line', SHOWN.name)),
+    subject,
+    field('Why you are asked', shown(a.why, 'line', SHOWN.line)),
+    a.reason ? field('The model says', shown(a.reason, 'line', SHOWN.reason)) : [],
+  ];
 }
 
 /* ---------- activity ---------- */
@@ -155,7 +202,14 @@ function activityRow(e) {
       'li',
       {},
       h('span', { class: 'when' }, time(e.time)),
-      h('span', { class: 'fail' }, `credential refused · ${e.client} · ${e.what}`),
+      h(
+        'span',
+        { class: 'fail' },
+        'credential refused · ',
+        shown(e.client, 'line', SHOWN.name),
+        ' · ',
+        shown(e.what, 'line', SHOWN.line),
+      ),
     );
   return h(
     'li',
@@ -164,11 +218,11 @@ function activityRow(e) {
     h(
       'span',
       {},
-      h('strong', {}, e.tool),
+      h('strong', {}, shown(e.tool, 'line', SHOWN.name)),
       ' ',
-      h('span', { class: e.ok ? 'okc' : 'fail' }, e.ok ? 'ok' : e.error),
-      h('span', { class: 'muted' }, ` · ${e.client} · ${Math.round(e.ms)} ms`),
-      e.summary ? h('div', { class: 'mono' }, e.summary) : null,
+      h('span', { class: e.ok ? 'okc' : 'fail' }, e.ok ? 'ok' : shown(e.error, 'line', SHOWN.line)),
+      h('span', { class: 'muted' }, ' · ', shown(e.client, 'line', SHOWN.name), ` · ${Math.round(e.ms)} ms`),
+      e.summary ? h('div', { class: 'mono' }, shown(e.summary, 'line', SHOWN.line)) : null,
     ),
   );
 }
@@ -193,10 +247,21 @@ function commandCard(c) {
     h('strong', {}, c.id),
     ' ',
     h('span', { class: running ? 'okc' : c.exit_code === 0 ? 'muted' : 'fail' }, outcome),
-    h('span', { class: 'muted' }, ` · in ${c.workdir}${c.sandboxed ? ' · sandboxed' : ''}`),
-    h('pre', { class: 'mono' }, c.cmd),
+    h(
+      'span',
+      { class: 'muted' },
+      ' · in ',
+      shown(c.workdir, 'line', SHOWN.line),
+      c.sandboxed ? ' · sandboxed' : '',
+    ),
+    h('pre', { class: 'mono' }, shown(c.cmd, 'command', SHOWN.command)),
     c.tail
-      ? h('details', {}, h('summary', {}, 'Output (last lines)'), h('pre', { class: 'mono' }, c.tail))
+      ? h(
+          'details',
+          {},
+          h('summary', {}, 'Output (last lines)'),
+          h('pre', { class: 'mono' }, shown(c.tail, 'block', SHOWN.block)),
+        )
       : null,
     running
       ? h(
@@ -242,19 +307,24 @@ function diffBlock(text) {
         : line.startsWith('-') && !line.startsWith('---')
           ? 'del'
           : undefined;
-    pre.append(cls ? h('span', { class: cls }, line) : document.createTextNode(`${line}\n`));
+    const text = shown(line, 'block', SHOWN.block);
+    pre.append(cls ? h('span', { class: cls }, text) : h('span', {}, text, '\n'));
   }
   return pre;
 }
 
 function editCard(e) {
   const msg = h('p', { class: 'message', role: 'status' });
-  const files = e.files.map((f) => `${{ add: 'A', update: 'M', delete: 'D' }[f.op]} ${f.path}`).join(', ');
+  const files = e.files.flatMap((f, i) => [
+    i ? ', ' : '',
+    `${{ add: 'A', update: 'M', delete: 'D' }[f.op]} `,
+    shown(f.path, 'line', SHOWN.line),
+  ]);
   return h(
     'li',
     { 'data-edit': e.id },
     h('strong', {}, `${e.tool} ${e.id}`),
-    h('span', { class: 'muted' }, ` · ${e.client} · ${time(e.time)}`),
+    h('span', { class: 'muted' }, ' · ', shown(e.client, 'line', SHOWN.name), ` · ${time(e.time)}`),
     h('div', { class: 'mono' }, files),
     h('details', { open: true }, h('summary', {}, 'Diff'), diffBlock(e.diff)),
     h(
@@ -387,14 +457,23 @@ function renderConnection() {
 function renderSafety() {
   const s = S.safety;
   if (!s) return;
-  const blocks = S.network_blocks.slice(-10).map((b) => `${time(b.time)} ${b.host} (${b.reason})`);
+  const blocks = S.network_blocks
+    .slice(-10)
+    .flatMap((b, i) => [
+      i ? h('br') : '',
+      `${time(b.time)} `,
+      shown(b.host, 'line', SHOWN.line),
+      ' (',
+      shown(b.reason, 'line', SHOWN.line),
+      ')',
+    ]);
   const pairs = [
     ['Permission mode', s.permission_mode],
     ['Sandbox', s.sandbox],
     ['Network', s.network],
     ['Allowed hosts', s.allow.join(', ') || 'none'],
     ['Refused hosts', s.deny.join(', ') || 'none configured'],
-    ['Recent network blocks', blocks.join('\n') || 'none'],
+    ['Recent network blocks', blocks.length ? blocks : 'none'],
     ...Object.entries(s.limits).map(([k, v]) => [k.replace(/_/g, ' '), String(v)]),
   ];
   $('safety-body').replaceChildren(...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));

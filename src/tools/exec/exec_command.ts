@@ -232,6 +232,7 @@ async function proxyGrant(args: Args, callKey: string, ctx: ToolContext): Promis
       args,
       kind: 'network',
       subject: hosts.join(', '),
+      command: args.cmd,
       why: v.reason,
       waitMs: args.yield_time_ms,
     });

@@ -14,6 +14,8 @@ export interface OperatorAsk {
   kind: ApprovalKind;
   /** The command line or host names the operator decides on. */
   subject: string;
+  /** The command that runs if approved, when the subject is not it (host names). */
+  command?: string;
   /** The policy's own words for the refusal. */
   why: string;
   waitMs: number;
@@ -42,6 +44,7 @@ export async function liftByOperator(ctx: ToolContext, a: OperatorAsk): Promise<
     client: ctx.principal.label ?? clientKey,
     key,
     subject: a.subject,
+    ...(a.command !== undefined ? { command: a.command } : {}),
     why: a.why,
   });
   const { result, note } = await desk.wait(view.id, a.waitMs, ctx.signal);
