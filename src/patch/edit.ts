@@ -25,7 +25,14 @@ import { beforeWriting, commitPlan, type ApplyOptions, type PatchEnv } from './e
 import { probe, readSnapshot, type Snapshot } from './fs-safe.js';
 import { LineIndex } from './line-index.js';
 import { MAX_PATCH_FILE_BYTES, NEW_FILE_MODE, type AffectedFile, type Plan } from './plan.js';
-import { cutNote, oneSearchAtATime, searchBudgets, searchCuts, type SearchCut } from './search-budget.js';
+import {
+  cutNote,
+  MAX_COMPARED_CHARS,
+  oneSearchAtATime,
+  searchBudgets,
+  searchCuts,
+  type SearchCut,
+} from './search-budget.js';
 import { nearestRegion, type Region } from './similar.js';
 import { missingDirs, resolveFileTarget, type Target } from './targets.js';
 import type { TextDoc } from './text-doc.js';
@@ -248,8 +255,7 @@ async function notFound(t: Target, v: EditView, req: EditRequest): Promise<ToolE
   const budgets = searchBudgets();
   const { near, cut: nearCut } = await findNearMiss(v, req.oldString, req.replaceAll, budgets.nearMiss);
   if (near) return nearMissError(t, v, req, near);
-  const old = lfOnly(req.oldString).split('\n');
-  if (old.length > 1 && old[old.length - 1] === '') old.pop();
+  const { lines: old, total } = oldLines(lfOnly(req.oldString));
   const idx = new LineIndex(v.doc.lines, v.doc.joined);
   const found = await nearestRegion(idx, old, 0, budgets.region);
   const cuts = searchCuts(req.oldString.length, nearCut, found.cut);
@@ -265,7 +271,22 @@ async function notFound(t: Target, v: EditView, req: EditRequest): Promise<ToolE
       },
     );
   }
-  return regionError(t, found.region, old.length, cuts, note);
+  return regionError(t, found.region, total, cuts, note);
+}
+
+/**
+ * The lines of old_string the searches may compare (those in its first 2 × MAX_COMPARED_CHARS characters: they
+ * compare at most half of that) and how many lines it has, without splitting megabytes into lines.
+ */
+function oldLines(text: string): { lines: string[]; total: number } {
+  const lines = text.slice(0, 2 * MAX_COMPARED_CHARS).split('\n');
+  let total = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) total++;
+  if (total > 1 && text.endsWith('\n')) {
+    total--;
+    if (lines.length === total + 1) lines.pop();
+  }
+  return { lines, total };
 }
 
 function regionError(t: Target, region: Region, oldLines: number, cuts: readonly SearchCut[], note: string) {
