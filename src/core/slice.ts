@@ -1,7 +1,9 @@
 // Cooperative time slicing: long loops on the event loop (a walk over 200,000 files, matching 10,000 hunks, a
 // search) call `tick()` often; it yields to the event loop once the current slice has run SLICE_MS, so no
 // single call holds the loop for long (docs/tools.md#limits). A slicer may also carry a work budget
-// (`expired`). Nothing here measures correctness: time only decides where a loop pauses or gives up.
+// (`expired`). Nothing here measures correctness: time only decides where a loop pauses or gives up. Time comes
+// from the injected clock (core/clock.ts), so a test can make a budget run out exactly where it wants.
+import { systemClock, type Clock } from './clock.js';
 
 /** Longest stretch a loop runs before letting other requests in. */
 export const SLICE_MS = 20;
@@ -11,29 +13,33 @@ export function yieldToLoop(): Promise<void> {
 }
 
 export class TimeSlicer {
-  private last = performance.now();
+  private last: number;
   private readonly deadline: number;
 
   /** `budgetMs`: total time the work may take (`expired` after it); Infinity for none. */
-  constructor(budgetMs = Infinity) {
+  constructor(
+    readonly budgetMs = Infinity,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.last = clock.monotonic();
     this.deadline = this.last + budgetMs;
   }
 
   /** Yields to the event loop when the current slice has run SLICE_MS. */
   async tick(): Promise<void> {
-    const now = performance.now();
+    const now = this.clock.monotonic();
     if (now - this.last < SLICE_MS) return;
     await yieldToLoop();
-    this.last = performance.now();
+    this.last = this.clock.monotonic();
   }
 
   get expired(): boolean {
-    return performance.now() >= this.deadline;
+    return this.clock.monotonic() >= this.deadline;
   }
 
   /** Whether the current slice has run out (tick() would yield): lets a hot loop skip the await. */
   get due(): boolean {
-    return performance.now() - this.last >= SLICE_MS;
+    return this.clock.monotonic() - this.last >= SLICE_MS;
   }
 }
 

@@ -10,10 +10,14 @@ import { parseMessage } from '../protocol/jsonrpc.js';
 import type { ProtocolHost } from '../protocol/host.js';
 import { baseUrl } from './base-url.js';
 import { isAllowedOrigin } from '../core/hosts.js';
+import { yieldToLoop } from '../core/slice.js';
 import { lingeringClose, readBody } from './body.js';
 import type { ServerMetrics } from './metrics.js';
 import { corsHeaders, rpcError, sendJson } from './respond.js';
 import { noteRequest } from './request-log.js';
+
+/** Bodies from this size on are parsed in a stretch of their own. */
+const LARGE_BODY_CHARS = 256 * 1024;
 
 export interface McpRouteDeps {
   /** Where answered requests are counted (/metrics); absent in servers built without it. */
@@ -103,6 +107,8 @@ async function answer(
 ): Promise<void> {
   const parsed = parseMessage(text);
   if (!parsed.ok) return reject(parsed.error.status, errorBody(parsed.id, parsed.error));
+  // Reading and parsing a body of megabytes takes tens of milliseconds: let others in before the method runs.
+  if (text.length > LARGE_BODY_CHARS) await yieldToLoop();
   const msg = parsed.msg;
   if (msg.kind === 'response') return sendJson(res, 202, null, cors);
   const tool = msg.method === 'tools/call' ? toolName(msg.params) : undefined;

@@ -3,7 +3,9 @@
 // misses that differ only in whitespace, line endings or typographic punctuation, and the new bytes, spliced
 // from the original buffer so everything outside the replaced ranges keeps its exact bytes. Pure: no file
 // access.
+import type { TimeSlicer } from '../core/slice.js';
 import { foldPunctuation } from './line-index.js';
+import { MAX_COMPARED_CHARS, type SearchCut } from './search-budget.js';
 import type { TextDoc } from './text-doc.js';
 
 /** A file's text as edit_file matches it, and where each line starts in it. */
@@ -185,16 +187,17 @@ export interface NearMiss {
   candidate?: string;
 }
 
-/** The text with each tier's differences removed, and for each character kept the range it came from. */
+/** The text with each tier's differences removed, and for each character kept where it came from. */
 interface Folded {
   text: string;
   from: Int32Array;
-  to: Int32Array;
 }
 
 const SPACE = /[^\S\r\n]/;
 const LF = 10;
 const CR = 13;
+/** Characters folded between two looks at the budget. */
+const FOLD_BATCH = 64 * 1024;
 
 /** Whitespace other than line breaks (JavaScript's \s without "\n" and "\r"). */
 function isSpace(c: number): boolean {
@@ -207,12 +210,20 @@ function foldCode(c: number): number {
   return c < 0x80 ? c : foldPunctuation(String.fromCharCode(c)).charCodeAt(0);
 }
 
-function fold(s: string, tier: number): Folded {
+/** End (exclusive) in `s` of the folded character at `k`: a "\r\n" break folded to "\n" spans two. */
+function foldedEnd(s: string, f: Folded, k: number): number {
+  const at = f.from[k] as number;
+  const crlf = f.text.charCodeAt(k) === LF && s.charCodeAt(at) === CR && s.charCodeAt(at + 1) === LF;
+  return at + (crlf ? 2 : 1);
+}
+
+/** Folds `s` for `tier`, pausing (yield) after about every FOLD_BATCH characters; the result goes to `out`. */
+function* folding(s: string, tier: number, out: { folded?: Folded }): Generator<void> {
   const crAsBreak = tier >= 2;
   const codes = new Uint16Array(s.length);
   const from = new Int32Array(s.length);
-  const to = new Int32Array(s.length);
   let n = 0;
+  let work = 0;
   for (let i = 0; i <= s.length;) {
     // One line, [i, end), then its break, [end, next).
     let end = i;
@@ -225,47 +236,96 @@ function fold(s: string, tier: number): Folded {
     for (let k = a; k < b; k++, n++) {
       codes[n] = tier >= 3 ? foldCode(s.charCodeAt(k)) : s.charCodeAt(k);
       from[n] = k;
-      to[n] = k + 1;
+    }
+    if ((work += end - i + 1) >= FOLD_BATCH) {
+      work = 0;
+      yield;
     }
     if (end >= s.length) break;
     const next = s.charCodeAt(end) === CR && s.charCodeAt(end + 1) === LF ? end + 2 : end + 1;
     codes[n] = LF;
-    from[n] = end;
-    to[n++] = next;
+    from[n++] = end;
     i = next;
   }
   let text = '';
-  for (let k = 0; k < n; k += 8192) text += String.fromCharCode(...codes.subarray(k, Math.min(n, k + 8192)));
-  return { text, from: from.subarray(0, n), to: to.subarray(0, n) };
+  for (let k = 0; k < n; k += 8192) {
+    text += String.fromCharCode(...codes.subarray(k, Math.min(n, k + 8192)));
+    if (k % FOLD_BATCH === 0) yield;
+  }
+  out.folded = { text, from: from.subarray(0, n) };
+}
+
+/** `s` folded for `tier`, yielding to the event loop as it goes; undefined when the budget ran out first. */
+async function fold(s: string, tier: number, budget: TimeSlicer): Promise<Folded | undefined> {
+  const out: { folded?: Folded } = {};
+  for (const _ of folding(s, tier, out)) {
+    if (!budget.due) continue;
+    await budget.tick();
+    if (budget.expired) return undefined;
+  }
+  return out.folded;
+}
+
+/** What the near-miss search found, or why it stopped before it could say (search-budget.ts). */
+export interface NearMissSearch {
+  near?: NearMiss;
+  cut?: SearchCut;
 }
 
 /**
  * The loosest-first search for what old_string was probably meant to be: the first tier under which it occurs
  * in the file. The candidate is widened to whole leading or trailing whitespace runs when old_string had some
  * there, and offered only when it is the file's exact text of every near match and occurs exactly that often.
+ * An old_string longer than MAX_COMPARED_CHARS is not looked for (cut: 'size'); a search out of time stops
+ * (cut: 'time').
  */
-export function findNearMiss(v: EditView, old: string, replaceAll: boolean): NearMiss | undefined {
-  if (v.text.length > MAX_NEAR_MISS_CHARS) return undefined;
+export async function findNearMiss(
+  v: EditView,
+  old: string,
+  replaceAll: boolean,
+  budget: TimeSlicer,
+): Promise<NearMissSearch> {
+  if (v.text.length > MAX_NEAR_MISS_CHARS) return {};
+  if (old.length > MAX_COMPARED_CHARS) return { cut: 'size' };
   for (let tier = 0; tier < NEAR_MISS_KINDS.length; tier++) {
-    const needle = fold(old, tier);
-    if (needle.text === '') return undefined;
-    const hay = fold(v.text, tier);
+    const needle = await fold(old, tier, budget);
+    if (needle?.text === '') return {};
+    const hay = needle && (await fold(v.text, tier, budget));
+    if (!needle || !hay) return { cut: 'time' };
     const found = occurrences(hay.text, needle.text, !replaceAll);
     if (found.length === 0) continue;
-    const leading = (needle.from[0] as number) > 0;
-    const trailing = (needle.to[needle.to.length - 1] as number) < old.length;
-    const spans = found.map((at) =>
-      widen(v.text, hay.from[at] as number, hay.to[at + needle.text.length - 1] as number, leading, trailing),
-    );
-    const texts = new Set(spans.map(([a, b]) => v.text.slice(a, b)));
-    const kind = NEAR_MISS_KINDS[tier] as NearMissKind;
-    const starts = spans.map(([a]) => a);
-    const [only] = texts;
-    if (texts.size !== 1 || only === undefined || (!replaceAll && found.length > 1)) return { kind, starts };
-    const exact = occurrences(v.text, only, !replaceAll, found.length + 1).length;
-    return exact === found.length ? { kind, starts, candidate: only } : { kind, starts };
+    return { near: nearMissAt(v, old, replaceAll, tier, { needle, hay, found }) };
   }
-  return undefined;
+  return {};
+}
+
+/** The near miss of `tier` from where the folded needle occurs in the folded file. */
+function nearMissAt(
+  v: EditView,
+  old: string,
+  replaceAll: boolean,
+  tier: number,
+  m: { needle: Folded; hay: Folded; found: number[] },
+): NearMiss {
+  const { needle, hay, found } = m;
+  const leading = (needle.from[0] as number) > 0;
+  const trailing = foldedEnd(old, needle, needle.text.length - 1) < old.length;
+  const spans = found.map((at) =>
+    widen(
+      v.text,
+      hay.from[at] as number,
+      foldedEnd(v.text, hay, at + needle.text.length - 1),
+      leading,
+      trailing,
+    ),
+  );
+  const texts = new Set(spans.map(([a, b]) => v.text.slice(a, b)));
+  const kind = NEAR_MISS_KINDS[tier] as NearMissKind;
+  const starts = spans.map(([a]) => a);
+  const [only] = texts;
+  if (texts.size !== 1 || only === undefined || (!replaceAll && found.length > 1)) return { kind, starts };
+  const exact = occurrences(v.text, only, !replaceAll, found.length + 1).length;
+  return exact === found.length ? { kind, starts, candidate: only } : { kind, starts };
 }
 
 function widen(text: string, a: number, b: number, leading: boolean, trailing: boolean): [number, number] {

@@ -4,6 +4,7 @@
 // (text-doc). Exact matches only: a near miss (whitespace, line endings, typographic punctuation) is reported
 // with the file's own text to send instead, never applied. An empty old_string creates a file that must not
 // exist.
+import { yieldToLoop } from '../core/slice.js';
 import { ToolError } from '../core/tool-error.js';
 import type { Baseline } from './commit.js';
 import {
@@ -18,12 +19,21 @@ import {
   renderEdit,
   viewOf,
   type EditView,
+  type NearMiss,
 } from './edit-text.js';
 import { beforeWriting, commitPlan, type ApplyOptions, type PatchEnv } from './engine.js';
 import { probe, readSnapshot, type Snapshot } from './fs-safe.js';
 import { LineIndex } from './line-index.js';
 import { MAX_PATCH_FILE_BYTES, NEW_FILE_MODE, type AffectedFile, type Plan } from './plan.js';
-import { nearestRegion } from './similar.js';
+import {
+  cutNote,
+  MAX_COMPARED_CHARS,
+  oneSearchAtATime,
+  searchBudgets,
+  searchCuts,
+  type SearchCut,
+} from './search-budget.js';
+import { nearestRegion, type Region } from './similar.js';
 import { missingDirs, resolveFileTarget, type Target } from './targets.js';
 import type { TextDoc } from './text-doc.js';
 import { decodeForWrite } from './decode.js';
@@ -56,6 +66,8 @@ const EXISTING = { file: 'a file', dir: 'a directory', symlink: 'a symbolic link
 /** Match lines listed in EDIT_AMBIGUOUS and near-miss errors. */
 const MAX_LISTED_MATCHES = 20;
 const TOOL = 'edit_file';
+/** Files from this size on are decoded in a stretch of their own (the event loop runs between). */
+const LARGE_FILE_BYTES = 256 * 1024;
 
 export async function editFile(
   env: PatchEnv,
@@ -125,12 +137,14 @@ function planCreate(t: Target, content: string): EditPlan {
   };
 }
 
-function planReplace(t: Target, req: EditRequest, replacement: string): EditPlan {
+async function planReplace(t: Target, req: EditRequest, replacement: string): Promise<EditPlan> {
   const snap = readExisting(t);
   const v = viewOf(decodeText(t, snap.buf));
+  // Reading and decoding a large file takes tens of milliseconds; so does the search: not in one stretch.
+  if (snap.buf.length > LARGE_FILE_BYTES) await yieldToLoop();
   const old = req.oldString;
   const hits = occurrences(v.text, old, !req.replaceAll);
-  if (hits.length === 0) throw notFound(t, v, req);
+  if (hits.length === 0) throw await oneSearchAtATime(() => notFound(t, v, req));
   if (hits.length > 1 && !req.replaceAll) throw ambiguous(t, v, hits);
   refuseHuge(t, snap.buf.length, hits.length, Buffer.byteLength(old), Buffer.byteLength(replacement, 'utf8'));
   const content = renderEdit(v, hits, old.length, replacement);
@@ -233,63 +247,97 @@ function ambiguous(t: Target, v: EditView, hits: readonly number[]): ToolError {
   );
 }
 
-function notFound(t: Target, v: EditView, req: EditRequest): ToolError {
-  const near = findNearMiss(v, req.oldString, req.replaceAll);
-  if (near) {
-    const lines = lineList(v, near.starts);
-    const where = listed(lines, near.starts.length);
-    const what = NEAR_MISS_NAMES[near.kind];
-    if (near.candidate !== undefined) {
-      const args: Record<string, unknown> = {
-        path: req.path,
-        old_string: near.candidate,
-        new_string: req.newString,
-      };
-      if (req.replaceAll) args.replace_all = true;
-      return new ToolError(
-        'EDIT_NOT_FOUND',
-        `${t.rel}: old_string was not found; the text at ${where} differs from it only in ${what}`,
-        { path: t.rel, near_miss: near.kind, line: lines[0], next_action: { tool: TOOL, arguments: args } },
-        {
-          retry: `${TOOL} ${JSON.stringify(args)}`,
-          suggestion:
-            "That retry uses the file's own text as old_string; adjust new_string's whitespace too if needed.",
-        },
-      );
-    }
+/**
+ * EDIT_NOT_FOUND with what the bounded searches found (search-budget.ts): a near miss (same text but for
+ * whitespace, line endings or punctuation), else the most similar region; each says when its search was cut.
+ */
+async function notFound(t: Target, v: EditView, req: EditRequest): Promise<ToolError> {
+  const budgets = searchBudgets();
+  const { near, cut: nearCut } = await findNearMiss(v, req.oldString, req.replaceAll, budgets.nearMiss);
+  if (near) return nearMissError(t, v, req, near);
+  const { lines: old, total } = oldLines(lfOnly(req.oldString));
+  const idx = new LineIndex(v.doc.lines, v.doc.joined);
+  const found = await nearestRegion(idx, old, 0, budgets.region);
+  const cuts = searchCuts(req.oldString.length, nearCut, found.cut);
+  const note = cutNote(cuts, 'old_string', req.oldString.length);
+  if (!found.region) {
     return new ToolError(
       'EDIT_NOT_FOUND',
-      `${t.rel}: old_string was not found; ignoring ${what}, it occurs at ${where}`,
-      { path: t.rel, near_miss: near.kind, match_lines: lines },
-      {
-        retry: `read_file ${JSON.stringify({ path: t.rel, start_line: lines[0], end_line: (lines[0] as number) + countLines(req.oldString) })}`,
-        suggestion:
-          "Copy old_string from the file's current text, with enough surrounding lines to occur once.",
-      },
-    );
-  }
-  const old = lfOnly(req.oldString).split('\n');
-  if (old.length > 1 && old[old.length - 1] === '') old.pop();
-  const region = nearestRegion(new LineIndex(v.doc.lines, v.doc.joined), old, 0);
-  if (!region) {
-    return new ToolError(
-      'EDIT_NOT_FOUND',
-      `${t.rel}: old_string was not found, and no similar region exists in the file`,
-      { path: t.rel },
+      `${t.rel}: old_string was not found, and no similar region ${cuts.length ? 'was found' : 'exists in the file'}${note}`,
+      cuts.length ? { path: t.rel, search_cut: cuts } : { path: t.rel },
       {
         retry: `read_file ${JSON.stringify({ path: t.rel })}`,
         suggestion: 'Re-read the file and copy old_string from its current text.',
       },
     );
   }
+  return regionError(t, found.region, total, cuts, note);
+}
+
+/**
+ * The lines of old_string the searches may compare (those in its first 2 × MAX_COMPARED_CHARS characters: they
+ * compare at most half of that) and how many lines it has, without splitting megabytes into lines.
+ */
+function oldLines(text: string): { lines: string[]; total: number } {
+  const lines = text.slice(0, 2 * MAX_COMPARED_CHARS).split('\n');
+  let total = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) total++;
+  if (total > 1 && text.endsWith('\n')) {
+    total--;
+    if (lines.length === total + 1) lines.pop();
+  }
+  return { lines, total };
+}
+
+function regionError(t: Target, region: Region, oldLines: number, cuts: readonly SearchCut[], note: string) {
   const start = region.start + 1;
+  const of = region.compared < oldLines ? `of the first ${region.compared} of ${oldLines}` : `of ${oldLines}`;
+  const details: Record<string, unknown> = {
+    path: t.rel,
+    nearest: { start_line: start, equal_lines: region.equal, lines: region.lines },
+  };
+  if (cuts.length) details.search_cut = cuts;
   return new ToolError(
     'EDIT_NOT_FOUND',
-    `${t.rel}: old_string was not found; the most similar region starts at line ${start} (${region.equal} of ${old.length} lines equal)`,
-    { path: t.rel, nearest: { start_line: start, equal_lines: region.equal, lines: region.lines } },
+    `${t.rel}: old_string was not found; the most similar region starts at line ${start} (${region.equal} ${of} lines equal)${note}`,
+    details,
     {
-      retry: `read_file ${JSON.stringify({ path: t.rel, start_line: Math.max(1, start - 2), end_line: start + old.length + 2 })}`,
+      retry: `read_file ${JSON.stringify({ path: t.rel, start_line: Math.max(1, start - 2), end_line: start + (cuts.length ? region.lines.length : oldLines) + 2 })}`,
       suggestion: "Re-read those lines and copy old_string from the file's current text.",
+    },
+  );
+}
+
+function nearMissError(t: Target, v: EditView, req: EditRequest, near: NearMiss): ToolError {
+  const lines = lineList(v, near.starts);
+  const where = listed(lines, near.starts.length);
+  const what = NEAR_MISS_NAMES[near.kind];
+  if (near.candidate !== undefined) {
+    const args: Record<string, unknown> = {
+      path: req.path,
+      old_string: near.candidate,
+      new_string: req.newString,
+    };
+    if (req.replaceAll) args.replace_all = true;
+    return new ToolError(
+      'EDIT_NOT_FOUND',
+      `${t.rel}: old_string was not found; the text at ${where} differs from it only in ${what}`,
+      { path: t.rel, near_miss: near.kind, line: lines[0], next_action: { tool: TOOL, arguments: args } },
+      {
+        retry: `${TOOL} ${JSON.stringify(args)}`,
+        suggestion:
+          "That retry uses the file's own text as old_string; adjust new_string's whitespace too if needed.",
+      },
+    );
+  }
+  return new ToolError(
+    'EDIT_NOT_FOUND',
+    `${t.rel}: old_string was not found; ignoring ${what}, it occurs at ${where}`,
+    { path: t.rel, near_miss: near.kind, match_lines: lines },
+    {
+      retry: `read_file ${JSON.stringify({ path: t.rel, start_line: lines[0], end_line: (lines[0] as number) + countLines(req.oldString) })}`,
+      suggestion:
+        "Copy old_string from the file's current text, with enough surrounding lines to occur once.",
     },
   );
 }

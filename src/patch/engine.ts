@@ -88,7 +88,7 @@ export async function applyPatch(
     );
   }
   await yieldToLoop(); // parsing a patch near the limit takes tens of milliseconds: let others in
-  const ops = beforeWriting(env.root, () => resolveOps(env.root, parsed.ops));
+  const ops = await beforeWritingAsync(env.root, () => resolveOps(env.root, parsed.ops));
   const keys = ops.flatMap((op) => (op.dest ? [op.target.file, op.dest.file] : [op.target.file]));
   const plan = await commitPlan(env, keys, () => planOps(ops), opts);
   return {

@@ -51,7 +51,7 @@ interface TierView {
 
 const NONE: readonly number[] = [];
 /** Lines normalised or indexed between two ticks of a slicer. */
-const PREPARE_BATCH = 8192;
+const PREPARE_BATCH = 2048;
 /** A hunk whose rarest line occurs more often than this is searched with indexOf instead. */
 const MAX_CANDIDATES = 4096;
 

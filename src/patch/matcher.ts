@@ -8,6 +8,7 @@
 // the event loop between hunks (core/slice.ts), so a 10,000-hunk patch never holds it (docs/tools.md#limits).
 import { TimeSlicer } from '../core/slice.js';
 import { LineIndex, FUZZ_TIERS, foldPunctuation, type Fuzz } from './line-index.js';
+import { cutNote, oneSearchAtATime, searchBudgets, searchCuts } from './search-budget.js';
 import { nearestRegion } from './similar.js';
 import { UTF8_BOM, type TextDoc } from './text-doc.js';
 import { newLines, oldLines, type Hunk } from './types.js';
@@ -173,8 +174,17 @@ function ambiguous(h: Hunk, n: number, found: number[]): MatchFailure {
   };
 }
 
-function notFound(idx: LineIndex, h: Hunk, n: number, old: readonly string[], lo: number): MatchFailure {
-  const near = nearestRegion(idx, old, lo);
+async function notFound(
+  idx: LineIndex,
+  h: Hunk,
+  n: number,
+  old: readonly string[],
+  lo: number,
+): Promise<MatchFailure> {
+  const budget = searchBudgets().region;
+  const { region: near, cut } = await oneSearchAtATime(() => nearestRegion(idx, old, lo, budget));
+  const chars = old.reduce((sum, l) => sum + l.length + 1, 0);
+  const cuts = searchCuts(chars, cut);
   const where = h.eof
     ? ' at the end of the file (*** End of File)'
     : h.anchor !== undefined
@@ -189,8 +199,10 @@ function notFound(idx: LineIndex, h: Hunk, n: number, old: readonly string[], lo
     message += `; the most similar region starts at line ${near.start + 1} (${near.equal} of ${old.length} lines equal)`;
     reread = { start_line: Math.max(1, near.start - 2), end_line: near.start + Math.max(old.length, 1) + 3 };
   } else {
-    message += '; no similar region exists in the file';
+    message += cuts.length ? '; no similar region was found' : '; no similar region exists in the file';
   }
+  message += cutNote(cuts, "the hunk's old lines", chars);
+  if (cuts.length) details.search_cut = cuts;
   return { code: 'PATCH_CONTEXT_NOT_FOUND', message, line: h.line, details, reread };
 }
 

@@ -3,6 +3,7 @@
 // Also owns the per-path checks that need no file contents: duplicates, the directories an Add must create.
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { TimeSlicer } from '../core/slice.js';
 import { ToolError } from '../core/tool-error.js';
 import { isInside, resolvePath, type WorkspaceRoot } from '../workspace/paths.js';
 import type { PatchOp, UpdateOp } from './types.js';
@@ -21,7 +22,12 @@ export interface Target {
 
 export type ResolvedOp = PatchOp & { target: Target; dest?: Target };
 
-export function resolveOps(root: WorkspaceRoot, ops: readonly PatchOp[]): ResolvedOp[] {
+/** Resolves every operation's paths, yielding to the event loop as it goes (a patch may name thousands). */
+export async function resolveOps(
+  root: WorkspaceRoot,
+  ops: readonly PatchOp[],
+  slicer = new TimeSlicer(),
+): Promise<ResolvedOp[]> {
   const merged = mergeUpdates(ops);
   const out: ResolvedOp[] = [];
   const seen = new Map<string, number>();
@@ -41,6 +47,7 @@ export function resolveOps(root: WorkspaceRoot, ops: readonly PatchOp[]): Resolv
     seen.set(t.file, t.line);
   };
   for (const op of merged) {
+    await slicer.tick();
     const target = resolveTarget(root, op.path, op.line);
     let dest: Target | undefined;
     if (op.kind === 'update' && op.moveTo !== undefined) {

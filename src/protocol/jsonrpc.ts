@@ -1,6 +1,8 @@
 // JSON-RPC 2.0 message parsing. Returns a value, never throws. Batches are rejected
-// (docs/http.md#order-of-checks, docs/http.md#other-routes).
+// (docs/http.md#order-of-checks, docs/http.md#other-routes), and so is a message nesting deeper or holding
+// more values than json-shape.ts allows, before it is parsed (parsing it would hold the event loop).
 import { INVALID_REQUEST, PARSE_ERROR, ProtocolError, type JsonRpcId } from './errors.js';
+import { jsonShape, MAX_JSON_DEPTH, MAX_JSON_VALUES } from './json-shape.js';
 
 export interface Request {
   kind: 'request';
@@ -34,6 +36,8 @@ const WORDS: Record<Framing, { unit: string; batch: string }> = {
 };
 
 export function parseMessage(text: string, framing: Framing = 'http'): ParseResult {
+  const shape = jsonShape(text);
+  if (!shape.ok) return { ok: false, id: null, error: tooComplex(shape.reason, framing) };
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -42,6 +46,20 @@ export function parseMessage(text: string, framing: Framing = 'http'): ParseResu
     return { ok: false, id: null, error: new ProtocolError(PARSE_ERROR, msg, 400) };
   }
   return classifyValue(v, framing);
+}
+
+function tooComplex(reason: 'depth' | 'values', framing: Framing): ProtocolError {
+  const unit = WORDS[framing].unit;
+  const msg =
+    reason === 'depth'
+      ? `Invalid Request: ${unit} nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; ` +
+        'no tool takes arguments nested that deep: send them flat'
+      : `Invalid Request: ${unit} holds more than ${MAX_JSON_VALUES} JSON values; ` +
+        "send large content as one string argument (e.g. a patch or a file's text), not as arrays or objects";
+  return new ProtocolError(INVALID_REQUEST, msg, 400, {
+    reason: reason === 'depth' ? 'too_deep' : 'too_many_values',
+    max: reason === 'depth' ? MAX_JSON_DEPTH : MAX_JSON_VALUES,
+  });
 }
 
 export function classifyValue(v: unknown, framing: Framing = 'http'): ParseResult {

@@ -1,13 +1,14 @@
 // Test-only: loaded into the server with `node --import test/helpers/loop-probe.mjs dist/cli/main.js …`
 // (test/helpers/probed-server.ts does it), never by users. It watches the process from inside without any
-// hook in the server: how long the event loop was held by work (a 10 ms timer's lateness, counted only as far
-// as this process used CPU meanwhile: on a machine busy with other work a starved process is late without
-// being blocked, and a test must not fail by the machine's load; the wall-clock delay of
-// perf_hooks.monitorEventLoopDelay is reported beside it as maxWallDelayMs), peak RSS (the
-// kernel's high-water mark, VmHWM, so a peak inside one synchronous stretch is not missed) and the number of
-// open descriptors (sampled every 20 ms). On SIGUSR2 it writes the maxima since the previous report to
-// $WB_LOOP_PROBE_OUT as JSON `{seq, maxDelayMs, maxRssBytes, maxFds}` (written to a temporary file and
-// renamed, so a reader never sees half of it), then starts the next measurement from now.
+// hook in the server: how long the event loop was held by work — a 10 ms timer's lateness, counted only as far
+// as the loop's own thread ran on a CPU meanwhile (its utime + stime in /proc/thread-self/stat; where that is
+// missing, the whole process's CPU time): on a machine busy with other work a starved process is late without
+// being blocked, and a test must not fail by the machine's load, nor by GC or I/O threads working beside the
+// loop. The wall-clock maximum of perf_hooks.monitorEventLoopDelay is reported beside it as maxWallDelayMs. Also
+// peak RSS (the kernel's high-water mark, VmHWM, so a peak inside one synchronous stretch is not missed) and the
+// number of open descriptors (sampled every 20 ms). On SIGUSR2 it writes the maxima since the previous report to
+// $WB_LOOP_PROBE_OUT as JSON `{seq, maxDelayMs, maxWallDelayMs, maxRssBytes, maxFds}` (written to a temporary
+// file and renamed, so a reader never sees half of it), then starts the next measurement from now.
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -43,6 +44,22 @@ function resetPeakRss() {
   }
 }
 
+/** Milliseconds of CPU the kernel's scheduler tick accounts (USER_HZ: 100 on every Linux ABI). */
+const TICK_CPU_MS = 10;
+
+/** CPU time, in ms, of the calling thread (the event loop's: timers run on it); the process's without /proc. */
+function loopThreadCpuMs() {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat(5) (utime, stime), counted from the state field (3) after the command name.
+    return (Number(f[11]) + Number(f[12])) * TICK_CPU_MS;
+  } catch {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  }
+}
+
 if (out) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
@@ -53,27 +70,25 @@ if (out) {
     maxRss = Math.max(maxRss, process.memoryUsage.rss());
   }, FD_SAMPLE_MS);
   timer.unref();
-  // Lateness of a 10 ms tick, bounded by the CPU this process used in that time: work that held the loop.
+  // Lateness of a 10 ms tick, bounded by the CPU the loop's thread used in that time (plus one scheduler tick
+  // of rounding): work that held the loop.
   let maxHeld = 0;
   let last = performance.now();
-  let lastCpu = process.cpuUsage();
+  let lastCpu = loopThreadCpuMs();
   const measure = () => {
     const now = performance.now();
-    const cpu = process.cpuUsage(lastCpu);
+    const cpu = loopThreadCpuMs();
     const late = now - last - TICK_MS;
-    if (late > 0) maxHeld = Math.max(maxHeld, Math.min(late, (cpu.user + cpu.system) / 1000));
+    if (late > 0) maxHeld = Math.max(maxHeld, Math.min(late, cpu - lastCpu + TICK_CPU_MS));
     last = now;
-    lastCpu = process.cpuUsage();
+    lastCpu = cpu;
   };
   const tick = setInterval(measure, TICK_MS);
   tick.unref();
   // The probe's own check: SIGUSR1 holds the loop for 300 ms of CPU, which a sample must then report.
   process.on('SIGUSR1', () => {
-    const start = process.cpuUsage();
-    for (;;) {
-      const used = process.cpuUsage(start);
-      if (used.user + used.system >= 300_000) break;
-    }
+    const start = loopThreadCpuMs();
+    while (loopThreadCpuMs() - start < 300);
   });
   let seq = 0;
   process.on('SIGUSR2', () => {

@@ -22,9 +22,11 @@ export const PROBE_LIMITS = { maxDelayMs: 250, maxRssBytes: 300 * 1024 * 1024 } 
 export interface ProbeSample {
   /**
    * Longest time the event loop was held by work, in milliseconds: a 10 ms tick's lateness, counted as far as the
-   * server used CPU meanwhile (test/helpers/loop-probe.mjs), so a load on the machine does not count.
+   * loop's thread used CPU meanwhile (test/helpers/loop-probe.mjs), so a load on the machine does not count.
    */
   maxDelayMs: number;
+  /** The same on the wall clock (perf_hooks.monitorEventLoopDelay's maximum): includes waiting for a CPU. */
+  maxWallDelayMs: number;
   /** Peak resident set size of the server process, in bytes. */
   maxRssBytes: number;
   /** Most descriptors the server process had open at once (sampled every 20 ms; Linux only, else 0). */
@@ -54,7 +56,12 @@ export async function startProbedServer(opts: Parameters<typeof startServer>[0])
     const answered = waitForSeq(dir, out, want);
     srv.proc.kill('SIGUSR2');
     const r = await answered;
-    return { maxDelayMs: r.maxDelayMs, maxRssBytes: r.maxRssBytes, maxFds: r.maxFds };
+    return {
+      maxDelayMs: r.maxDelayMs,
+      maxWallDelayMs: r.maxWallDelayMs,
+      maxRssBytes: r.maxRssBytes,
+      maxFds: r.maxFds,
+    };
   };
   const stop = async (signal?: NodeJS.Signals) => {
     try {

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/protocol/json-shape.js';
 import { hostileString } from './arbitraries.js';
 import {
   fcParams,
@@ -522,7 +523,8 @@ describe('issue 15 item 2: nested junk and huge values in every position', () =>
   });
 
   it('regression: deeply nested tool arguments with the audit log on → a tool answer, recorded (was -32603)', async () => {
-    const j = deep(6000, '{"a":', '}');
+    // As deep as a body may nest (src/protocol/json-shape.ts): the envelope's three levels and 61 more.
+    const j = deep(MAX_JSON_DEPTH - 3, '{"a":', '}');
     const r = await post(
       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"src/main.ts","x":${j}}}}`,
       GOOD_HEADERS,
@@ -541,6 +543,25 @@ describe('issue 15 item 2: nested junk and huge values in every position', () =>
       'deep request_permissions',
     );
     expect(p.v).toEqual({ kind: 'tool', code: 'ELICITATION_UNSUPPORTED' });
+  });
+
+  it('deeper than MAX_JSON_DEPTH, or more than MAX_JSON_VALUES values → 400/-32600 naming the limit, unparsed', async () => {
+    const call = (j: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"src/main.ts","x":${j}}}}`;
+    const cases: Array<[string, string, RegExp]> = [
+      ['one level too deep', call(deep(MAX_JSON_DEPTH - 2, '[', ']')), /more than 64 levels deep/],
+      ['6000 levels', call(deep(6000, '{"a":', '}')), /more than 64 levels deep/],
+      ['too many values', call(`[${'0,'.repeat(MAX_JSON_VALUES)}0]`), /more than 100000 JSON values/],
+    ];
+    for (const [label, body, message] of cases) {
+      const { r, v } = await post(body, GOOD_HEADERS, label);
+      expect({ status: r.status, v }, label).toEqual({ status: 400, v: { kind: 'rpc', code: -32600 } });
+      expect(r.json.error.message, label).toMatch(message);
+    }
+    // Brackets and quotes inside strings do not count.
+    const inString = call(JSON.stringify('[{'.repeat(10_000) + '\\"' + ']'.repeat(10)));
+    const { v } = await post(inString, GOOD_HEADERS, 'brackets in a string');
+    expect(v).toEqual({ kind: 'tool', code: 'INVALID_ARGUMENT' });
   });
 });
 
