@@ -56,6 +56,7 @@ const output = z.object({
 });
 
 type Args = z.output<typeof input>;
+type GitContext = ToolContext<GitServices>;
 
 /** Where to look for the repository: the first path's directory (or nearest existing parent), else the root. */
 function lookupDir(ctx: ToolContext<'root'>, first: GitPath | undefined): string {
@@ -75,7 +76,7 @@ function notFoundRev(rev: string): ToolError {
   );
 }
 
-async function objectType(ctx: ToolContext<GitServices>, repo: GitRepo, rev: string): Promise<string> {
+async function objectType(ctx: GitContext, repo: GitRepo, rev: string): Promise<string> {
   const r = await runGit(ctx.runtime, ['cat-file', '-t', '--end-of-options', rev], {
     cwd: repo.cwd,
     pin: repo.pin,
@@ -116,13 +117,7 @@ function nextCall(args: Args, rev: string, d: AssembledDiff): Record<string, unk
   return next;
 }
 
-async function showCommit(
-  ctx: ToolContext<GitServices>,
-  repo: GitRepo,
-  args: Args,
-  rev: string,
-  specs: string[],
-) {
+async function showCommit(ctx: GitContext, repo: GitRepo, args: Args, rev: string, specs: string[]) {
   const obj = `${rev}^{commit}`;
   const base = [
     'show',
@@ -184,13 +179,7 @@ async function showCommit(
 type Output = z.output<typeof output>;
 
 /** A blob's or a tree's contents (a binary blob's are not shown), cut at max_bytes. */
-async function showObject(
-  ctx: ToolContext<GitServices>,
-  repo: GitRepo,
-  args: Args,
-  rev: string,
-  type: 'blob' | 'tree',
-) {
+async function showObject(ctx: GitContext, repo: GitRepo, args: Args, rev: string, type: 'blob' | 'tree') {
   const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
     cwd: repo.cwd,
     pin: repo.pin,
