@@ -110,12 +110,20 @@ async function loadLaterCode(config: Config): Promise<void> {
   if (!config.stdio) (await import('../http/metrics-exposition.js')).loadMetricsCode();
 }
 
-function startRuntime(config: Config, root: WorkspaceRoot, log: Logger): Runtime {
+/**
+ * The runtime, assembled, then started (runtime/runtime.ts): a runtime directory that cannot be made or a
+ * sandbox that cannot run stops the start (exit 2), after what was already made is removed.
+ */
+async function startRuntime(config: Config, root: WorkspaceRoot, log: Logger): Promise<Runtime> {
+  let runtime: Runtime | undefined;
   try {
-    return new Runtime({ config, root, log, preload: () => loadLaterCode(config) });
+    runtime = new Runtime({ config, root, log, preload: () => loadLaterCode(config) });
+    await runtime.start();
+    return runtime;
   } catch (e) {
-    if (e instanceof RuntimeDirError || e instanceof SandboxUnavailableError) fail(e.message);
-    throw e;
+    if (!(e instanceof RuntimeDirError || e instanceof SandboxUnavailableError)) throw e;
+    await runtime?.shutdown();
+    return fail(e.message);
   }
 }
 
@@ -144,7 +152,7 @@ async function main(): Promise<void> {
   const state = stateForStart(config, http, root, log);
   const oauth = oauthSetup(config, http, state, log);
   const bearer = http && config.authMode === 'bearer' ? bearerCredential(config, state) : undefined;
-  const runtime = startRuntime(config, root, log);
+  const runtime = await startRuntime(config, root, log);
   const stop = stopper(runtime);
   if (config.permissionMode === 'dangerous') log.warn(DANGEROUS_WARNING);
   if (config.stdio || !http) {

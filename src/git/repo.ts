@@ -12,6 +12,7 @@ import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { GitHost } from './run.js';
+import type { WorkspaceRoot } from '../workspace/paths.js';
 import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
 import { classifyGitFailure } from './failure.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
@@ -40,10 +41,12 @@ interface Entry {
 }
 
 /**
- * Each server's discoveries, keyed by its GitHost: owned by that instance in effect (gone with it, never seen
- * by another, whose workspace and jail may differ), without every host type carrying a cache field.
+ * Each server's discoveries, keyed by the WorkspaceRoot its GitHost holds: the composition root makes that
+ * value once per server, and every tool's narrow view of the server carries the same one (tools/registry.ts
+ * `servicesFor`), so all git tools share the cache, which goes with the server and is never seen by another
+ * (whose workspace and jail may differ), without every host type carrying a cache field.
  */
-const caches = new WeakMap<GitHost, Map<string, Entry>>();
+const caches = new WeakMap<WorkspaceRoot, Map<string, Entry>>();
 
 const fileSig = (st: BigIntStats) =>
   // A directory (a `.git` directory) counts by identity only: its mtime moves with every index write.
@@ -81,7 +84,7 @@ function dirsBetween(dir: string, top: string): string[] {
 
 /** The cached answer for `dirReal` when it is still valid (exported for tests). */
 export function fromCache(runtime: GitHost, dirReal: string): Entry | null {
-  const e = caches.get(runtime)?.get(dirReal);
+  const e = caches.get(runtime.root)?.get(dirReal);
   if (!e) return null;
   if (!e.sigs.every(([p, s]) => signature(p) === s)) return null;
   if (e.between.some((d) => existsSync(path.join(d, '.git')))) return null;
@@ -89,8 +92,8 @@ export function fromCache(runtime: GitHost, dirReal: string): Entry | null {
 }
 
 function remember(runtime: GitHost, dirReal: string, entry: Entry): void {
-  let m = caches.get(runtime);
-  if (!m) caches.set(runtime, (m = new Map()));
+  let m = caches.get(runtime.root);
+  if (!m) caches.set(runtime.root, (m = new Map()));
   m.delete(dirReal);
   m.set(dirReal, entry);
   if (m.size > MAX_CACHED) m.delete(m.keys().next().value as string);

@@ -19,8 +19,11 @@ export interface GitHost {
   readonly dirs: { readonly home: string };
   /** Aborted at shutdown. */
   readonly signal: AbortSignal;
-  /** Where git runs (process/jail.ts). */
-  readonly jail?: ToolJail;
+  /**
+   * Where git runs (process/jail.ts). Required, so that a tool whose narrow context lacks the jail cannot hand
+   * it to git (tools/define.ts `uses`): it would run git unconfined.
+   */
+  readonly jail: ToolJail;
 }
 
 export const GIT_TIMEOUT_MS = 30_000;

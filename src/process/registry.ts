@@ -105,9 +105,9 @@ export class CommandRegistry {
   }
 
   /**
-   * Start-up, called once by the composition root: SERVICE_SANDBOX=bwrap fails here when bwrap cannot run
-   * (SandboxUnavailableError; `auto` is probed on first use), the retention sweep starts, and processes a
-   * crashed earlier instance left behind are ended.
+   * Start-up, called once by the runtime's start() (runtime/runtime.ts): SERVICE_SANDBOX=bwrap fails here when
+   * bwrap cannot run (SandboxUnavailableError; `auto` is probed on first use), the retention sweep starts, and
+   * processes a crashed earlier instance left behind are ended.
    */
   startUp(): void {
     const host = this.host;

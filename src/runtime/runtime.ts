@@ -1,6 +1,9 @@
 // The single runtime that owns the workspace (docs/design-notes.md#one-workspace-one-runtime): root,
 // configuration, clock, logger, the tool catalog and project instructions. Later layers (commands, patch
 // locks, OAuth stores) hang off it, so every client, transport and connection sees the same state.
+// Assembly, then start: the constructor builds every part, each handed what it needs through its own
+// constructor, and writes nothing but the runtime directory they are built around; start() starts what runs
+// (the sandbox probe, timers, the clean-up of a crashed instance), and shutdown() ends it all.
 import type { Config } from '../config/load.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -64,6 +67,7 @@ export class Runtime {
   readonly edits: EditJournal | undefined;
   /** Hosts the `safe` network proxy refused lately, for the console's Safety section. */
   readonly netBlocks: Feed<{ time: number; host: string; reason: string }> | undefined;
+  private started = false;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
 
@@ -86,7 +90,6 @@ export class Runtime {
     });
     this.instructions = new Instructions(opts.root);
     this.audit = opts.config.auditLog ? new AuditLog(opts.config.auditLog, this.clock) : undefined;
-    this.search = new SearchEngines(opts.config.env);
     this.dirs = createRuntimeDirs(
       { configured: opts.config.runtimeRoot, xdgRuntimeDir: opts.config.env.XDG_RUNTIME_DIR },
       opts.root.real,
@@ -98,7 +101,7 @@ export class Runtime {
       dirs: this.dirs,
       privateFiles: privateFilesOf(opts.config),
     });
-    this.search.jail = this.jail;
+    this.search = new SearchEngines(opts.config.env, this.jail);
     this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));
     // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
     const netBlocks = this.netBlocks;
@@ -117,6 +120,18 @@ export class Runtime {
         },
       },
     });
+  }
+
+  /**
+   * Starts what runs beside the server, once: the command registry's start-up (process/registry.ts: the sandbox
+   * probe when SERVICE_SANDBOX names one, which throws SandboxUnavailableError when it cannot run; the retention
+   * sweep; the end of what a crashed earlier instance left running). The composition root (cli/main.ts) calls
+   * it before serving either transport; the helpers start later, in the warm-up after the ready line
+   * (cli/warm-up.ts).
+   */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('the runtime was already started');
+    this.started = true;
     this.commands.startUp();
   }
 

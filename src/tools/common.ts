@@ -33,7 +33,7 @@ export interface Existing extends ResolvedPath {
   stat: Stats;
 }
 
-export function resolveExisting(ctx: ToolContext, input: string, argName = 'path'): Existing {
+export function resolveExisting(ctx: ToolContext<'root'>, input: string, argName = 'path'): Existing {
   const r = resolvePath(ctx.runtime.root, input, argName);
   if (!r.exists) throw notFound(r.rel);
   let stat: Stats;
@@ -71,7 +71,7 @@ export function humanBytes(n: number): string {
 
 /** The engine's after-commit hook that keeps an edit for the operator's console, when it is on (patch/journal.ts). */
 export function journalFor(
-  ctx: ToolContext,
+  ctx: ToolContext<'edits'>,
   tool: string,
 ): ((steps: readonly CommitStep[]) => void) | undefined {
   const journal = ctx.runtime.edits;

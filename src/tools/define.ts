@@ -53,8 +53,8 @@ export interface Consent {
 }
 
 /**
- * What tools may use of the server: the composition root (src/runtime/runtime.ts) builds each part once and
- * hands this over; no tool reaches for anything else.
+ * What tools may use of the server: the composition root (src/runtime/runtime.ts) builds each part once; each
+ * tool names in `uses` the members it needs and is handed those alone (ToolContext).
  */
 export interface ToolServices extends GitHost, BaselineHost {
   readonly config: Config;
@@ -79,8 +79,19 @@ export interface ToolServices extends GitHost, BaselineHost {
   sandboxStatus(): SandboxStatus;
 }
 
-export interface ToolContext {
-  runtime: ToolServices;
+/** One service a tool may declare in `uses`: a member of ToolServices. */
+export type ServiceName = keyof ToolServices;
+
+/** What a tool that declared the services `U` sees of the server: those members, nothing else. */
+export type Services<U extends ServiceName> = Pick<ToolServices, U>;
+
+/**
+ * What a handler gets beside its arguments. `runtime` holds exactly the services the tool declared in `uses`
+ * (the registry builds it with only those keys, tools/registry.ts); the default, every service, is what the
+ * protocol layer hands the registry.
+ */
+export interface ToolContext<U extends ServiceName = ServiceName> {
+  runtime: Services<U>;
   principal: Principal;
   /** Aborted when the server shuts down; never by a client's cancellation of a command. */
   signal: AbortSignal;
@@ -97,16 +108,28 @@ export class InputRequired extends Error {
 /**
  * One tool: its arguments are its input schema's output type and its result its output schema's type, so a
  * handler returning another shape does not compile (results built with lean() carry `Lean<T>`, core/lean.ts).
+ * Its `ctx.runtime` has only the services named in `uses`, so a handler touching another does not compile
+ * either. The services are taken from `uses` alone (NoInfer), and `handler` is a property, not a method, so
+ * that its context is checked strictly: a handler that declares a wider context than `uses` gives is refused.
  */
-export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodObject = z.ZodObject,
+  U extends ServiceName = ServiceName,
+> {
   name: string;
   title: string;
   description: string;
+  /** The services the handler uses (ToolServices' member names). */
+  uses: readonly U[];
   input: I;
   /** Success shape, without `ok`. */
   output: O;
   annotations: ToolAnnotations;
-  handler(args: z.output<I>, ctx: ToolContext): Promise<ToolOutcome<z.output<O>>> | ToolOutcome<z.output<O>>;
+  handler: (
+    args: z.output<I>,
+    ctx: ToolContext<NoInfer<U>>,
+  ) => Promise<ToolOutcome<z.output<O>>> | ToolOutcome<z.output<O>>;
 }
 
 /**
@@ -121,10 +144,15 @@ export interface AnyToolDef {
   readonly input: z.ZodObject;
   readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
+  /** The services the tool declared; `call` hands its handler those alone. */
+  readonly uses: readonly ServiceName[];
   call(raw: unknown, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
+/** A tool definition, its services `U` taken from `uses` (none when it names none). */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, const U extends ServiceName = never>(
+  def: ToolDef<I, O, U>,
+): ToolDef<I, O, U> {
   return def;
 }
 

@@ -3,7 +3,7 @@
 // catalog itself is tools/catalog.ts; the bundled bin gets the summaries from the build (scripts/bundle.mjs)
 // and loads this module on first use (tools/lazy-catalog.ts).
 import { catalogOf, type Catalog, type CatalogOptions, type ToolEntry, type ToolSummary } from './catalog.js';
-import type { AnyToolDef, ToolDef } from './define.js';
+import type { AnyToolDef, ServiceName, Services, ToolDef, ToolServices } from './define.js';
 import type * as z from 'zod';
 import { inputJsonSchema, outputJsonSchema, parseArgs } from './schema.js';
 import { serverInfoTool } from './runtime/server_info.js';
@@ -28,12 +28,20 @@ import { gitBlameTool } from './git/git_blame.js';
 
 /**
  * A tool with its argument and result types hidden (define.ts): the check of the raw arguments and the handler
- * are joined here, where both know the tool's types, so the list below may mix tools of every shape.
+ * are joined here, where both know the tool's types, so the list below may mix tools of every shape. The
+ * handler's `ctx.runtime` is built from the server's services once per server, with the keys the tool
+ * declared in `uses` and no other (servicesFor).
  */
-export function erase<S extends z.core.$ZodShape, O extends z.ZodObject>(
-  def: ToolDef<z.ZodObject<S>, O>,
+export function erase<S extends z.core.$ZodShape, O extends z.ZodObject, U extends ServiceName>(
+  def: ToolDef<z.ZodObject<S>, O, U>,
 ): AnyToolDef {
   let strict: z.ZodObject<S, z.core.$strict> | undefined;
+  const made = new WeakMap<ToolServices, Services<U>>();
+  const narrow = (all: ToolServices): Services<U> => {
+    let s = made.get(all);
+    if (!s) made.set(all, (s = servicesFor(all, def.uses)));
+    return s;
+  };
   return {
     name: def.name,
     title: def.title,
@@ -41,8 +49,27 @@ export function erase<S extends z.core.$ZodShape, O extends z.ZodObject>(
     input: def.input,
     output: def.output,
     annotations: def.annotations,
-    call: async (raw, ctx) => def.handler(parseArgs(def.name, (strict ??= def.input.strict()), raw), ctx),
+    uses: def.uses,
+    call: async (raw, ctx) =>
+      def.handler(parseArgs(def.name, (strict ??= def.input.strict()), raw), {
+        ...ctx,
+        runtime: narrow(ctx.runtime),
+      }),
   };
+}
+
+/**
+ * A new frozen object with the members `uses` names and no other: values copied, methods bound to `all`. Built
+ * once per server and tool, so a tool sees the same object on every call (git/repo.ts caches by the workspace
+ * root it holds).
+ */
+export function servicesFor<U extends ServiceName>(all: ToolServices, uses: readonly U[]): Services<U> {
+  const picked: Partial<Record<U, unknown>> = {};
+  for (const name of uses) {
+    const v: unknown = all[name];
+    picked[name] = typeof v === 'function' ? v.bind(all) : v;
+  }
+  return Object.freeze(picked) as Services<U>;
 }
 
 /** Every tool this build has, in the contract's order. */

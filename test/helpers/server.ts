@@ -132,6 +132,7 @@ export async function startInProcess(opts: {
     log: opts.log ?? (opts.verbose ? createLogger('debug') : silentLogger),
     clock: opts.clock,
   });
+  await runtime.start();
   const authenticator =
     opts.authenticator ??
     (config.authMode === 'noauth'

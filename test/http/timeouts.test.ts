@@ -104,6 +104,7 @@ describe('no slowloris: header and body timeouts are enforced on time', () => {
     if (!rc.ok) throw new Error(rc.reason);
     const runtime = new Runtime({ config: action.config, root: rc.root, log: silentLogger });
     try {
+      await runtime.start();
       const server = createHttpServer({
         runtime,
         authenticator: new BearerAuthenticator([TEST_TOKEN]),

@@ -551,6 +551,7 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
         name: 'apply_patch',
         title: 'Apply patch',
         description: 'stand-in writer',
+        uses: [],
         input: z.object({ patch: z.string() }),
         output: z.object({ applied: z.boolean() }),
         annotations: {

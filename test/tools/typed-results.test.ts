@@ -8,7 +8,7 @@ import { defineTool, READ_ONLY } from '../../src/tools/define.js';
 import { erase } from '../../src/tools/registry.js';
 
 const output = z.object({ n: z.number(), note: z.string().optional() });
-const base = { title: 'T', description: 'd', input: z.object({}), output, annotations: READ_ONLY };
+const base = { title: 'T', description: 'd', uses: [], input: z.object({}), output, annotations: READ_ONLY };
 
 describe('typed tool results', () => {
   it('a handler must return its output schema’s shape', () => {
@@ -49,7 +49,7 @@ describe('typed tool results', () => {
         handler: (args) => ({ structured: { n: args.n }, text: String(args.n) }),
       }),
     );
-    const ctx = {} as Parameters<typeof tool.call>[1];
+    const ctx = { runtime: {} } as Parameters<typeof tool.call>[1];
     await expect(tool.call({ n: 3 }, ctx)).resolves.toEqual({ structured: { n: 3 }, text: '3' });
     await expect(tool.call({ n: 'x' }, ctx)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(tool.call({ n: 1, extra: true }, ctx)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

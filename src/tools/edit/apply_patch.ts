@@ -57,6 +57,7 @@ export const applyPatchTool = defineTool({
   name: 'apply_patch',
   title: 'Apply patch',
   description: DESCRIPTION,
+  uses: ['root', 'patchLocks', 'log', 'baseline', 'edits'],
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

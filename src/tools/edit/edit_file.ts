@@ -35,6 +35,7 @@ export const editFileTool = defineTool({
   name: 'edit_file',
   title: 'Edit file',
   description: DESCRIPTION,
+  uses: ['root', 'patchLocks', 'log', 'baseline', 'edits'],
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

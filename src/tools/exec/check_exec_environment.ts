@@ -82,7 +82,11 @@ function writesPolicy(mode: Mode, sandbox: Sandbox): string {
   return `refused by the command-line policy only — ${UNCONFINED_NOTE}`;
 }
 
-function warningsFor(ctx: ToolContext, sandbox: Sandbox, pty: ReturnType<typeof loadPty>): string[] {
+function warningsFor(
+  ctx: ToolContext<'config' | 'dirs' | 'root'>,
+  sandbox: Sandbox,
+  pty: ReturnType<typeof loadPty>,
+): string[] {
   const { config, dirs, root } = ctx.runtime;
   const mode = config.permissionMode;
   const warnings: string[] = [];
@@ -122,6 +126,7 @@ export const checkExecEnvironmentTool = defineTool({
   description:
     'What commands run with: permission mode, OS sandbox (or why none), shell, tty, HOME/TMPDIR, limits and use, ' +
     'warnings (e.g. no git identity).',
+  uses: ['config', 'dirs', 'root', 'commands'],
   input,
   output,
   annotations: READ_ONLY,

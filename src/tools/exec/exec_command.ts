@@ -13,6 +13,8 @@ import { FIRST_OUTPUT_SETTLE, totals, waitForOutput } from './settle.js';
 import { liftByOperator } from './operator-approval.js';
 
 type Args = z.output<typeof input>;
+/** What the policy check and the proxy's grant use of the server. */
+type PolicyServices = 'root' | 'config' | 'dirs' | 'commands' | 'grants' | 'approvals';
 
 export const MAX_TIMEOUT_MS = 3_600_000;
 export const MAX_YIELD_MS = 30_000;
@@ -50,6 +52,7 @@ export const execCommandTool = defineTool({
     'any client can poll, read or kill one by command_id. Output over max_output_bytes keeps head and tail; read_output ' +
     `pages the rest. tty: true gives a terminal (REPLs) and returns once the first output pauses ${FIRST_OUTPUT_SETTLE.quietMs / 1000} s. ` +
     'Example: {"cmd": "npm test"} → {"status": "exited", "exit_code": 1, "stdout": "…"}.',
+  uses: ['root', 'config', 'dirs', 'commands', 'grants', 'approvals'],
   input,
   output: COMMAND_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -91,7 +94,7 @@ export const execCommandTool = defineTool({
   },
 });
 
-function checkEnv(env: Record<string, string>, ctx: ToolContext): void {
+function checkEnv(env: Record<string, string>, ctx: ToolContext<'config'>): void {
   const mode = ctx.runtime.config.permissionMode;
   const r = checkCallEnv(env, mode);
   if (r.ok) return;
@@ -127,7 +130,11 @@ function checkEnv(env: Record<string, string>, ctx: ToolContext): void {
  * network in `safe`) is asked through the client when it can ask (`input_required`); the retried call with
  * the user's acceptance runs once. Anything else is refused.
  */
-async function checkPolicy(args: Args, cwd: string, ctx: ToolContext): Promise<Refusal['kind'] | undefined> {
+async function checkPolicy(
+  args: Args,
+  cwd: string,
+  ctx: ToolContext<PolicyServices>,
+): Promise<Refusal['kind'] | undefined> {
   const cmd = args.cmd;
   const { config, root, dirs, commands } = ctx.runtime;
   const mode = config.permissionMode;
@@ -209,7 +216,7 @@ function policyRefusal(v: Refusal, mode: string, sandboxed: boolean, consoleCanL
  * the accepted retry runs with them allowed for its own proxy credential only, until it ends. Any other client
  * runs the call as it is — and meets the same refusal, with the same `blocked` note.
  */
-async function proxyGrant(args: Args, callKey: string, ctx: ToolContext): Promise<string[]> {
+async function proxyGrant(args: Args, callKey: string, ctx: ToolContext<PolicyServices>): Promise<string[]> {
   const { config, commands, grants } = ctx.runtime;
   if (config.permissionMode !== 'safe' || commands.sandboxStatus().network !== 'proxy') return [];
   const hosts = commands.refusedHosts(callKey);

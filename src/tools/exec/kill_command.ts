@@ -34,6 +34,7 @@ export const killCommandTool = defineTool({
   description:
     'Stop a command from any client: signal its process group, wait up to wait_ms, then SIGKILL. status: "terminated" ' +
     '(the signal sent), "killed" (SIGKILL needed) or "exited" (ended by itself). Example: {"command_id": "Qm…"} → {"status": "terminated", "signal_sent": "SIGTERM", "signal": "SIGTERM"}.',
+  uses: ['commands'],
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

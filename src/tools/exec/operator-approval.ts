@@ -21,7 +21,7 @@ export interface OperatorAsk {
   waitMs: number;
 }
 
-function clientKeyOf(ctx: ToolContext): string {
+function clientKeyOf(ctx: ToolContext<never>): string {
   return `${ctx.principal.kind}:${ctx.principal.id}`;
 }
 
@@ -31,7 +31,7 @@ function clientKeyOf(ctx: ToolContext): string {
  * console, or no page of it open), so the caller's refusal stands; APPROVAL_PENDING or PERMISSION_DENIED
  * otherwise.
  */
-export async function liftByOperator(ctx: ToolContext, a: OperatorAsk): Promise<boolean> {
+export async function liftByOperator(ctx: ToolContext<'approvals'>, a: OperatorAsk): Promise<boolean> {
   const desk = ctx.runtime.approvals;
   if (!desk || ctx.principal.kind === 'server') return false;
   const clientKey = clientKeyOf(ctx);

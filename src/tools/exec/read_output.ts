@@ -34,6 +34,7 @@ export const readOutputTool = defineTool({
     `Page a command's output by absolute byte offset (e.g. what a result left out). A stream keeps its first ${HEAD_BYTES / 1024} KiB ` +
     'and its latest bytes; an offset in the dropped middle moves to the kept tail (skipped_bytes). next_action continues; ' +
     'eof ends a finished stream. Example: {"output_ref": "command:Qm…:stdout", "offset": 65536}.',
+  uses: ['commands'],
   input,
   output,
   annotations: READ_ONLY,

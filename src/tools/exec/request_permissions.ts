@@ -34,6 +34,7 @@ export const requestPermissionsTool = defineTool({
   name: 'request_permissions',
   title: 'Request permissions',
   description: 'Ask how a call refused with PERMISSION_REQUIRED can be allowed; it grants nothing itself.',
+  uses: ['config', 'approvals', 'sandboxStatus'],
   input,
   output,
   annotations: READ_ONLY,

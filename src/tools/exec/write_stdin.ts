@@ -26,6 +26,7 @@ export const writeStdinTool = defineTool({
     'Continue a command from any client: empty chars polls (returns on new output, the exit or yield_time_ms); chars is ' +
     'typed into a tty command. Only new output is shown; a finished command, or one without tty, takes no input ' +
     '(COMMAND_CLOSED). Example: {"command_id": "Qm…", "chars": "print(6*7)\\n"} → {"status": "running", "stdout": "42\\n>>> "}.',
+  uses: ['commands'],
   input,
   output: COMMAND_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

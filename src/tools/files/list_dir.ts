@@ -245,6 +245,7 @@ export const listDirTool = defineTool({
   name: 'list_dir',
   title: 'List directory',
   description: 'List a directory or its tree (hidden and git-ignored entries only when asked).',
+  uses: ['root'],
   input,
   output,
   annotations: READ_ONLY,

@@ -70,6 +70,7 @@ export const listFilesTool = defineTool({
   title: 'List files',
   description:
     'List files below a directory, optionally matching globs (hidden and git-ignored ones only when asked).',
+  uses: ['root', 'stats'],
   input,
   output,
   annotations: READ_ONLY,

@@ -39,7 +39,7 @@ const output = z.object({
 type Args = z.output<typeof input>;
 
 /** The range asked for as text: refused when the file is binary, the start is past its end, or not UTF-8. */
-async function readText(ctx: ToolContext, args: Args) {
+async function readText(ctx: ToolContext<'root'>, args: Args) {
   if (args.end_line !== undefined && args.end_line < args.start_line) {
     throw new ToolError(
       'INVALID_ARGUMENT',
@@ -112,6 +112,7 @@ export const readFileTool = defineTool({
   description:
     `Read a UTF-8 text file or a range of its lines: at most ${MAX_LINES_PER_CALL} lines and max_bytes per call, ` +
     'next_action continues.',
+  uses: ['root'],
   input,
   output,
   annotations: READ_ONLY,

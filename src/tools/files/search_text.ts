@@ -96,7 +96,7 @@ function checkQuery(query: string): void {
 
 /** The file or directory searched. A single file is opened (and verified) first, so an unreadable one is an
  *  error, not "no matches". */
-function searchBase(ctx: ToolContext, at: string): Existing {
+function searchBase(ctx: ToolContext<'root'>, at: string): Existing {
   const base = resolveExisting(ctx, at);
   if (!base.stat.isDirectory() && !base.stat.isFile()) {
     const kind = fileKind(base.stat);
@@ -152,6 +152,7 @@ export const searchTextTool = defineTool({
   description:
     'Search file contents (ripgrep), one entry per matching line. Hidden, binary and git-ignored files are ' +
     'skipped unless asked.',
+  uses: ['root', 'search'],
   input,
   output,
   annotations: READ_ONLY,

@@ -37,6 +37,7 @@ export const viewImageTool = defineTool({
   name: 'view_image',
   title: 'View image',
   description: 'Show a PNG, JPEG, GIF or WEBP file from the workspace to the model as an image.',
+  uses: ['root'],
   input,
   output,
   annotations: READ_ONLY,
@@ -91,7 +92,7 @@ export const viewImageTool = defineTool({
 
 /** The file's bytes, at most `maxBytes` of them. Opened and checked on the descriptor
  *  (docs/design-notes.md#symlink-races): a FIFO answers at once, a swapped directory is refused. */
-async function readImage(ctx: ToolContext, f: Existing, maxBytes: number): Promise<Buffer> {
+async function readImage(ctx: ToolContext<'root'>, f: Existing, maxBytes: number): Promise<Buffer> {
   const { fd, stat } = openRegularForTool(ctx.runtime.root.real, f.real, f.rel);
   try {
     const size = Number(stat.size);

@@ -95,7 +95,7 @@ function blameOut(lines: BlameLine[]) {
 }
 
 /** The `path` argument: a file of the working tree or, with a revision, of history; a directory is refused. */
-function blameTarget(ctx: ToolContext, input: string, rev: string | null): GitPath {
+function blameTarget(ctx: ToolContext<'root'>, input: string, rev: string | null): GitPath {
   const file = gitPath(ctx.runtime.root, input, 'path');
   let isDir = false;
   try {
@@ -188,6 +188,7 @@ export const gitBlameTool = defineTool({
   name: 'git_blame',
   title: 'Git blame',
   description: 'Show who last changed each line of a file, and in which commit (next_action continues).',
+  uses: ['root', 'config', 'dirs', 'signal', 'jail'],
   input,
   output,
   annotations: READ_ONLY,

@@ -35,6 +35,7 @@ import {
   type DiffFile,
   type DiffSectionInput,
   type PathScope,
+  type GitServices,
   type RepoOrNot,
 } from './shared.js';
 
@@ -71,7 +72,7 @@ const COMMON = [
 ];
 
 async function gitSection(
-  ctx: ToolContext,
+  ctx: ToolContext<GitServices>,
   repo: GitRepo,
   staged: boolean,
   specs: string[],
@@ -101,7 +102,7 @@ async function gitSection(
 }
 
 function sinceStartSection(
-  ctx: ToolContext,
+  ctx: ToolContext<'root' | 'baseline' | 'log'>,
   dir: PathScope,
   only: string[] | undefined,
   args: Args,
@@ -154,7 +155,7 @@ function nextCall(args: Args, dir: PathScope, d: AssembledDiff): Record<string, 
 
 /** The sections to show: git's staged and unstaged diffs, or outside a repository what apply_patch changed. */
 async function diffSections(
-  ctx: ToolContext,
+  ctx: ToolContext<GitServices | 'baseline' | 'log'>,
   args: Args,
   dir: PathScope,
   only: GitPath[] | undefined,
@@ -214,6 +215,7 @@ export const gitDiffTool = defineTool({
   description:
     'Show uncommitted changes as a unified diff, cut to max_bytes by whole files (next_action continues). ' +
     'Outside a git repository: the changes apply_patch made since start-up.',
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'baseline', 'log'],
   input,
   output,
   annotations: READ_ONLY,

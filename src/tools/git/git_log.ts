@@ -25,6 +25,7 @@ import {
   repoFor,
   scopeName,
   scopeSpec,
+  type GitServices,
 } from './shared.js';
 
 export const MAX_LOG_COUNT = 500;
@@ -48,7 +49,7 @@ type Args = z.output<typeof input>;
 
 /** git log for one page (one commit more than asked, to know whether more follow), or `empty` on an unborn branch. */
 async function runLog(
-  ctx: ToolContext,
+  ctx: ToolContext<GitServices>,
   repo: GitRepo,
   args: Args,
   ref: string,
@@ -90,6 +91,7 @@ export const gitLogTool = defineTool({
   name: 'git_log',
   title: 'Git log',
   description: 'List the commits reachable from ref that touch path, newest first (next_action continues).',
+  uses: ['root', 'config', 'dirs', 'signal', 'jail'],
   input,
   output,
   annotations: READ_ONLY,

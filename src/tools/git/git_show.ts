@@ -32,6 +32,7 @@ import {
   wsPath,
   type AssembledDiff,
   type DiffFile,
+  type GitServices,
 } from './shared.js';
 
 const input = z.object({
@@ -55,9 +56,10 @@ const output = z.object({
 });
 
 type Args = z.output<typeof input>;
+type GitContext = ToolContext<GitServices>;
 
 /** Where to look for the repository: the first path's directory (or nearest existing parent), else the root. */
-function lookupDir(ctx: ToolContext, first: GitPath | undefined): string {
+function lookupDir(ctx: ToolContext<'root'>, first: GitPath | undefined): string {
   const root = ctx.runtime.root.real;
   return first ? nearestDir(first.spec, root) : root;
 }
@@ -74,7 +76,7 @@ function notFoundRev(rev: string): ToolError {
   );
 }
 
-async function objectType(ctx: ToolContext, repo: GitRepo, rev: string): Promise<string> {
+async function objectType(ctx: GitContext, repo: GitRepo, rev: string): Promise<string> {
   const r = await runGit(ctx.runtime, ['cat-file', '-t', '--end-of-options', rev], {
     cwd: repo.cwd,
     pin: repo.pin,
@@ -115,7 +117,7 @@ function nextCall(args: Args, rev: string, d: AssembledDiff): Record<string, unk
   return next;
 }
 
-async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: string, specs: string[]) {
+async function showCommit(ctx: GitContext, repo: GitRepo, args: Args, rev: string, specs: string[]) {
   const obj = `${rev}^{commit}`;
   const base = [
     'show',
@@ -177,7 +179,7 @@ async function showCommit(ctx: ToolContext, repo: GitRepo, args: Args, rev: stri
 type Output = z.output<typeof output>;
 
 /** A blob's or a tree's contents (a binary blob's are not shown), cut at max_bytes. */
-async function showObject(ctx: ToolContext, repo: GitRepo, args: Args, rev: string, type: 'blob' | 'tree') {
+async function showObject(ctx: GitContext, repo: GitRepo, args: Args, rev: string, type: 'blob' | 'tree') {
   const r = await runGit(ctx.runtime, ['show', '--no-color', '--no-textconv', '--end-of-options', rev], {
     cwd: repo.cwd,
     pin: repo.pin,
@@ -223,6 +225,7 @@ export const gitShowTool = defineTool({
   description:
     'Show a commit (message, files, diff against its first parent cut to max_bytes; next_action continues), ' +
     'or a blob or tree such as "HEAD~2:src/a.ts".',
+  uses: ['root', 'config', 'dirs', 'signal', 'jail'],
   input,
   output,
   annotations: READ_ONLY,

@@ -135,6 +135,7 @@ export const gitStatusTool = defineTool({
   name: 'git_status',
   title: 'Git status',
   description: 'Show the branch and the changed, conflicted and untracked files (git status --short codes).',
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'baseline', 'log'],
   input,
   output,
   annotations: READ_ONLY,

@@ -12,6 +12,9 @@ import { toPosixRel } from '../../workspace/paths.js';
 import type { ToolContext } from '../define.js';
 import { lean } from '../result.js';
 
+/** What running git takes of the server (git/run.ts GitHost): every git tool declares these in `uses`. */
+export type GitServices = 'root' | 'config' | 'dirs' | 'signal' | 'jail';
+
 export const gitPathArg = z.string().default('.').describe('Limits results to this directory or file.');
 
 /**
@@ -24,7 +27,10 @@ export const REPO_FIELDS = {
 };
 
 /** REPO_FIELDS for a result: the top's workspace-relative path unless it is the workspace root. */
-export function repoFields(ctx: ToolContext, found: RepoOrNot): { repo_root?: string; reason?: string } {
+export function repoFields(
+  ctx: ToolContext<'root'>,
+  found: RepoOrNot,
+): { repo_root?: string; reason?: string } {
   if (!found.repo) return { reason: found.reason };
   const top = repoRootRel(ctx, found.repo);
   return top === '.' ? {} : { repo_root: top };
@@ -94,7 +100,7 @@ export interface PathScope {
  * The `path` argument of git_status/git_diff/git_log (docs/design-notes.md#git-hardening): a directory or a
  * file in the workspace, or a path that exists only in history; it limits the command to itself.
  */
-export function pathScope(ctx: ToolContext, input: string): PathScope {
+export function pathScope(ctx: ToolContext<'root'>, input: string): PathScope {
   const root = ctx.runtime.root.real;
   const g = gitPath(ctx.runtime.root, input, 'path');
   let isDir = false;
@@ -122,7 +128,7 @@ export function missingNote(scope: PathScope): string {
 
 export type RepoOrNot = { repo: GitRepo; reason?: undefined } | { repo: null; reason: string };
 
-export async function repoFor(ctx: ToolContext, dirReal: string): Promise<RepoOrNot> {
+export async function repoFor(ctx: ToolContext<GitServices>, dirReal: string): Promise<RepoOrNot> {
   const r = await openRepo(ctx.runtime, dirReal, ctx.signal);
   return r.kind === 'repo' ? { repo: r.repo } : { repo: null, reason: r.reason };
 }
@@ -131,13 +137,13 @@ export async function repoFor(ctx: ToolContext, dirReal: string): Promise<RepoOr
  * The workspace-relative path of a path git printed relative to `base` (the top). A trailing `/` (git's
  * mark of an untracked directory) is kept, so a directory never reads as a file.
  */
-export function wsPath(ctx: ToolContext, base: string, p: string): string {
+export function wsPath(ctx: ToolContext<'root'>, base: string, p: string): string {
   const rel = toPosixRel(ctx.runtime.root.real, path.join(base, p));
   return p.endsWith('/') && rel !== '.' ? `${rel}/` : rel;
 }
 
 /** The workspace-relative location of the repository's top (`.` when it is the workspace root). */
-export function repoRootRel(ctx: ToolContext, repo: GitRepo): string {
+export function repoRootRel(ctx: ToolContext<'root'>, repo: GitRepo): string {
   return toPosixRel(ctx.runtime.root.real, repo.top);
 }
 

@@ -38,6 +38,7 @@ export const serverInfoTool = defineTool({
   title: 'Server info',
   description:
     'This server: version, protocols, workspace, permission mode, sandbox, auth, limits, instruction files, tools.',
+  uses: ['config', 'root', 'catalog', 'search', 'sandboxStatus', 'jail', 'commands', 'instructions'],
   input,
   output,
   annotations: READ_ONLY,

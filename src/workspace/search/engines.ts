@@ -41,10 +41,11 @@ export function findRipgrep(env: Record<string, string>): EngineChoice {
 export class SearchEngines {
   private choice: EngineChoice | undefined;
   private readonly childEnv: Record<string, string>;
-  /** Where ripgrep runs (process/jail.ts); set by the runtime. */
-  jail: ToolJail | undefined;
-
-  constructor(private readonly env: Record<string, string>) {
+  /** `jail`: where ripgrep runs (process/jail.ts); without one it runs as the server's own child. */
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly jail?: ToolJail,
+  ) {
     this.childEnv = { PATH: env.PATH ?? '/usr/bin:/bin', LANG: env.LANG ?? 'C.UTF-8' };
   }
 
