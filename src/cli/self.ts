@@ -11,14 +11,8 @@ import { findOnPath } from './tunnel/provider.js';
 /** dist/cli/main.js, the bin (bundled modules keep their tsc twin's import.meta.url: scripts/bundle.mjs). */
 export const MAIN_JS = fileURLToPath(new URL('./main.js', import.meta.url));
 
-/**
- * The V8 flags the server runs with (docs/operations.md#memory), written also in main.ts's shebang, package.json's
- * `start`, the Dockerfile and bench/soak.mjs (test/project/node-flags.test.ts keeps them equal): new space of 1 MB
- * semi-spaces, and an old space that grows by 30 % at a time instead of V8's default of up to 4×, which kept the
- * peak under 16 mixed clients at ~81 MB instead of ~115 MB. (`--optimize-for-size` held it at ~78 MB but cost
- * 15–25 % more CPU per call: bench/regression-bench.mjs.)
- */
-export const NODE_FLAGS = ['--max-semi-space-size=1', '--heap-growing-percent=30'] as const;
+/** The V8 flags the server runs with (heap-flags.ts). */
+export { NODE_FLAGS } from './heap-flags.js';
 
 /** One shell word: as is when it is plain, else single-quoted. */
 export function shellWord(s: string): string {

@@ -1,4 +1,4 @@
-// What the CLI prepares before a start (cli/main.ts): the HTTP parts loaded for that mode only, the state
+// What the CLI prepares before a start (cli/serve.ts): the HTTP parts loaded for that mode only, the state
 // directory when something is to be kept, OAuth settings, the bearer credential and the authenticator. A
 // problem that must stop the start exits 2 through fail().
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The warm-up right after the server is ready (cli/main.ts): the first command's helper, the tool modules and
+// The warm-up right after the server is ready (cli/serve.ts): the first command's helper, the tool modules and
 // a rehearsal of one command, so the first real call does not wait for them.
 import { SERVER_PRINCIPAL } from '../core/principal.js';
 import type { Logger } from '../core/log.js';

@@ -1,5 +1,5 @@
 // Named pause points for crash and race tests (docs/design-notes.md#pause-points): inert unless WB_TEST_PAUSE
-// names points (read once by config/, installed by cli/main.ts or by a test child through setPausePoints). An
+// names points (read once by config/, installed by cli/serve.ts or by a test child through setPausePoints). An
 // armed point writes `wb-test-pause <point>` to stderr and blocks the whole process synchronously until it is
 // killed — or, when WB_TEST_PAUSE_RESUME names a file, until that file appears; the file is then removed, so
 // the next hit of an armed point pauses again. Unset, a point costs one branch.

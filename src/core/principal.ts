@@ -10,7 +10,7 @@ export interface Principal {
 
 export const STDIO_PRINCIPAL: Principal = { kind: 'stdio', id: 'stdio' };
 
-/** The server itself, warming the command path once after start (cli/main.ts); never a client. */
+/** The server itself, warming the command path once after start (cli/serve.ts); never a client. */
 export const SERVER_PRINCIPAL: Principal = { kind: 'server', id: 'rehearsal' };
 
 /** The operator acting from the console (docs/console.md): a revert of an edit, a kill. */

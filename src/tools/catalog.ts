@@ -47,16 +47,17 @@ const FAKE_READONLY: ToolAnnotations = {
 };
 
 /**
- * destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP tool annotations), so
- * a read-only tool advertises just readOnlyHint and openWorldHint (whose default, true, would be wrong). A
- * writing tool advertises destructiveHint and openWorldHint (their defaults, true, may be wrong) and leaves out
- * readOnlyHint and idempotentHint when they are false, their defaults: a client assumes exactly that without them.
+ * Every tool states readOnlyHint, destructiveHint and openWorldHint, true or false: the MCP defaults of a
+ * missing hint (not read-only, destructive, open world) are wrong for most of these tools, and clients and
+ * app directories treat a tool without all three as a write that needs confirmation or refuse it
+ * (docs/tools.md#annotations). idempotentHint is stated only on a writing tool where it is true: its default
+ * is false, and for a read-only tool it means nothing (MCP tool annotations). The title is the tool's `title`.
  */
 function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
-  if (a.readOnlyHint) return { readOnlyHint: true, openWorldHint: a.openWorldHint };
   return {
+    readOnlyHint: a.readOnlyHint,
     destructiveHint: a.destructiveHint,
-    ...(a.idempotentHint ? { idempotentHint: true } : {}),
+    ...(a.idempotentHint && !a.readOnlyHint ? { idempotentHint: true } : {}),
     openWorldHint: a.openWorldHint,
   };
 }

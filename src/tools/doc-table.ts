@@ -1,6 +1,7 @@
 // The tool table of docs/tools.md, generated from the catalog's summaries like the configuration table is from
 // the config schema (scripts/update-docs.mjs writes it; test/project/docs.test.ts keeps it in sync): each tool's name,
-// title, the first sentence of its description and its real annotations, in tools/list order.
+// title, the first sentence of its description and its real annotations (the hints tools/list states), in
+// tools/list order.
 import { ALL_TOOL_ERROR_CODES, errorFacts } from '../core/tool-error.js';
 import type { ToolSummary } from './catalog.js';
 
@@ -11,11 +12,14 @@ function firstSentence(description: string): string {
   return (m ? m[1] : line) as string;
 }
 
+/** The hints as tools/list states them (tools/catalog.ts): all three always, idempotent where a writer has it. */
 function annotations(a: ToolSummary['annotations']): string {
-  const parts = [a.readOnlyHint ? 'read-only' : 'writes'];
-  if (!a.readOnlyHint && a.destructiveHint) parts.push('destructive');
+  const parts = [
+    a.readOnlyHint ? 'read-only' : 'writes',
+    a.destructiveHint ? 'destructive' : 'not destructive',
+  ];
   if (!a.readOnlyHint && a.idempotentHint) parts.push('idempotent');
-  if (a.openWorldHint) parts.push('open world');
+  parts.push(a.openWorldHint ? 'open world' : 'closed world');
   return parts.join(', ');
 }
 

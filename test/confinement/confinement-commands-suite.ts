@@ -18,7 +18,7 @@ import {
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReadyLine } from '../../src/core/ready-line.js';
-import { BIN, TEST_TOKEN } from '../helpers/server.js';
+import { BIN, BIN_NODE_FLAGS, TEST_TOKEN } from '../helpers/server.js';
 import { call, HUNG_MS, needBwrap, waitFor } from '../exec/exec-support.js';
 
 export type RunAs = 'root' | 'nobody';
@@ -43,7 +43,7 @@ function startBin(workspace: string, runtimeRoot: string, as: RunAs): Promise<Se
     SERVICE_RUNTIME_ROOT: runtimeRoot,
     SERVICE_EXEC_MAX_PROCESSES: String(STORM_LIMIT),
   };
-  const node = [process.execPath, BIN, '--workspace', workspace, '--port', '0'];
+  const node = [process.execPath, ...BIN_NODE_FLAGS, BIN, '--workspace', workspace, '--port', '0'];
   const argv =
     as === 'root' ? node : ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...node];
   const proc = spawn(argv[0] as string, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });

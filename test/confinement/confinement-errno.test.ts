@@ -10,7 +10,7 @@ import { parseReadyLine } from '../../src/core/ready-line.js';
 import { CEILING_MS, outcome, png, toolFailures } from '../helpers/confinement.js';
 import { snapshotTree } from '../helpers/tree-snapshot.js';
 import { dirEntries } from '../helpers/list-dir.js';
-import { BIN, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
+import { BIN, BIN_NODE_FLAGS, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
 const NEEDLE = 'errno-needle-41c9';
@@ -171,7 +171,7 @@ function startAs(
   workspace: string,
   home: string,
 ): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
-  const argv = [...prefix, process.execPath, BIN, '--workspace', workspace, '--port', '0'];
+  const argv = [...prefix, process.execPath, ...BIN_NODE_FLAGS, BIN, '--workspace', workspace, '--port', '0'];
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: home,

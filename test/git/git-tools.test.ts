@@ -521,8 +521,8 @@ describe('results match the advertised outputSchema (decisions.md 13)', () => {
     const names = list.map((t) => t.name).filter((n) => n.startsWith('git_'));
     expect(names).toEqual(['git_status', 'git_diff', 'git_log', 'git_show', 'git_blame']);
     for (const t of list.filter((x) => x.name.startsWith('git_'))) {
-      // destructiveHint/idempotentHint mean nothing for a read-only tool, so tools/list leaves them out.
-      expect(t.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+      // Every hint stated (docs/tools.md#annotations); idempotentHint means nothing for a read-only tool.
+      expect(t.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
     }
   });
 });

@@ -7,7 +7,7 @@ import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, readlinkS
 import path from 'node:path';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { HUNG_MS, needBwrap } from '../exec/exec-support.js';
-import { BIN, TEST_TOKEN } from './server.js';
+import { BIN, BIN_NODE_FLAGS, TEST_TOKEN } from './server.js';
 
 export type RunAs = 'root' | 'nobody';
 export const NOBODY = 65534;
@@ -55,6 +55,7 @@ export function startOrRefusal(o: BinOptions): Promise<StartOutcome> {
   };
   const node = [
     process.execPath,
+    ...BIN_NODE_FLAGS,
     ...(o.nodeArgs ?? []),
     o.bin ?? BIN,
     '--workspace',

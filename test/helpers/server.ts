@@ -10,6 +10,7 @@ import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '..
 import { load, type Config } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
 import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
+import { NODE_FLAGS } from '../../src/cli/heap-flags.js';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { createHttpServer, type ExtraRoute, type HttpDeps } from '../../src/http/server.js';
 import { Runtime } from '../../src/runtime/runtime.js';
@@ -17,6 +18,12 @@ import { checkRoot } from '../../src/workspace/paths.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+/**
+ * What tests put before the bin when they start it with `node` (process.execPath): the heap flags its shebang
+ * gives, so the server runs in the one process the test started, as the bin runs it, instead of relaunching
+ * itself with them (src/cli/heap-flags.ts; test/cli/heap-flags.test.ts starts it without them).
+ */
+export const BIN_NODE_FLAGS: readonly string[] = NODE_FLAGS;
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
 export interface SpawnedServer {
@@ -54,6 +61,7 @@ export function startServer(opts: {
   const proc = spawn(
     process.execPath,
     [
+      ...BIN_NODE_FLAGS,
       ...(opts.nodeArgs ?? []),
       opts.bin ?? BIN,
       '--workspace',

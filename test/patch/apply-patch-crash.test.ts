@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pauseLineReader } from '../helpers/pause-lines.js';
-import { BIN } from '../helpers/server.js';
+import { BIN, BIN_NODE_FLAGS } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
 const FILES = 12;
@@ -68,7 +68,7 @@ async function applyUntilKilled(
   onPause: (point: string) => 'kill' | 'resume',
   resumeFile?: string,
 ): Promise<string[]> {
-  const child = spawn(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
+  const child = spawn(process.execPath, [...BIN_NODE_FLAGS, BIN, '--stdio', '--workspace', ws.dir], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: '/nonexistent-home',

@@ -178,8 +178,8 @@ describe('the advertised tool (tool-contract "Envelope")', () => {
     expect(tools.map((x) => x.name).indexOf('apply_patch')).toBe(
       tools.map((x) => x.name).indexOf('search_text') + 1,
     );
-    // readOnlyHint and idempotentHint are false, their MCP defaults: left out of tools/list.
-    expect(t.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
+    // Every hint stated, readOnlyHint false included (docs/tools.md#annotations); idempotentHint only where true.
+    expect(t.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
     expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['patch'] });
     expect(Object.keys(t.inputSchema.properties).sort()).toEqual(['dry_run', 'patch']);
     expect(t.description).toContain('*** Begin Patch');

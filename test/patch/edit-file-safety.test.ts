@@ -230,8 +230,8 @@ describe('edit_file over HTTP (README "Editing files")', () => {
     const names = tools.map((t) => t.name);
     expect(names.indexOf('edit_file')).toBe(names.indexOf('apply_patch') + 1);
     const t = tools.find((x) => x.name === 'edit_file')!;
-    // readOnlyHint and idempotentHint false are the MCP defaults, left out of tools/list.
-    expect(t.annotations).toEqual({ destructiveHint: false, openWorldHint: false });
+    // Every hint stated, false ones included (docs/tools.md#annotations); idempotentHint only where true.
+    expect(t.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, openWorldHint: false });
     expect(srv.runtime.catalog.realAnnotations.get('edit_file')).toEqual({
       readOnlyHint: false,
       destructiveHint: false,

@@ -1,5 +1,5 @@
 // Issue 11 "First impression": `npm pack` yields a package that installs with `--omit=dev` (no TypeScript, no
-// test tools) and runs — what `npx workbench-mcp` does once it is published. The packed tarball is installed
+// test tools) and runs — what `npx workbench-mcp` does once it is published (and does here, from the tarball). The packed tarball is installed
 // into a temporary prefix (runtime dependencies come from the npm registry) and answers tools/list over stdio.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -44,6 +44,49 @@ describe('the packed package (issue 11: npm pack, install --omit=dev, run)', () 
     expect(run.status, run.stderr).toBe(0);
     const reply = JSON.parse(run.stdout.split('\n')[0] as string);
     expect(reply.result.tools).toHaveLength(19);
+  }, 600_000);
+
+  // How a client configured from server.json (runtimeHint npx) or a user starts it: `npx -y <package>`, here the
+  // packed tarball, from a directory that has nothing of this checkout.
+  it('runs as `npx -y <tarball>`: --help, and a stdio server answering initialize and tools/list', () => {
+    const tgz = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')) as string);
+    const clean = mkdtempSync(path.join(dir, 'npx-'));
+    const npx = (args: string[], input?: string) =>
+      // Named relative to the directory, as a user types it (npx runs a bare absolute path as a command).
+      spawnSync('npx', ['-y', path.relative(clean, tgz), ...args], {
+        cwd: clean,
+        input,
+        encoding: 'utf8',
+        timeout: 240_000,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir },
+      });
+    const help = npx(['--help']);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/--stdio/);
+    const input = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'npx', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+    ]
+      .map((m) => JSON.stringify(m) + '\n')
+      .join('');
+    const run = npx(['--stdio', '--workspace', clean], input);
+    expect(run.status, run.stderr).toBe(0);
+    const replies = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(replies[0].result.serverInfo.name).toBe('workbench-mcp');
+    expect(replies[1].result.tools).toHaveLength(19);
   }, 600_000);
 
   // Installed under the temporary directory, which the sandbox makes an empty read-only /tmp when the workspace

@@ -569,8 +569,12 @@ describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server 
     const entry = (c: typeof faked) =>
       c.listPayload.find((t) => t.name === 'apply_patch') as { annotations: Record<string, unknown> };
     expect(entry(faked).annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    // Not read-only: readOnlyHint false is the MCP default, left out of tools/list.
-    expect(entry(honest).annotations).toEqual({ destructiveHint: true, openWorldHint: false });
+    // Every hint stated, false ones included (docs/tools.md#annotations).
+    expect(entry(honest).annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    });
     expect(faked.realAnnotations.get('apply_patch')).toMatchObject({
       readOnlyHint: false,
       destructiveHint: true,
