@@ -7,8 +7,9 @@
 // No host socket enters a sandbox: this is the
 // only way out, and it speaks two things — `CONNECT host:port` (bytes tunnelled, TLS never intercepted) and
 // absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
-// for that one command adds names), then the name is resolved here and every address it has must be public
-// unless SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
+// for that one command adds names; an address in any spelling is first made its canonical text), then the name
+// is resolved here and every address it has, judged as a number, must be public unless
+// SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
 // checked, so a second DNS answer cannot rebind it (answers are shared and kept a while: net-resolve.ts). A
 // refusal is a 403 with a short plain-text body, sent at once. Which command asked is known from the per-command
 // credential in its proxy URL (Proxy-Authorization: Basic wb:<token>); every decision is reported (audit log, the
@@ -16,7 +17,7 @@
 // MAX_UPSTREAM connections out at once, idle ones closed after IDLE_MS.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
+import { checkHost, judgeAddresses, normalizeHost, type NetRules } from './net-allow.js';
 import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
 import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
@@ -164,7 +165,12 @@ export class NetProxy {
   /** The user's grant for one command: these host names ('*': any) pass the allow-list for it. */
   grant(token: string, hosts: Iterable<string>): void {
     const c = this.clients.get(token);
-    if (c) for (const h of hosts) c.granted.add(h);
+    if (!c) return;
+    // Kept as the proxy compares them (an address as its canonical text); a grant never passes the address rules.
+    for (const h of hosts) {
+      const n = h === '*' ? h : normalizeHost(h);
+      if (n) c.granted.add(n);
+    }
   }
 
   /**
@@ -346,14 +352,11 @@ export class NetProxy {
     const granted = !checkHost(this.opts.rules, host).ok;
     const addresses = await this.resolver.resolve(host);
     if (addresses.length === 0) return refuse('unresolved');
-    for (const a of addresses) {
-      const kind = addressKind(a);
-      if (kind !== 'public' && !privateAllowed(this.opts.rules.allowPrivate, host, a))
-        return refuse('private_address', { address: a, kind });
-    }
+    const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses);
+    if ('refused' in judged) return refuse('private_address', judged.refused);
     if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
     this.upstream++;
-    const address = addresses[0] as string;
+    const address = judged.address;
     this.decide({ ...base, allowed: true, address, ...(granted ? { granted } : {}) });
     return { ok: true, address };
   }
