@@ -7,7 +7,8 @@
 // IPv4 address (mapped, compatible, SIIT, NAT64, 6to4, Teredo) takes the kind of the IPv4 address inside.
 // SERVICE_NETWORK_ALLOW_PRIVATE names hosts (exactly), IPs or CIDRs whose loopback/private/link-local answers
 // are accepted; nothing else ever reaches those addresses, a grant included.
-import { formatIp, inPrefix, parseCidr, parseIp, v4, type Ip } from '../config/ip-address.js';
+import { networkInterfaces } from 'node:os';
+import { canonicalIp, formatIp, inPrefix, parseCidr, parseIp, v4, type Ip } from '../config/ip-address.js';
 import { normalizeHost } from '../config/network.js';
 
 export { normalizeHost };
@@ -77,7 +78,9 @@ export type AddressKind =
   | 'shared'
   | 'multicast'
   | 'unspecified'
-  | 'reserved';
+  | 'reserved'
+  /** One of this host's own addresses (its interfaces'), whatever its range: its services listen there too. */
+  | 'host';
 
 type Range = { kind: AddressKind; net: Ip; bits: number };
 
@@ -132,7 +135,7 @@ function nat64At(v: bigint, prefix: number): bigint {
 
 /**
  * The forms of IPv6 that carry an IPv4 address, each with the IPv4 addresses it may stand for (Teredo: its
- * server and its client, the latter inverted; local-use NAT64: RFC 6052's layouts for /48 to /96).
+ * server and its client, the latter inverted; local-use NAT64: RFC 6052's layouts for /96 down to /48, the usual one first).
  */
 const EMBEDDING: Array<{ form: string; net: { ip: Ip; bits: number }; inside: (v: bigint) => bigint[] }> = [
   { form: 'IPv4-mapped', net: V6('::ffff:0:0/96'), inside: (v) => [v] },
@@ -142,7 +145,7 @@ const EMBEDDING: Array<{ form: string; net: { ip: Ip; bits: number }; inside: (v
   {
     form: 'local NAT64',
     net: V6('64:ff9b:1::/48'),
-    inside: (v) => [48, 56, 64, 96].map((p) => nat64At(v, p)),
+    inside: (v) => [96, 64, 56, 48].map((p) => nat64At(v, p)),
   },
   { form: '6to4', net: V6('2002::/16'), inside: (v) => [v >> 80n] },
   { form: 'Teredo', net: V6('2001::/32'), inside: (v) => [v >> 64n, ~v] },
@@ -155,22 +158,30 @@ export interface AddressClass {
   via?: string;
   /** The IPv4 addresses inside that are not public (what SERVICE_NETWORK_ALLOW_PRIVATE must cover). */
   inside?: Ip[];
+  /** The IPv6 form that carries IPv4 addresses, and every one it may stand for. */
+  form?: string;
+  carried?: Ip[];
 }
 
 function v4Kind(ip: Ip): AddressKind {
   return V4_RANGES.find((r) => inPrefix(ip, r.net, r.bits))?.kind ?? 'public';
 }
 
-/** An IPv6 form carrying an IPv4 address takes the kind of the first IPv4 inside that is not public. */
+/**
+ * An IPv6 form carrying an IPv4 address takes the kind of the first IPv4 inside that is neither public nor
+ * unspecified (a layout's unused zeros read as 0.0.0.x), else of the first that is not public. Local-use NAT64
+ * is not globally routed: never public, whatever it carries.
+ */
 function embeddedClass(ip: Ip): AddressClass | undefined {
   const e = EMBEDDING.find((f) => inPrefix(ip, f.net.ip, f.net.bits));
   if (!e) return undefined;
-  const inside = e.inside(ip.value).map(v4);
-  const bad = inside.filter((a) => v4Kind(a) !== 'public');
-  const first = bad[0];
-  // Local-use NAT64 is not globally routed: never public, whatever it carries.
-  if (!first) return e.form === 'local NAT64' ? { kind: 'private', via: e.form } : { kind: 'public' };
-  return { kind: v4Kind(first), via: `${e.form} ${formatIp(first)}`, inside: bad };
+  const carried = e.inside(ip.value).map(v4);
+  const bad = carried.filter((a) => v4Kind(a) !== 'public');
+  const local = e.form === 'local NAT64';
+  const telling = bad.find((a) => v4Kind(a) !== 'unspecified') ?? (local ? undefined : bad[0]);
+  const form = { form: e.form, carried };
+  if (telling) return { kind: v4Kind(telling), via: `${e.form} ${formatIp(telling)}`, inside: bad, ...form };
+  return local ? { kind: 'private', via: e.form, inside: bad, ...form } : { kind: 'public', ...form };
 }
 
 /** What kind of address `ip` is, by number: every spelling of one address is judged alike. */
@@ -212,14 +223,30 @@ export function privateAllowed(entries: readonly string[], host: string, ip: str
 }
 
 /**
+ * The canonical addresses of this host's own interfaces (os.networkInterfaces, read on each call: interfaces
+ * come and go), zone ids dropped.
+ */
+export function ownAddresses(): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(networkInterfaces()))
+    for (const i of list ?? []) {
+      const c = canonicalIp(i.address);
+      if (c) out.add(c);
+    }
+  return out;
+}
+
+/**
  * Every address a host resolved to, judged (a grant never reaches this far: it passes the host rules only):
- * the canonical address to connect to (the first), or the first that is not public and not let through by
- * SERVICE_NETWORK_ALLOW_PRIVATE, with its kind. An answer that is no address is refused as `reserved`.
+ * the canonical address to connect to (the first), or the first that is not public — or is one of `own`, this
+ * host's own addresses, or carries one — and not let through by SERVICE_NETWORK_ALLOW_PRIVATE, with its kind.
+ * An answer that is no address is refused as `reserved`.
  */
 export function judgeAddresses(
   allowPrivate: readonly string[],
   host: string,
   addresses: readonly string[],
+  own: ReadonlySet<string> = new Set(),
 ): { address: string } | { refused: { address: string; kind: AddressKind; via?: string } } {
   let first: string | undefined;
   for (const a of addresses) {
@@ -228,8 +255,11 @@ export function judgeAddresses(
     const address = formatIp(ip);
     first ??= address;
     const c = classifyIp(ip);
-    if (c.kind !== 'public' && !privateAllowed(allowPrivate, host, address))
-      return { refused: { address, kind: c.kind, ...(c.via ? { via: c.via } : {}) } };
+    const mine = [ip, ...(c.carried ?? [])].find((x) => own.has(formatIp(x)));
+    const kind = c.kind === 'public' && mine ? 'host' : c.kind;
+    const via = kind === 'host' && mine !== ip && mine ? `${c.form} ${formatIp(mine)}` : c.via;
+    if (kind !== 'public' && !privateAllowed(allowPrivate, host, address))
+      return { refused: { address, kind, ...(via ? { via } : {}) } };
   }
   return { address: first as string };
 }

@@ -17,7 +17,7 @@
 // MAX_UPSTREAM connections out at once, idle ones closed after IDLE_MS.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { checkHost, judgeAddresses, normalizeHost, type NetRules } from './net-allow.js';
+import { checkHost, judgeAddresses, normalizeHost, ownAddresses, type NetRules } from './net-allow.js';
 import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
 import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
@@ -352,7 +352,7 @@ export class NetProxy {
     const granted = !checkHost(this.opts.rules, host).ok;
     const addresses = await this.resolver.resolve(host);
     if (addresses.length === 0) return refuse('unresolved');
-    const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses);
+    const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses, ownAddresses());
     if ('refused' in judged) return refuse('private_address', judged.refused);
     if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
     this.upstream++;
