@@ -284,7 +284,9 @@ export class NetProxy {
         allowed: false,
         reason: 'bad_request',
       });
-      return { answer: reply(400, 'Bad Request', 'workbench-mcp proxy: CONNECT needs host:port.\n') };
+      const why =
+        'workbench-mcp proxy: CONNECT needs host:port, with a host name or an IP address (IPv6 in brackets).\n';
+      return { answer: reply(400, 'Bad Request', why) };
     }
     const r = await this.check(target.host, target.port, 'CONNECT', client);
     return r.ok ? { ...target, address: r.address } : { answer: reply(r.status, r.statusText, r.body) };
@@ -306,7 +308,8 @@ export class NetProxy {
       return void send(
         res,
         400,
-        'workbench-mcp proxy: send absolute http:// URLs, or CONNECT host:port for https.\n',
+        'workbench-mcp proxy: send absolute http:// URLs with a host name or an IP address, or CONNECT host:port ' +
+          'for https.\n',
       );
     }
     const port = url.port ? Number(url.port) : 80;

@@ -268,6 +268,7 @@ export function spellingSuite(as: RunAs): void {
         for (const j of [0, 1]) {
           const got = answers[2 * (own.length + i) + j] as string;
           expect(got, `${spelling}: ${got}`).toMatch(/^HTTP\/1\.1 400 /);
+          expect(got, spelling).toContain('a host name or an IP address');
         }
       });
       expect(reached).toEqual([]);
