@@ -50,6 +50,11 @@ function parseV6(text: string): Ip | undefined {
  */
 function parseV4(text: string): { ip?: Ip; invalid?: true } {
   if (!NAME_CHARS.test(text)) return {};
+  // The URL parser reads a host as IPv4 only when its last label (a trailing dot aside) is a number; any other
+  // host is a name to it, and needs no parse here.
+  const labels = text.split('.');
+  if (labels.length > 1 && labels.at(-1) === '') labels.pop();
+  if (!/^(?:\d+|0x[0-9a-f]*)$/.test(labels.at(-1) as string)) return {};
   const h = urlHost(text);
   if (h === undefined) return { invalid: true };
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);

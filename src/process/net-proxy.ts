@@ -43,6 +43,8 @@ export const MAX_UPSTREAM = 256;
 /** A tunnel or request with no bytes either way for this long is closed. */
 export const IDLE_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/** How long a reading of the host's own addresses is used (one costs about a millisecond). */
+const OWN_ADDRESSES_MS = 1_000;
 
 export interface ProxyOptions {
   socketPath: string;
@@ -97,6 +99,7 @@ export class NetProxy {
   private readonly endpoints: ProxyEndpoints;
   private readonly relayed = new Map<number, Relayed>();
   private readonly resolver: HostResolver;
+  private own: { at: number; set: ReadonlySet<string> } | undefined;
 
   constructor(private readonly opts: ProxyOptions) {
     this.resolver = new HostResolver({
@@ -355,13 +358,20 @@ export class NetProxy {
     const granted = !checkHost(this.opts.rules, host).ok;
     const addresses = await this.resolver.resolve(host);
     if (addresses.length === 0) return refuse('unresolved');
-    const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses, ownAddresses());
+    const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses, this.ownAddresses());
     if ('refused' in judged) return refuse('private_address', judged.refused);
     if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
     this.upstream++;
     const address = judged.address;
     this.decide({ ...base, allowed: true, address, ...(granted ? { granted } : {}) });
     return { ok: true, address };
+  }
+
+  /** This host's own addresses, read again when a decision comes OWN_ADDRESSES_MS after the last reading. */
+  private ownAddresses(): ReadonlySet<string> {
+    const now = this.opts.clock.monotonic();
+    if (!this.own || now - this.own.at >= OWN_ADDRESSES_MS) this.own = { at: now, set: ownAddresses() };
+    return this.own.set;
   }
 
   private release(): void {
