@@ -110,7 +110,7 @@ const V4_RANGES = ranges([
   ['reserved', '240.0.0.0/4'], // and 255.255.255.255
 ]);
 
-/** IPv6 by range, after the forms that carry an IPv4 address (embeddedV4). */
+/** IPv6 by range, after the forms that carry an IPv4 address (embeddedClass). */
 const V6_RANGES = ranges([
   ['metadata', 'fd00:ec2::254/128'],
   ['reserved', '100::/64'],
@@ -122,7 +122,7 @@ const V6_RANGES = ranges([
 ]);
 
 const V6 = (cidr: string) => parseCidr(cidr) as { ip: Ip; bits: number };
-/** 32 bits of `v` ending `end` bits from the right, skipping bits 64–71 (RFC 6052's u octet) when they fall inside. */
+/** The IPv4 address where RFC 6052 puts it under a NAT64 prefix of `prefix` bits (/48, /56 skip bits 64–71). */
 function nat64At(v: bigint, prefix: number): bigint {
   if (prefix === 96) return v & 0xffffffffn;
   if (prefix === 64) return (v >> 24n) & 0xffffffffn;
@@ -135,7 +135,8 @@ function nat64At(v: bigint, prefix: number): bigint {
 
 /**
  * The forms of IPv6 that carry an IPv4 address, each with the IPv4 addresses it may stand for (Teredo: its
- * server and its client, the latter inverted; local-use NAT64: RFC 6052's layouts for /96 down to /48, the usual one first).
+ * server and its client, the latter inverted; local-use NAT64: RFC 6052's layouts from /96 down to /48, the
+ * usual one first).
  */
 const EMBEDDING: Array<{ form: string; net: { ip: Ip; bits: number }; inside: (v: bigint) => bigint[] }> = [
   { form: 'IPv4-mapped', net: V6('::ffff:0:0/96'), inside: (v) => [v] },
