@@ -4,12 +4,18 @@
 // (`name=address[|address…],…`), which maps host names to addresses for the proxy so tests can serve a stand-in
 // registry on loopback under a real registry's name. Unset, it does nothing; it is never a SERVICE_* setting.
 import { isIP } from 'node:net';
+import { formatIp, hostKind, parseCidr } from './ip-address.js';
 
-/** A host name or IP literal as compared: lower case, no brackets, no trailing dot; undefined when malformed. */
+/**
+ * A host as compared: an IP literal in any spelling becomes its canonical address (src/config/ip-address.ts:
+ * `[0:0::ffff:7f00:0001]` and `2130706433` are `::ffff:127.0.0.1` and `127.0.0.1`); a name is lower case
+ * without a trailing dot. Undefined when it is neither (then nothing may pass it on).
+ */
 export function normalizeHost(raw: string): string | undefined {
-  let h = raw.trim().toLowerCase();
-  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
-  if (isIP(h)) return h;
+  const k = hostKind(raw);
+  if ('bad' in k) return undefined;
+  if ('ip' in k) return formatIp(k.ip);
+  let h = k.name;
   if (h.endsWith('.')) h = h.slice(0, -1);
   if (h.length === 0 || h.length > 253) return undefined;
   return /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(h)
@@ -23,14 +29,10 @@ export function isHostPattern(p: string): boolean {
   return normalizeHost(p.startsWith('*.') ? p.slice(2) : p) !== undefined;
 }
 
-/** A host name, an IP, or an IP/prefix. */
+/** A host name, an IP (any spelling), or an IP/prefix. */
 export function isPrivateEntry(e: string): boolean {
-  const [net, bits, extra] = e.split('/');
-  if (extra !== undefined || net === undefined) return false;
-  const family = isIP(net);
-  if (bits === undefined) return family !== 0 || normalizeHost(net) !== undefined;
-  if (!/^\d{1,3}$/.test(bits) || family === 0) return false;
-  return Number(bits) <= (family === 4 ? 32 : 128);
+  if (e.includes('/')) return parseCidr(e) !== undefined;
+  return normalizeHost(e) !== undefined;
 }
 
 /** The first entry of `list` that `ok` refuses, or undefined. */

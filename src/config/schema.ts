@@ -304,7 +304,10 @@ export const TABLE = [
     kind: { type: 'list' },
     default: undefined,
     accepts: 'host names, IPs or CIDRs, comma-separated',
-    doc: '`safe`: allowed hosts that may resolve to loopback, private or link-local addresses (refused otherwise).',
+    doc:
+      '`safe` and `trusted`: allowed hosts that may resolve to loopback, private or link-local addresses (refused ' +
+      'otherwise). Addresses compare as numbers, in any spelling; an IPv4 entry also covers the IPv6 forms that ' +
+      'carry it (`127.0.0.0/8` covers `::ffff:127.0.0.1`).',
   },
   {
     key: 'runtimeRoot',

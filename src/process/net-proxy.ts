@@ -7,8 +7,9 @@
 // No host socket enters a sandbox: this is the
 // only way out, and it speaks two things — `CONNECT host:port` (bytes tunnelled, TLS never intercepted) and
 // absolute-URI requests (`GET http://host/…`). Each is allowed by host name (net-allow.ts; deny wins; a grant
-// for that one command adds names), then the name is resolved here and every address it has must be public
-// unless SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
+// for that one command adds names; an address in any spelling is first made its canonical text), then the name
+// is resolved here and every address it has, judged as a number, must be public unless
+// SERVICE_NETWORK_ALLOW_PRIVATE lets it through; the connection goes to exactly the address that was
 // checked, so a second DNS answer cannot rebind it (answers are shared and kept a while: net-resolve.ts). A
 // refusal is a 403 with a short plain-text body, sent at once. Which command asked is known from the per-command
 // credential in its proxy URL (Proxy-Authorization: Basic wb:<token>); every decision is reported (audit log, the
@@ -17,7 +18,7 @@
 // credential share one such allowance), so one command cannot starve the others; idle ones closed after IDLE_MS.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { checkHost, addressKind, normalizeHost, privateAllowed, type NetRules } from './net-allow.js';
+import { checkHost, judgeAddresses, normalizeHost, ownAddresses, type NetRules } from './net-allow.js';
 import { MAX_PER_COMMAND, refusalBody, type NetDecision, type Refusal } from './net-decision.js';
 import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
@@ -44,6 +45,8 @@ export const MAX_UPSTREAM = 256;
 /** A tunnel or request with no bytes either way for this long is closed. */
 export const IDLE_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/** How long a reading of the host's own addresses is used (one costs about a millisecond). */
+const OWN_ADDRESSES_MS = 1_000;
 
 export interface ProxyOptions {
   socketPath: string;
@@ -107,6 +110,7 @@ export class NetProxy {
   private readonly resolver: HostResolver;
   /** Which sandbox each credential may be used from (net-origins.ts). */
   private readonly ties = new OriginTies<Client>();
+  private own: { at: number; set: ReadonlySet<string> } | undefined;
 
   constructor(private readonly opts: ProxyOptions) {
     this.resolver = new HostResolver({
@@ -176,7 +180,12 @@ export class NetProxy {
   /** The user's grant for one command: these host names ('*': any) pass the allow-list for it. */
   grant(token: string, hosts: Iterable<string>): void {
     const c = this.clients.get(token);
-    if (c) for (const h of hosts) c.granted.add(h);
+    if (!c) return;
+    // Kept as the proxy compares them (an address as its canonical text); a grant never passes the address rules.
+    for (const h of hosts) {
+      const n = h === '*' ? h : normalizeHost(h);
+      if (n) c.granted.add(n);
+    }
   }
 
   /**
@@ -306,7 +315,9 @@ export class NetProxy {
         allowed: false,
         reason: 'bad_request',
       });
-      return { answer: reply(400, 'Bad Request', 'workbench-mcp proxy: CONNECT needs host:port.\n') };
+      const why =
+        'workbench-mcp proxy: CONNECT needs host:port, with a host name or an IP address (IPv6 in brackets).\n';
+      return { answer: reply(400, 'Bad Request', why) };
     }
     const r = await this.check(target.host, target.port, 'CONNECT', client);
     return r.ok
@@ -330,7 +341,8 @@ export class NetProxy {
       return void send(
         res,
         400,
-        'workbench-mcp proxy: send absolute http:// URLs, or CONNECT host:port for https.\n',
+        'workbench-mcp proxy: send absolute http:// URLs with a host name or an IP address, or CONNECT host:port ' +
+          'for https.\n',
       );
     }
     const port = url.port ? Number(url.port) : 80;
@@ -381,19 +393,23 @@ export class NetProxy {
     const granted = !checkHost(this.opts.rules, host).ok;
     const addresses = await this.resolver.resolve(host);
     if (addresses.length === 0) return refuse('unresolved');
-    for (const a of addresses) {
-      const kind = addressKind(a);
-      if (kind !== 'public' && !privateAllowed(this.opts.rules.allowPrivate, host, a))
-        return refuse('private_address', { address: a, kind });
-    }
+    const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses, this.ownAddresses());
+    if ('refused' in judged) return refuse('private_address', judged.refused);
     const owner = client ?? this.anonymous;
     if (owner.open >= MAX_PER_COMMAND) return refuse('command_busy');
     if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
     this.upstream++;
     owner.open++;
-    const address = addresses[0] as string;
+    const address = judged.address;
     this.decide({ ...base, allowed: true, address, ...(granted ? { granted } : {}) });
     return { ok: true, address, owner };
+  }
+
+  /** This host's own addresses, read again when a decision comes OWN_ADDRESSES_MS after the last reading. */
+  private ownAddresses(): ReadonlySet<string> {
+    const now = this.opts.clock.monotonic();
+    if (!this.own || now - this.own.at >= OWN_ADDRESSES_MS) this.own = { at: now, set: ownAddresses() };
+    return this.own.set;
   }
 
   private release(owner: Bucket): void {

@@ -43,7 +43,8 @@ export class RelayBuffers {
 
 /** `host:port` of a CONNECT (IPv6 in brackets), normalized; undefined when malformed. */
 export function parseAuthority(s: string): { host: string; port: number } | undefined {
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/\s]+):(\d{1,5})$/.exec(s);
+  // Brackets may hold a zone id (`%eth0`, `%25eth0`); normalizeHost judges what is inside.
+  const m = /^(\[[0-9a-zA-Z:.%_-]+\]|[^:[\]/\s]+):(\d{1,5})$/.exec(s);
   if (!m) return undefined;
   const host = normalizeHost(m[1] as string);
   const port = Number(m[2]);
@@ -98,7 +99,11 @@ function endToEnd(h: Record<string, string | string[] | undefined>): Record<stri
 /** The request line's target when it is an absolute http:// URL (a proxy request), else undefined. */
 export function absoluteHttpUrl(target: string | undefined): URL | undefined {
   try {
-    return /^http:\/\//i.test(target ?? '') ? new URL(target as string) : undefined;
+    if (!/^http:\/\//i.test(target ?? '')) return undefined;
+    // The URL parser knows no zone ids: one in the brackets (`[fe80::1%25eth0]`) is dropped, the address kept.
+    return new URL(
+      (target as string).replace(/^(http:\/\/(?:[^/?#@[]*@)?\[[^\]%/]*)%(?:25)?[\w.-]{1,32}\]/i, '$1]'),
+    );
   } catch {
     return undefined;
   }
