@@ -73,9 +73,10 @@ function pathPrefix(entry: string, v: HostViewInput): string | undefined {
   return undefined;
 }
 
-/** Not a hidden area, not containing the workspace (its siblings) or anything sealed. */
+/** Not a hidden area, not in the workspace (shown anyway), not containing it (its siblings) or anything sealed. */
 function showable(p: string, v: HostViewInput): boolean {
   if (NEVER_THROUGH_PATH.some((n) => within(n, p) || within(p, n))) return false;
+  if (within(v.workspaceReal, p)) return false;
   return ![v.workspaceReal, ...v.sealed].some((s) => within(p, s));
 }
 

@@ -40,6 +40,7 @@ export function viewSuite(as: RunAs, variant?: SuiteVariant): void {
     let secrets: Record<'env' | 'opt' | 'varlib' | 'sibling', string>;
     let stateFiles: string[];
     let leakLog: string;
+    let toolBin: string;
     const servers = {} as Record<'safe' | 'allowed' | 'trusted' | 'dangerous', BinServer>;
     const own = (p: string) => as === 'nobody' && chownSync(p, NOBODY, NOBODY);
     const plant = (file: string, mode = 0o644) => {
@@ -70,6 +71,13 @@ export function viewSuite(as: RunAs, variant?: SuiteVariant): void {
         varlib: plant(path.join(varlib, 'data')),
         sibling: plant(path.join(base, 'sibling', 'notes.txt')),
       };
+      // A program installed under /opt, whose bin/ is on the server's PATH: its prefix is shown, /opt is not.
+      toolBin = path.join(opt, 'tool', 'bin');
+      mkdirSync(toolBin, { recursive: true, mode: 0o755 });
+      writeFileSync(path.join(opt, 'tool', 'data'), 'TOOL-DATA\n', { mode: 0o644 });
+      writeFileSync(path.join(toolBin, `wb-tool-${tag}`), `#!/bin/sh\ncat '${opt}/tool/data'\n`, {
+        mode: 0o755,
+      });
       ws = ownedDir(base, 'ws-', as);
       const rt = ownedDir(base, 'rt-', as);
       // The state root every server here shares: this workspace's directory and another instance's, each
@@ -109,7 +117,7 @@ export function viewSuite(as: RunAs, variant?: SuiteVariant): void {
       const env = { ...variant?.env, XDG_STATE_HOME: state, SERVICE_STATE_DIR: '' };
       const start = (extra: Record<string, string>) => startBinAs({ ...how, env: { ...env, ...extra } });
       [servers.safe, servers.allowed, servers.trusted, servers.dangerous] = await Promise.all([
-        start({}),
+        start({ PATH: `${toolBin}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
         start({ SERVICE_READ_ALLOW: `${path.dirname(secrets.env)}:${state}` }),
         start({ SERVICE_PERMISSION_MODE: 'trusted' }),
         start({ SERVICE_PERMISSION_MODE: 'dangerous', SERVICE_SANDBOX: 'off' }),
@@ -128,6 +136,16 @@ export function viewSuite(as: RunAs, variant?: SuiteVariant): void {
       // The workspace and the runtime directory's bound parts may show as bare mount points, nothing else.
       const listed = await run(servers.safe, `ls '${base}' 2>/dev/null; true`);
       expect(listed).not.toMatch(/sibling|other-project|state-|leak\.log/);
+    });
+
+    it("safe: a program under /opt whose bin/ is on PATH runs and reads its own prefix, not /opt's rest", async () => {
+      const out = await run(servers.safe, `wb-tool-${tag}; cat '${secrets.opt}'; true`);
+      expect(out).toContain('TOOL-DATA');
+      expect(out).not.toContain(canary);
+      // bubblewrap: /opt holds only the directories leading to the prefix; Landlock: /opt cannot be listed.
+      const listed = (await run(servers.safe, 'ls /opt 2>/dev/null; true')).split('\n').filter(Boolean);
+      const ours = path.basename(path.dirname(path.dirname(toolBin)));
+      expect(listed.filter((n) => n !== ours)).toEqual([]);
     });
 
     it('safe with SERVICE_READ_ALLOW: the named directory is readable, nothing else is', async () => {
