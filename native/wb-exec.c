@@ -26,6 +26,7 @@
 
 #define WB_PROGRAM "wb-exec"
 #include "wb-request.h"
+#include "wb-fds.h"
 
 /* More than execve accepts (argv and environment share ARG_MAX): a bigger request is not one we sent. */
 #define MAX_REQUEST (8u * 1024 * 1024)
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "wb-exec: cannot enter %s: %s\n", dir, strerror(errno));
     _exit(126);
   }
+  /* Only 0, 1 and 2 reach the command (wb-fds.h). */
+  if (cloexec_from(3) != 0) fail("cannot mark descriptors above 2 close-on-exec");
   execve(args[0], args, env);
   fprintf(stderr, "wb-exec: cannot run %s: %s\n", args[0], strerror(errno));
   _exit(errno == ENOENT ? 127 : 126);

@@ -2,7 +2,8 @@
  * wb-landlock: the command sandbox where bubblewrap cannot run
  * (docs/security-model.md#the-landlock-sandbox).
  *
- *   wb-landlock [--rw PATH]... [--ro PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- <command> [arg]...
+ *   wb-landlock [--rw PATH]... [--ro PATH]... [--read PATH]... [--hide PATH]... [--no-inet] [--seccomp FD]
+ *               -- <command> [arg]...
  *   wb-landlock --abi
  *
  * Confines itself, then execs the command (which therefore keeps this process's pid, process group and
@@ -12,11 +13,13 @@
  *    none);
  *  - no_new_privs (setuid/setgid bits and file capabilities give nothing);
  *  - a Landlock ruleset handling every filesystem right of the running kernel's ABI: every right under each
- *    --rw hierarchy; read, list and execute everywhere else except the --hide paths, which get nothing (their
- *    parent directories stay listable), and under the --ro paths (inside hidden ones); with ABI >= 4 and
+ *    --rw hierarchy; read, list and execute under each --read path (everywhere, "/", when none is given)
+ *    except the --hide paths, which get nothing (their parent directories stay listable), and under the --ro
+ *    paths (inside hidden ones); with ABI >= 4 and
  *    --no-inet, TCP bind and connect with no port allowed; with ABI >= 6, abstract unix sockets and signals
  *    scoped to this sandbox;
- *  - the seccomp filter read from --seccomp FD (a classic BPF program, as bubblewrap's --seccomp reads it).
+ *  - the seccomp filter read from --seccomp FD (a classic BPF program, as bubblewrap's --seccomp reads it);
+ *  - every descriptor above 2 close-on-exec (wb-fds.h): the command gets stdin, stdout and stderr only.
  * It never runs the command unconfined: whatever step fails ends it with status 126 and a message.
  * `--abi` prints the kernel's Landlock ABI version (0: none) and exits.
  * No dependencies beyond libc; Linux only. Kernel headers older than the kernel are completed below.
@@ -38,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "wb-fds.h"
 #if defined(__has_include)
 #if __has_include(<linux/landlock.h>)
 #include <linux/landlock.h>
@@ -93,6 +97,8 @@ static const char *rw[MAX_PATHS];
 static int nrw;
 static const char *ro[MAX_PATHS];
 static int nro;
+static const char *readable[MAX_PATHS];
+static int nread;
 static const char *hide[MAX_PATHS];
 static int nhide;
 static int ruleset = -1;
@@ -106,7 +112,7 @@ static void fail(const char *what, const char *detail) {
 
 static void die_usage(void) {
   fprintf(stderr,
-          "usage: wb-landlock [--rw PATH]... [--ro PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- command [args...]\n"
+          "usage: wb-landlock [--rw PATH]... [--ro PATH]... [--read PATH]... [--hide PATH]... [--no-inet] [--seccomp FD] -- command [args...]\n"
           "       wb-landlock --abi\n");
   exit(126);
 }
@@ -144,6 +150,13 @@ static int within(const char *p, const char *dir) {
 static int is_hidden(const char *p) {
   for (int i = 0; i < nhide; i++)
     if (strcmp(hide[i], p) == 0) return 1;
+  return 0;
+}
+
+/* Whether `p` is a hidden path or lies inside one. */
+static int inside_hidden(const char *p) {
+  for (int i = 0; i < nhide; i++)
+    if (within(p, hide[i])) return 1;
   return 0;
 }
 
@@ -209,10 +222,21 @@ static void build_ruleset(int abi, int no_inet) {
   errno = 0;
   ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
   if (ruleset < 0) fail("cannot create a Landlock ruleset", NULL);
-  int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) fail("cannot open", "/");
-  grant_read(root, "/", 0);
-  close(root);
+  if (nread == 0) readable[nread++] = "/";
+  for (int i = 0; i < nread; i++) {
+    if (inside_hidden(readable[i])) continue;
+    int fd = open(readable[i], O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      fail("cannot open", readable[i]);
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+      grant_read(fd, readable[i], 0);
+    else
+      add_rule(fd, READ_RIGHTS, readable[i]);
+    close(fd);
+  }
   for (int i = 0; i < nrw + nro; i++) {
     const char *p = i < nrw ? rw[i] : ro[i - nrw];
     int fd = open(p, O_PATH | O_CLOEXEC);
@@ -276,6 +300,8 @@ int main(int argc, char **argv) {
       rw[nrw++] = argv[++i];
     else if (strcmp(a, "--ro") == 0 && nro < MAX_PATHS)
       ro[nro++] = argv[++i];
+    else if (strcmp(a, "--read") == 0 && nread < MAX_PATHS)
+      readable[nread++] = argv[++i];
     else if (strcmp(a, "--hide") == 0 && nhide < MAX_PATHS)
       hide[nhide++] = argv[++i];
     else if (strcmp(a, "--seccomp") == 0)
@@ -294,6 +320,8 @@ int main(int argc, char **argv) {
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) fail("cannot enforce the Landlock ruleset", NULL);
   close(ruleset);
   if (filter_fd >= 0) load_seccomp(filter_fd);
+  errno = 0;
+  if (cloexec_from(3) != 0) fail("cannot mark descriptors above 2 close-on-exec", NULL);
   execvp(cmd[0], cmd);
   fprintf(stderr, "wb-landlock: %s: %s\n", cmd[0], strerror(errno));
   return errno == ENOENT ? 127 : 126;

@@ -38,6 +38,7 @@
 #include <unistd.h>
 #include "wb-splice.h"
 #include "wb-sunpath.h"
+#include "wb-fds.h"
 
 #define MAX_CONNS 256
 /* Downloads (proxy → command) get a pipe this large; uploads keep the system's default (64 KiB). Pipe pages
@@ -290,6 +291,11 @@ int main(int argc, char **argv) {
     }
     if (child > 0) waitpid(child, NULL, 0);
     close(lfd);
+  }
+  /* Only 0, 1 and 2 reach the command (wb-fds.h). */
+  if (cloexec_from(3) != 0) {
+    fprintf(stderr, "wb-netbridge: cannot mark descriptors above 2 close-on-exec; the command was not run\n");
+    return 126;
   }
   execvp(cmd[0], cmd);
   fprintf(stderr, "wb-netbridge: cannot run %s: %s\n", cmd[0], strerror(errno));

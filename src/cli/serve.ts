@@ -21,6 +21,7 @@ import type { OAuthSetup } from '../oauth/from-config.js';
 import { Runtime } from '../runtime/runtime.js';
 import { RuntimeDirError } from '../process/runtime-dir.js';
 import { SandboxUnavailableError } from '../process/sandbox.js';
+import { closeInheritedDescriptors } from '../process/inherited-fds.js';
 import { loadPty } from '../process/spawn.js';
 import { SearchEngines } from '../workspace/search/engines.js';
 import { serveStdio } from '../stdio/serve.js';
@@ -140,6 +141,8 @@ function stopper(runtime: Runtime): (code?: number) => Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // First, before anything is started: no child may get what the server's launcher left open.
+  const inherited = closeInheritedDescriptors();
   const config = await configOrExit();
   if (!config) return;
   if (config.testPause) setPausePoints(config.testPause.points, config.testPause.resumeFile);
@@ -147,6 +150,7 @@ async function main(): Promise<void> {
   checkCombination(config);
   const http = config.stdio ? undefined : await httpParts(config);
   const log = createLogger(config.logLevel);
+  if (inherited.length) log.info('closed inherited descriptors', { fds: inherited });
   const state = stateForStart(config, http, root, log);
   const oauth = oauthSetup(config, http, state, log);
   const bearer = http && config.authMode === 'bearer' ? bearerCredential(config, state) : undefined;

@@ -1,6 +1,6 @@
 // The only reader of process.env and argv. load() returns a frozen Config or a ConfigError whose message is
 // the one line the CLI prints before exiting 2. Secrets come only from the environment or a file.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PAUSE_POINTS } from '../core/pause.js';
 import { badEntry, isHostPattern, isPrivateEntry, testResolve } from './network.js';
@@ -32,6 +32,8 @@ interface Computed {
   /** Test-only (config/network.ts): WB_TEST_RESOLVE maps host names to addresses for the proxy. Never documented
    *  for users, inert when unset. */
   testResolve?: Readonly<Record<string, readonly string[]>>;
+  /** SERVICE_READ_ALLOW as absolute paths (empty: none); optional for configurations made in tests. */
+  readAllow?: readonly string[];
 }
 
 /**
@@ -217,6 +219,7 @@ export function load(
   const resolve = checkNetwork(out, sources, env);
   const config: Config = {
     ...out,
+    readAllow: readAllowPaths(out.readAllow, sources.readAllow),
     workspace: out.workspace ?? userCwd,
     stateDir,
     authTokens,
@@ -301,6 +304,30 @@ function stateDirChoice(
       base: home,
     };
   return undefined;
+}
+
+/** SERVICE_READ_ALLOW/--read-allow: existing absolute paths, `:`-separated; `/` would undo the allow-list. */
+function readAllowPaths(raw: string | undefined, source: string | undefined): readonly string[] {
+  const out: string[] = [];
+  for (const p of (raw ?? '').split(':')) {
+    if (p.trim() === '') continue;
+    const what = `${source}: ${JSON.stringify(p)}`;
+    if (!path.isAbsolute(p))
+      throw new ConfigError(`${what} is not an absolute path; name directories from /`);
+    if (path.resolve(p) === '/')
+      throw new ConfigError(`${what} would show the whole host; name the directories commands need`);
+    if (!existsSync(p)) throw new ConfigError(`${what} does not exist; fix the path or drop it`);
+    out.push(path.resolve(p));
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * The state root a server of this environment would use by default (XDG_STATE_HOME, else HOME): sealed from
+ * commands even when this one keeps its state elsewhere or nothing, since other instances may keep theirs there.
+ */
+export function defaultStateRoot(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return stateDirChoice(undefined, undefined, env)?.dir;
 }
 
 /** The proxy's lists must be well-formed (a typo would silently allow or refuse the wrong hosts); WB_TEST_RESOLVE. */

@@ -279,6 +279,15 @@ export const TABLE = [
     doc: '`auto`: bubblewrap when usable, else the Landlock helper when built and usable; `bwrap` or `landlock`: that one, required; `off`.',
   },
   {
+    key: 'readAllow',
+    env: 'READ_ALLOW',
+    flag: '--read-allow',
+    kind: { type: 'string' },
+    default: undefined,
+    accepts: 'absolute paths separated by `:`',
+    doc: '`safe`: more of the host commands may read (read-only), beside the system, the install prefixes of PATH and the workspace (docs/security-model.md#what-a-command-sees).',
+  },
+  {
     key: 'networkAllow',
     env: 'NETWORK_ALLOW',
     flag: '--network-allow',

@@ -1,7 +1,7 @@
 // The tool jail where bubblewrap cannot run (jail.ts; docs/security-model.md#the-landlock-sandbox): git and
-// ripgrep start through the Landlock helper (native/wb-landlock.c) instead. They may read what a Landlock
-// command may read (everything but the paths the command sandbox hides, sandbox-mounts.ts maskedPaths) and the
-// workspace, and write nothing but a scratch directory of their own call (HOME and TMPDIR, as bubblewrap's
+// ripgrep start through the Landlock helper (native/wb-landlock.c) instead. They may read what a `safe`
+// Landlock command may read (the allow-list of host-view.ts, without the paths the command sandbox hides,
+// sandbox-mounts.ts maskedPaths), their own directory and the workspace, and write nothing but a scratch directory of their own call (HOME and TMPDIR, as bubblewrap's
 // empty /tmp; removed when the program ends), /dev/null included; no TCP (Landlock, ABI >= 4) and no
 // AF_INET/AF_INET6 socket (the seccomp filter of seccomp.ts); signals and abstract unix sockets confined to
 // the call (ABI >= 6). Unlike bubblewrap there is no PID namespace: the program leads a process group that is
@@ -9,7 +9,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { landlockHelper, probeLandlockAbi } from './sandbox-landlock.js';
-import { maskedPaths, type SandboxContext } from './sandbox-mounts.js';
+import { allowList, maskedPaths, type SandboxContext } from './sandbox-mounts.js';
 import { writeSeccompFilter } from './seccomp.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import { findExecutable } from './spawn.js';
@@ -24,6 +24,8 @@ export interface LandlockJailContext {
   workspaceReal: string;
   dirs: RuntimeDirs;
   privateFiles: readonly string[];
+  sealed?: readonly string[];
+  readAllow?: readonly string[];
 }
 
 /** One jailed start: the argv, the environment it needs on top of the caller's, and what to remove after. */
@@ -37,7 +39,7 @@ export interface LandlockStart {
 }
 
 export class LandlockJail {
-  private cached: { at: number; hide: string[] } | undefined;
+  private cached: { at: number; hide: string[]; read: string[] } | undefined;
   private readonly scratchParent: string;
 
   private constructor(
@@ -83,7 +85,9 @@ export class LandlockJail {
     const a: string[] = ['--rw', scratch];
     for (const d of DEVICES_RW) a.push('--rw', d);
     for (const r of [...DEVICES_RO, this.ctx.workspaceReal, programDir(program)]) a.push('--ro', r);
-    for (const h of this.hidden()) a.push('--hide', h);
+    const view = this.view();
+    for (const r of view.read) a.push('--read', r);
+    for (const h of view.hide) a.push('--hide', h);
     a.push('--no-inet');
     if (this.seccomp) a.push('--seccomp', String(this.slot));
     return {
@@ -115,7 +119,8 @@ export class LandlockJail {
     ].join('; ');
   }
 
-  private hidden(): string[] {
+  /** What `safe` commands may read (host-view.ts, the allow-list) and what is hidden inside it. */
+  private view(): { read: string[]; hide: string[] } {
     const now = Date.now();
     if (!this.cached || now - this.cached.at > MASKS_TTL_MS) {
       const c = this.ctx;
@@ -127,10 +132,13 @@ export class LandlockJail {
         dirs: c.dirs,
         privateFiles: c.privateFiles,
         seccompFile: this.seccomp,
+        sealed: c.sealed ?? [],
+        readAllow: c.readAllow ?? [],
       };
-      this.cached = { at: now, hide: [...maskedPaths(sandboxCtx), '/dev'] };
+      const read = [...(allowList(sandboxCtx) ?? []), '/proc'];
+      this.cached = { at: now, hide: [...maskedPaths(sandboxCtx), '/dev'], read };
     }
-    return this.cached.hide;
+    return this.cached;
   }
 }
 

@@ -7,9 +7,10 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../config/load.js';
+import { SYSTEM_TOPS, systemBinds } from './host-view.js';
 import { LandlockJail } from './jail-landlock.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import { probeRun, SECCOMP_FD } from './sandbox.js';
@@ -24,6 +25,10 @@ export interface JailContext {
   dirs: RuntimeDirs;
   /** The server's own secret files (token file, audit log): unreadable in the Landlock jail. */
   privateFiles: readonly string[];
+  /** Kept state of every instance (sandbox-mounts.ts sealedDirsOf): unreadable in the Landlock jail. */
+  sealed?: readonly string[];
+  /** SERVICE_READ_ALLOW: readable in the Landlock jail as for `safe` commands. */
+  readAllow?: readonly string[];
 }
 
 export interface JailStatus {
@@ -52,8 +57,6 @@ export const ALONE_FD = SECCOMP_FD + 1;
 
 type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
 
-/** Top-level directories of the system that hold programs and libraries (symlinks on merged-/usr systems). */
-const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 /** The few files of /etc that programs and the dynamic loader read; the rest of /etc stays out of sight. */
 const ETC_FILES = [
   '/etc/ld.so.cache',
@@ -166,7 +169,14 @@ export class ToolJail {
     const bwrap = c.requested === 'landlock' ? null : this.probeBwrap();
     if (bwrap || c.requested === 'bwrap') return bwrap;
     const ll = LandlockJail.plan(
-      { pathVar: c.pathVar, workspaceReal: c.workspaceReal, dirs: c.dirs, privateFiles: c.privateFiles },
+      {
+        pathVar: c.pathVar,
+        workspaceReal: c.workspaceReal,
+        dirs: c.dirs,
+        privateFiles: c.privateFiles,
+        sealed: c.sealed ?? [],
+        readAllow: c.readAllow ?? [],
+      },
       SECCOMP_FD,
       (helper, argv, filter) => probeRun(helper, argv, c.pathVar, filter),
     );
@@ -223,16 +233,7 @@ function isolation(userns: boolean): string[] {
 }
 
 function baseMounts(workspaceReal: string): string[] {
-  const a = ['--ro-bind', '/usr', '/usr'];
-  for (const top of SYSTEM_TOPS) {
-    try {
-      const st = lstatSync(top);
-      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
-      else if (st.isDirectory()) a.push('--ro-bind', top, top);
-    } catch {
-      /* absent here */
-    }
-  }
+  const a = systemBinds();
   a.push('--dir', '/etc');
   for (const f of ETC_FILES) a.push('--ro-bind-try', f, f);
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');

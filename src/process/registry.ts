@@ -27,7 +27,7 @@ import {
 } from './sandbox.js';
 import { probeProcessLimit, type ProcessLimiter } from './pids-limit.js';
 import { TreeWatchdog } from './tree-watchdog.js';
-import { privateFilesOf } from './sandbox-mounts.js';
+import { privateFilesOf, sealedDirsOf } from './sandbox-mounts.js';
 import { commandLimitError, shellArgv, ttyUnsupportedError } from './launch.js';
 import {
   findShell,
@@ -141,6 +141,8 @@ export class CommandRegistry {
       workspaceReal: this.host.root.real,
       dirs: this.host.dirs,
       privateFiles: privateFilesOf(c),
+      readAllow: c.readAllow ?? [],
+      sealed: sealedDirsOf(c),
       seccompFile: writeSeccompFilter(this.host.dirs.root),
       net: c.permissionMode !== 'dangerous' && c.sandbox !== 'off' ? this.net.mounts() : undefined,
     };

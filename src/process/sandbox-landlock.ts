@@ -4,15 +4,16 @@
 // Landlock ruleset, the seccomp filter of seccomp.ts — and execs the command, which keeps the helper's pid,
 // process group and session (so the server signals it like an unsandboxed command). Writes are allowed only
 // in the workspace, the runtime directory's home/, tmp/ and cache/ and the terminal devices (not /dev/shm,
-// which would be shared with the host and every command, unlike bubblewrap's small private one); what the
-// bubblewrap mounts hide (sandbox-mounts.ts) and every device but a few are unreadable; `safe` and `trusted` get
-// no TCP (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older kernels): there
-// is no network namespace to bridge the proxy into, and the host's network is never theirs; abstract
+// which would be shared with the host and every command, unlike bubblewrap's small private one); reads in
+// `safe` only on the allow-list of host-view.ts and /proc, elsewhere everywhere; what the bubblewrap mounts
+// hide (sandbox-mounts.ts, the kept state included) and every device but a few are unreadable; `safe` and
+// `trusted` get no TCP (Landlock, ABI >= 4) and no AF_INET/AF_INET6 socket at all (seccomp, for UDP and older
+// kernels): there is no network namespace to bridge the proxy into, and the host's network is never theirs; abstract
 // unix sockets and signals stay inside the sandbox (ABI >= 6). Usability is probed once, by running the
 // helper with the real options.
-import { lstatSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { maskedPaths, type SandboxContext } from './sandbox-mounts.js';
+import { allowList, maskedPaths, type SandboxContext } from './sandbox-mounts.js';
 import { writeSeccompFilter } from './seccomp.js';
 import { placeProgram } from './native.js';
 
@@ -50,6 +51,9 @@ export function landlockArgs(ctx: SandboxContext, fd: number | undefined): strin
   const a: string[] = [];
   for (const w of [ctx.workspaceReal, d.home, d.tmp, d.cache, ...DEVICES_RW]) a.push('--rw', w);
   for (const r of DEVICES_RO) a.push('--ro', r);
+  // `safe`: reads only on the allow-list (host-view.ts) and /proc; else everywhere but the hidden paths.
+  const view = allowList(ctx);
+  if (view) for (const r of [...view, '/proc']) a.push('--read', r);
   for (const h of [...maskedPaths(ctx), '/dev']) a.push('--hide', h);
   if (noInet(ctx)) a.push('--no-inet');
   if (fd !== undefined) a.push('--seccomp', String(fd));
@@ -113,18 +117,30 @@ function noInet(ctx: SandboxContext): boolean {
 export const LANDLOCK_NO_NETWORK =
   'the Landlock sandbox has no network namespace to bridge the proxy into; fix: let bubblewrap run (allow unprivileged user namespaces), or --permission-mode dangerous';
 
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 /**
- * PATH without the directories inside hidden ones (a root server's ~/.local/bin, ~/.cargo/bin, …): bubblewrap
- * empties them, so a command's shell looks further; here their programs are found but cannot run (EACCES).
+ * PATH without the directories inside hidden ones (a root server's ~/.local/bin, ~/.cargo/bin, …) and, in
+ * `safe`, those off the allow-list: bubblewrap empties or leaves them out, so a command's shell looks further;
+ * here their programs would be found but could not run (EACCES).
  */
 export function visiblePath(pathVar: string, ctx: SandboxContext): string {
   const d = ctx.dirs;
   const writable = [ctx.workspaceReal, d.home, d.tmp, d.cache];
   const hidden = maskedPaths(ctx);
+  const view = allowList(ctx);
   const under = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`);
+  const readable = (p: string) =>
+    !hidden.some((h) => under(p, h)) && (!view || view.some((v) => under(realOr(p), v)));
   return pathVar
     .split(':')
-    .filter((p) => writable.some((w) => under(p, w)) || !hidden.some((h) => under(p, h)))
+    .filter((p) => writable.some((w) => under(p, w)) || readable(p))
     .join(':');
 }
 
@@ -143,7 +159,11 @@ function describe(ctx: SandboxContext, abi: number, filtered: boolean): string {
   const sockets = maskedPaths(ctx).filter(isSocket);
   const parts = [
     `Landlock (ABI ${abi}; bubblewrap cannot run here): no capabilities, no-new-privileges, writes only in the ` +
-      'workspace and the runtime directory (not /dev/shm), secret files and directories, /home, /root, /tmp and ' +
+      'workspace and the runtime directory (not /dev/shm), ' +
+      (ctx.mode === 'safe'
+        ? 'reads only on an allow-list of the host (system programs and libraries, /etc, the install prefixes of PATH, SERVICE_READ_ALLOW, /proc), '
+        : '') +
+      'secret files and directories, the kept state, /home, /root, /tmp and ' +
       "other devices unreadable (names stay listable), the server's and other commands' memory and " +
       'environment out of reach',
     noInet(ctx)

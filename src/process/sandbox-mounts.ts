@@ -1,17 +1,22 @@
-// The filesystem a sandboxed command sees (docs/security-model.md), as bwrap mount options in order: the
-// system read-only; secret files masked with /dev/null and secret directories with an empty read-only tmpfs
-// (a command may run as root without capabilities and still owns root's 0600 files); control sockets that
-// hand out root-equivalent power masked; home directories, /var/tmp and /run/user emptied; /dev read-only
-// with a small /dev/shm of the command's own; /tmp this instance's private directory — or, when the workspace
-// or the runtime directory lies under /tmp, an empty read-only /tmp, so a write next to the workspace fails
-// instead of landing in a directory nobody sees; then the workspace and the runtime directory's home/, tmp/
-// and cache/ bound writable again. The runtime directory itself stays read-only: a command cannot replace
+// The filesystem a sandboxed command sees (docs/security-model.md#what-a-command-sees), as bwrap mount options
+// in order. `safe` starts from an allow-list (host-view.ts, shared with the tool jail): the system's programs
+// and libraries, /etc, the install prefixes of PATH, SERVICE_READ_ALLOW and the workspace, on a read-only
+// root of bubblewrap's own; `trusted` (and a confined `dangerous`) from the whole system read-only. Then, where
+// shown: secret files masked with /dev/null and secret directories with an empty read-only tmpfs (a command
+// may run as root without capabilities and still owns root's 0600 files); control sockets that hand out
+// root-equivalent power masked; home directories, /var/tmp and /run/user emptied; /dev read-only with a small
+// /dev/shm of the command's own; /tmp this instance's private directory — or, when the workspace or the
+// runtime directory lies under /tmp, an empty read-only /tmp, so a write next to the workspace fails instead
+// of landing in a directory nobody sees; every instance's runtime directories and the kept state of every
+// instance (the state roots, sealedDirsOf) emptied; then the workspace and the runtime directory's home/,
+// tmp/ and cache/ bound writable again. The runtime directory itself stays read-only: a command cannot replace
 // what a later sandbox is built from (its tmp/ is bound at /tmp, its seccomp filter is read by bwrap). Last
 // the emptied directories are remounted read-only, so a write outside the writable set fails with an error
 // instead of landing in a tmpfs that vanishes.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { PermissionMode, SandboxMode } from '../config/load.js';
+import { defaultStateRoot, type Config, type PermissionMode, type SandboxMode } from '../config/load.js';
+import { extraReadPaths, systemBinds, systemPaths } from './host-view.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 
 /** What the sandbox is built from (sandbox.ts plans it). */
@@ -27,6 +32,10 @@ export interface SandboxContext {
   seccompFile: string | undefined;
   /** `safe`/`trusted`: the filtering proxy's socket and the bridge program (net-access.ts), or why not. */
   net?: NetMounts | { unavailable: string };
+  /** SERVICE_READ_ALLOW: more host paths `safe` commands may read. */
+  readAllow?: readonly string[];
+  /** Kept state of every instance (state roots, sealedDirsOf): hidden from every command and jail. */
+  sealed?: readonly string[];
 }
 
 /** A directory of the runtime directory (which commands cannot write), bound read-only at its own path. */
@@ -94,34 +103,33 @@ export function mountArgs(ctx: SandboxContext): string[] {
   // A directory that contains a writable one is hidden and they are bound back into it; one that is one of
   // them, or lies inside one, is left alone (hiding it would hide their files).
   const mayHide = (x: string) => !writable.some((w) => w === x || isInside(w, x));
-  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--perms', '1777', '--size', String(SHM_BYTES)];
+  const view = allowList(ctx);
+  const shown = (x: string) => !view || view.some((v) => v === x || isInside(v, x));
+  const a = view ? viewArgs(view, ctx.workspaceReal) : ['--ro-bind', '/', '/'];
+  a.push('--dev', '/dev', '--perms', '1777', '--size', String(SHM_BYTES));
   a.push('--tmpfs', '/dev/shm', '--proc', '/proc');
   const emptied: string[] = [];
   for (const dir of [...EMPTIED_DIRS, ...SECRET_DIRS]) {
     const real = realDir(dir);
-    if (real && mayHide(real) && !emptied.includes(real)) {
+    if (real && shown(real) && mayHide(real) && !emptied.includes(real)) {
       emptied.push(real);
       a.push('--tmpfs', real);
     }
   }
   for (const f of [...SECRET_FILES, ...sshHostKeys(), ...ctx.privateFiles, ...CONTROL_SOCKETS]) {
     const real = realFile(f);
-    if (real && !emptied.some((e) => isInside(e, real)) && mayHide(real))
+    if (real && shown(real) && !emptied.some((e) => isInside(e, real)) && mayHide(real))
       a.push('--ro-bind', '/dev/null', real);
   }
-  const tmp = isDir('/tmp') ? '/tmp' : undefined;
-  if (tmp && mayHide(tmp)) {
-    const underTmp = [ctx.workspaceReal, d.root].some((w) => isInside(tmp, w));
-    if (underTmp) {
-      a.push('--tmpfs', tmp);
-      emptied.push(tmp);
-    } else a.push('--bind', d.tmp, tmp);
-  }
-  // Other instances' directories (and this one's seccomp filter) are out of sight, unless already hidden above.
-  const base = realDir(d.base);
-  if (base && mayHide(base) && !emptied.some((e) => e === base || isInside(e, base))) {
-    emptied.push(base);
-    a.push('--tmpfs', base);
+  a.push(...tmpArgs(ctx, mayHide, emptied));
+  // Every instance's runtime directories (and this one's seccomp filter) and the kept state of every
+  // instance are out of sight, unless already hidden above.
+  for (const dir of [d.base, ...(ctx.sealed ?? [])]) {
+    const real = realDir(dir);
+    if (real && shown(real) && mayHide(real) && !emptied.some((e) => e === real || isInside(e, real))) {
+      emptied.push(real);
+      a.push('--tmpfs', real);
+    }
   }
   for (const w of writable) a.push('--bind', w, w);
   // The proxy's socket and the bridge, under the (hidden) runtime directory: the only way out of `safe` and
@@ -129,6 +137,44 @@ export function mountArgs(ctx: SandboxContext): string[] {
   if (ctx.net && 'socket' in ctx.net) a.push('--ro-bind', ctx.net.dir, ctx.net.dir);
   for (const e of emptied) a.push('--remount-ro', e);
   a.push('--remount-ro', '/dev');
+  // The allow-list view's own root is a tmpfs bubblewrap made: nothing may be written there either.
+  if (view) a.push('--remount-ro', '/');
+  return a;
+}
+
+/** /tmp: this instance's private one, or an empty read-only one when the workspace or runtime lies under it. */
+function tmpArgs(ctx: SandboxContext, mayHide: (x: string) => boolean, emptied: string[]): string[] {
+  const tmp = isDir('/tmp') ? '/tmp' : undefined;
+  if (!tmp || !mayHide(tmp)) return [];
+  if ([ctx.workspaceReal, ctx.dirs.root].some((w) => isInside(tmp, w))) {
+    emptied.push(tmp);
+    return ['--tmpfs', tmp];
+  }
+  return ['--bind', ctx.dirs.tmp, tmp];
+}
+
+/**
+ * `safe`: the host paths a command may read (host-view.ts: the system, /etc, the PATH prefixes and
+ * SERVICE_READ_ALLOW) and the workspace, as real paths; undefined for `trusted` and `dangerous`, which see
+ * the whole host but what is masked.
+ */
+export function allowList(ctx: SandboxContext): string[] | undefined {
+  if (ctx.mode !== 'safe') return undefined;
+  const extra = extraReadPaths({
+    pathVar: ctx.pathVar,
+    readAllow: ctx.readAllow ?? [],
+    workspaceReal: ctx.workspaceReal,
+    sealed: [ctx.dirs.base, ...(ctx.sealed ?? [])],
+  });
+  const etc = realDir('/etc');
+  return [...systemPaths(), ...(etc ? [etc] : []), ...extra, ctx.workspaceReal];
+}
+
+/** bwrap options that show the allow-list read-only (the workspace is bound writable later). */
+function viewArgs(view: string[], workspaceReal: string): string[] {
+  const system = new Set(systemPaths());
+  const a = systemBinds();
+  for (const p of view) if (!system.has(p) && p !== workspaceReal) a.push('--ro-bind', p, p);
   return a;
 }
 
@@ -138,7 +184,7 @@ export function mountArgs(ctx: SandboxContext): string[] {
  * directories, the secret files, the server's own files and the control sockets.
  */
 export function maskedPaths(ctx: SandboxContext): string[] {
-  const dirs = [...EMPTIED_DIRS, ...SECRET_DIRS, '/tmp', ctx.dirs.base].map(realDir);
+  const dirs = [...EMPTIED_DIRS, ...SECRET_DIRS, '/tmp', ctx.dirs.base, ...(ctx.sealed ?? [])].map(realDir);
   const files = [...SECRET_FILES, ...sshHostKeys(), ...ctx.privateFiles, ...CONTROL_SOCKETS].map(realFile);
   return [...new Set([...dirs, ...files].filter((p) => p !== undefined))];
 }
@@ -184,6 +230,15 @@ function realFile(p: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The state roots to seal (docs/security-model.md#kept-state): this server's (SERVICE_STATE_DIR,
+ * XDG_STATE_HOME or ~/.local/state) and the default one of its environment, where other instances keep theirs.
+ */
+export function sealedDirsOf(c: Pick<Config, 'stateDir' | 'env'>): string[] {
+  const roots = [c.stateDir?.dir, defaultStateRoot(c.env)].filter((d) => d !== undefined);
+  return [...new Set(roots.map((d) => path.resolve(d)))];
 }
 
 /** The server's own secret files (token file, audit log), hidden from commands and from the tool jail. */

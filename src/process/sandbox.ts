@@ -2,8 +2,9 @@
 // docs/design-notes.md#sandbox-mounts, docs/security-model.md): a bubblewrap wrapper around a command's argv,
 // so it composes with any argv (shell, PTY). Whoever runs the server, a sandboxed command has no capabilities
 // (dropped, no-new-privileges, a user namespace of its own in which no further namespace can be made), its
-// own PID namespace and /proc, a read-only system with secret files and control sockets masked
-// (sandbox-mounts.ts), /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
+// own PID namespace and /proc, a read-only system with secret files and control sockets masked — in `safe`
+// only the allow-list of host-view.ts (sandbox-mounts.ts) —, the kept state and every instance's runtime
+// directories out of sight, /home, /root, /run/user and /var/tmp empty and read-only, this instance's private
 // /tmp, and the workspace and runtime directory writable; `safe` and `trusted` also get a network namespace
 // with only lo, where the bridge (native/wb-netbridge.c) puts 127.0.0.1:3128 in the hands of the server's filtering proxy
 // — and where any part of that path cannot start, the namespace stays and is empty: no command of `safe` or
@@ -230,8 +231,8 @@ function describe(ctx: SandboxContext, userns: boolean): Omit<SandboxStatus, 're
     (userns
       ? ', own user namespace in which no namespace can be created, so no mount, umount, unshare or setns)'
       : '; nested user namespaces stay possible: this bwrap cannot combine --unshare-user with the rest here)') +
-    `, ${netText}, read-only system with secret files ` +
-    '(/etc/shadow, SSH host keys, …) and control sockets masked, /home /root /run/user /var/tmp empty and ' +
+    `, ${netText}, ${ctx.mode === 'safe' ? 'read-only allow-list of the host (system programs and libraries, /etc, the install prefixes of PATH, SERVICE_READ_ALLOW)' : 'read-only system'} with secret files ` +
+    '(/etc/shadow, SSH host keys, …) and control sockets masked, the kept state and other instances out of sight, /home /root /run/user /var/tmp empty and ' +
     'read-only, a private /tmp of this server kept across its commands, writable workspace and runtime directory, ' +
     "own PID namespace and /proc for each command (the server's and other commands' processes are out of sight; the whole tree ends with the command)" +
     (ctx.seccompFile

@@ -18,7 +18,7 @@ import { placeProgram } from '../process/native.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../process/runtime-dir.js';
 import { CommandRegistry } from '../process/registry.js';
-import { privateFilesOf } from '../process/sandbox-mounts.js';
+import { privateFilesOf, sealedDirsOf } from '../process/sandbox-mounts.js';
 import type { SandboxStatus } from '../process/sandbox.js';
 import { ToolJail } from '../process/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
@@ -100,6 +100,8 @@ export class Runtime {
       workspaceReal: opts.root.real,
       dirs: this.dirs,
       privateFiles: privateFilesOf(opts.config),
+      sealed: sealedDirsOf(opts.config),
+      readAllow: opts.config.readAllow ?? [],
     });
     this.search = new SearchEngines(opts.config.env, this.jail);
     this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));

@@ -189,6 +189,23 @@ describe('invalid values → exit 2 with one line naming the variable or flag (d
     }
   });
 
+  it('SERVICE_READ_ALLOW / --read-allow: a relative path, `/` and a missing path are refused (exit 2)', () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['--read-allow', 'srv/x'], {}, /--read-allow: "srv\/x" is not an absolute path/],
+      [[], { SERVICE_READ_ALLOW: `${ws.dir}:/` }, /SERVICE_READ_ALLOW: "\/" would show the whole host/],
+      [['--read-allow', path.join(ws.dir, 'nope')], {}, /--read-allow: .*nope" does not exist/],
+    ];
+    for (const [args, env, want] of cases) {
+      const r = run(['--port', '0', '--workspace', ws.dir, ...args], {
+        SERVICE_AUTH_TOKEN: TEST_TOKEN,
+        ...env,
+      });
+      expect({ args, status: r.status }).toEqual({ args, status: 2 });
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(want);
+    }
+  });
+
   it('a non-loopback --host with noauth is refused (exit 2, naming the host setting)', () => {
     for (const [args, env] of [
       [['--host', '0.0.0.0'], { SERVICE_AUTH_MODE: 'noauth' }],

@@ -3,7 +3,8 @@
 // runArgv with the jail). Each program stands for what a hostile repository would make git run if git's own
 // hardening (git/run.ts) ever let it: it must not write outside (a canary in a directory the server user may
 // write, outside every hidden path), nor in the workspace, nor reach a host TCP or UDP listener, nor read the
-// server's secret files, nor signal the server. git and rg themselves still work in a workspace under /tmp
+// server's secret files or the kept state of any instance, nor anything off the allow-list (host-view.ts) of
+// `safe` commands, nor signal the server. git and rg themselves still work in a workspace under /tmp
 // (a hidden directory). The servers in a simulated container (both users) are confinement2-git-suite.ts.
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
@@ -37,6 +38,7 @@ d('the tool jail on Landlock (bubblewrap not used)', () => {
   let rt: string;
   let outside: string;
   let secret: string;
+  let srv: string;
   let dirs: RuntimeDirs;
   let jail: ToolJail;
   const hits = { tcp: 0, udp: 0 };
@@ -71,12 +73,20 @@ d('the tool jail on Landlock (bubblewrap not used)', () => {
     git(ws, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'first');
     writeFileSync(path.join(ws, 'b.txt'), 'beta needle\n');
     dirs = createRuntimeDirs({ configured: rt }, ws);
+    // A state root and another project under /srv, outside every directory a deny-list would hide.
+    srv = mkdtempSync('/srv/wb-jail-');
+    for (const f of ['state/workbench-mcp/0123456789abcdef/bearer-token', 'other-project/.env']) {
+      mkdirSync(path.dirname(path.join(srv, f)), { recursive: true });
+      writeFileSync(path.join(srv, f), 'KEPT-SECRET\n', { mode: 0o644 });
+    }
     jail = new ToolJail({
       requested: 'landlock',
       pathVar: process.env.PATH,
       workspaceReal: ws,
       dirs,
       privateFiles: [secret],
+      sealed: [path.join(srv, 'state/workbench-mcp')],
+      readAllow: [path.join(srv, 'state')],
     });
     await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
     await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r));
@@ -89,7 +99,7 @@ d('the tool jail on Landlock (bubblewrap not used)', () => {
     await new Promise((r) => tcp.close(r));
     await new Promise((r) => udp.close(() => r(undefined)));
     if (dirs) removeRuntimeDirs(dirs);
-    for (const p of [ws, rt, outside]) if (p) rmSync(p, { recursive: true, force: true });
+    for (const p of [ws, rt, outside, srv]) if (p) rmSync(p, { recursive: true, force: true });
   });
 
   it('is the jail in use, and says so', () => {
@@ -160,6 +170,13 @@ d('the tool jail on Landlock (bubblewrap not used)', () => {
     } finally {
       rmSync(inTmp, { force: true });
     }
+  });
+
+  it('sees the allow-list of safe commands: kept state (even inside SERVICE_READ_ALLOW) and /srv are unreadable', async () => {
+    const files = [`${srv}/state/workbench-mcp/0123456789abcdef/bearer-token`, `${srv}/other-project/.env`];
+    const r = await run('sh', ['-c', `cat ${files.join(' ')}; echo end`]);
+    expect(r.stdout.toString()).toBe('end\n');
+    expect(r.stderr.match(/Permission denied/g)?.length, r.stderr).toBe(2);
   });
 
   it('what the program leaves in its process group ends with it, and the call does not wait for it', async () => {
