@@ -466,7 +466,7 @@ describe('the error table of docs/http.md#order-of-checks, row by row (both eras
     }
   });
 
-  it('a stale session header → ignored, not an error (docs/http.md#eras), in every method of both eras', async () => {
+  it('a stale session header → ignored, not an error (docs/http.md#other-routes), in every method of both eras', async () => {
     for (const mode of MODES) {
       for (const era of ERAS) {
         for (const method of era === 'modern'
@@ -921,7 +921,7 @@ describe('docs/design-notes.md#statuses, docs/design-notes.md#limits: over the c
   });
 });
 
-describe('docs/http.md#eras / contract step 8: no response ever carries Mcp-Session-Id', () => {
+describe('docs/http.md#other-routes / contract step 8: no response ever carries Mcp-Session-Id', () => {
   it('none of the responses seen in this file did', () => {
     expect(seen.length).toBeGreaterThan(100);
     const carrying = seen.filter((r) =>

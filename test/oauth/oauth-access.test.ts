@@ -95,7 +95,7 @@ describe('discovery documents (docs/oauth.md#metadata; RFC 9728 §2–3; RFC 841
     );
   });
 
-  it('the server card points at the protected-resource metadata (contract "Server card")', async () => {
+  it('the server card points at the protected-resource metadata (docs/design-notes.md#server-card)', async () => {
     const r = await getJson(`${srv.base}/.well-known/mcp.json`);
     expect(r.json.auth).toMatchObject({
       type: 'oauth2',

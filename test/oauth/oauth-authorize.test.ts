@@ -140,13 +140,10 @@ describe('the password page (docs/oauth.md#the-authorization-page)', () => {
     expect(p.html).toContain('invalid_request');
   });
 
-  it.each(['/mcp', '/mcp/', '', '/'])(
-    'resource <base>%s names this server (contract, beyond)',
-    async (suffix) => {
-      const p = await open({ resource: srv.base + suffix });
-      expect(p.status).toBe(200);
-    },
-  );
+  it.each(['/mcp', '/mcp/', '', '/'])('resource <base>%s names this server', async (suffix) => {
+    const p = await open({ resource: srv.base + suffix });
+    expect(p.status).toBe(200);
+  });
 });
 
 describe('submitting the form (docs/oauth.md#the-authorization-page)', () => {

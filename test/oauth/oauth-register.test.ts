@@ -205,7 +205,7 @@ describe('bounded registry (docs/design-notes.md#limits: oldest evicted; here bo
     expect((await ping(t.access_token)).status).toBe(200);
   });
 
-  it('when every registration holds a grant, the oldest is evicted and its tokens stop working on /mcp (contract "Access tokens")', async () => {
+  it('when every registration holds a grant, the oldest is evicted and its tokens stop working on /mcp (docs/oauth.md#access-tokens)', async () => {
     const first = await newClient();
     const t = await signIn(first);
     expect((await ping(t.access_token)).status).toBe(200);

@@ -323,7 +323,7 @@ describe('request shape (RFC 6749 §3.2, §5.2)', () => {
   });
 });
 
-describe('refresh tokens: rotated on every use, reuse revokes the family (contract; RFC 9700 §4.14.2)', () => {
+describe('refresh tokens: rotated on every use, reuse revokes the family (docs/oauth.md#refresh-tokens; RFC 9700 §4.14.2)', () => {
   it('rotation: each refresh returns a new refresh token and a working access token', async () => {
     const f = await fullFlow(srv.base);
     const r1 = await token(srv.base, {
