@@ -144,7 +144,7 @@ describe('a 100 MiB body refused without buffering (contract step 3: 413 without
 // A client that writes its body as fast as it can, without reading between writes, still gets the 413: the
 // server closes only its own side after the answer and drops what still arrives (src/http/body.ts, lingering
 // close per RFC 9112 §9.6). Before, node:http closed both sides at once and 9 of these 40 uploads saw EPIPE.
-describe('(contract step 3) the 413 reaches a client that writes as fast as it can', () => {
+describe('the 413 reaches a client that writes as fast as it can (contract step 3)', () => {
   it('40 unpaced 100 MiB uploads, declared and chunked, all see 413; the server keeps serving', async () => {
     const pid = srv.proc.pid as number;
     const seen: Record<string, number> = {};
