@@ -1,5 +1,5 @@
-// Issue 2 targets, measured with the shared load harness (bench/mcp-bench.mjs) against the built server on the
-// ~9 k-file benchmark repository, with the node:http floor and rg in the same run:
+// The core targets, measured with the shared load harness (bench/mcp-bench.mjs) against the built server on
+// the ~9 k-file benchmark repository, with the node:http floor and rg in the same run:
 //   tools/list p50 ≤ 2× floor; ≥ 4000 tools/list/s at concurrency 8; read_file 4 KB p50 ≤ 0.4 ms;
 //   search_text ≤ 1.1× rg; 1 MiB read via next_action ≤ 20 ms; RSS ≤ 100 MB.
 // Usage: node bench/core-bench.mjs [--duration S] [--runs N]
@@ -144,7 +144,7 @@ targets.push({
 });
 const DROP = new Set(['ops_per_s_runs', 'p50_runs', 'info', 'per_request_p50_ms']);
 const keep = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !DROP.has(k))));
-writeResults('core', 'Core server benchmark (issue 2)', targets, {
+writeResults('core', 'Core server benchmark', targets, {
   summary: keep,
   fixtures: data.fixtures,
   target: data.target,

@@ -1,4 +1,4 @@
-// Issue 4 speed targets for commands, against the built server over HTTP keep-alive (bearer auth, JSON-RPC
+// The speed targets for commands, against the built server over HTTP keep-alive (bearer auth, JSON-RPC
 // tools/call in the handshake era), once without a sandbox and once in bubblewrap when it is usable:
 //   exec_command of `true` p50 ≤ 8 ms, and ≤ 2 ms above spawning `sh -c true` directly in the same run
 //     (inside bubblewrap the direct spawn of the same bwrap wrapper is measured too, for comparison);
@@ -245,7 +245,7 @@ for (const r of runs) {
     pass: e50 <= 8,
     note: `p90 ${round(p(r.lat.exec, 0.9), 2)} ms, ${SAMPLES} samples`,
   });
-  const floorNote = `sh -c true p50 ${round(s50, 2)} ms; for scale: bash -c true ${round(p(r.lat.bash, 0.5), 2)} ms (commands run in bash, decision 19), a tool call that spawns nothing ${round(p(r.lat.rpc, 0.5), 2)} ms`;
+  const floorNote = `sh -c true p50 ${round(s50, 2)} ms; for scale: bash -c true ${round(p(r.lat.bash, 0.5), 2)} ms (commands run in bash, docs/design-notes.md#bash-and-retention), a tool call that spawns nothing ${round(p(r.lat.rpc, 0.5), 2)} ms`;
   targets.push({
     target: `… above spawning \`sh -c true\` directly (${label})`,
     measured: round(e50 - s50, 2),
@@ -304,7 +304,7 @@ for (const r of runs) {
 }
 if (!modes.includes('bwrap') && values.modes.includes('bwrap'))
   detail.push({ mode: 'bwrap', skipped: 'bwrap is not usable on this machine' });
-writeResults('exec', 'Commands benchmark (issue 4)', targets, {
+writeResults('exec', 'Commands benchmark', targets, {
   cpus: cpus().length,
   duration_s: DURATION_S,
   samples: SAMPLES,

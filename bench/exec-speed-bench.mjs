@@ -1,4 +1,4 @@
-// Issue 14 "every sandboxed command near the spawn floor": exec_command `true` over HTTP (keep-alive, bearer,
+// "Every sandboxed command near the spawn floor": exec_command `true` over HTTP (keep-alive, bearer,
 // handshake-era tools/call) in `safe` with bubblewrap and in `dangerous` without a sandbox, against the floor
 // Node's spawnSync('sh', ['-c', 'true']) taken in the same process, in alternating batches so machine load
 // falls on all three alike; and how 8 concurrent clients scale over 1 in `safe`.
@@ -138,7 +138,7 @@ export function execSpeedRows(m) {
       limit: '—',
       unit: '×',
       pass: true,
-      note: `commands run in bash (decision 19): spawnSync bash -c true ${round(m.bash, 2)} ms; server_info over HTTP ${round(m.call, 2)} ms`,
+      note: `commands run in bash (docs/design-notes.md#bash-and-retention): spawnSync bash -c true ${round(m.bash, 2)} ms; server_info over HTTP ${round(m.call, 2)} ms`,
     },
   ];
 }
@@ -146,7 +146,7 @@ export function execSpeedRows(m) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   measureExecSpeed()
     .then((m) =>
-      writeResults(values.out, 'Commands near the spawn floor (issue 14), same run', execSpeedRows(m), {
+      writeResults(values.out, 'Commands near the spawn floor, same run', execSpeedRows(m), {
         raw: m,
       }),
     )

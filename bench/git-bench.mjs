@@ -1,4 +1,4 @@
-// Issue 5 speed target: git_status over HTTP on the ~9 k-file benchmark repository within 1.2× of running
+// The speed target: git_status over HTTP on the ~9 k-file benchmark repository within 1.2× of running
 // `git status --porcelain` directly. Plain Node, no dependencies. Builds (or reuses) the benchmark workspace
 // in bench/.cache/git-workspace, starts the built server (node dist/cli/main.js) with a bearer token, then
 // times interleaved runs of both, a clean tree and a dirty one (modified + untracked files), and reports
@@ -163,7 +163,7 @@ const environment = {
   date: new Date().toISOString(),
 };
 const result = {
-  title: 'git_status over HTTP vs git status --porcelain (issue 5)',
+  title: 'git_status over HTTP vs git status --porcelain',
   target: `git_status median ≤ ${LIMIT}× the median of running git status --porcelain directly`,
   workspace: { built_by: 'make-workspace.sh', tracked_files: files },
   method: `${WARMUP} warm-up + ${RUNS} interleaved pairs per scenario; order alternating; each HTTP call is a full tools/call round trip (bearer auth, JSON) to the built server; judged on the median of the per-pair ratios, with the ratio of the medians beside it`,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// apply_patch benchmark (issue 3 "Speed"): plain Node, no dependencies. Starts the built server
+// apply_patch benchmark: plain Node, no dependencies. Starts the built server
 // (node dist/cli/main.js --port 0, bearer token) on a temporary workspace and measures over HTTP keep-alive:
 //   1. a one-line change to a 4 KB file, p50 (target ≤ 1.5 ms)
 //   2. a 20-hunk patch to a 1 MiB file, p50 (target ≤ 20 ms)
@@ -396,7 +396,7 @@ function report(runs) {
     path.join(RESULTS, 'patch.json'),
     JSON.stringify(
       {
-        title: 'apply_patch over HTTP (issue 3)',
+        title: 'apply_patch over HTTP',
         environment,
         runs: RUNS,
         targets: rows,
@@ -408,7 +408,7 @@ function report(runs) {
     ) + '\n',
   );
   const md = [
-    '# apply_patch over HTTP (issue 3)',
+    '# apply_patch over HTTP',
     '',
     `Built server (\`node dist/cli/main.js\`, bearer auth, handshake-era \`tools/call\`) on a temporary workspace, one keep-alive connection per client; medians of ${RUNS} runs. Every patch really writes (fsynced temp file renamed into place). Node ${environment.node}, ${environment.cpus} CPUs (${environment.cpu_model}), 1-minute load ${environment.load_average_1m} at the end, ${environment.date.slice(0, 10)}.`,
     '',

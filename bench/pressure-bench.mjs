@@ -1,4 +1,4 @@
-// Issue 15 "Fair under exhaustion" targets, against the built server (bearer mode, then OAuth mode):
+// The "fair under exhaustion" targets, against the built server (bearer mode, then OAuth mode):
 //   during a flood of --flood (10,000, or what the descriptor limit allows) connections that never send a request,
 //     re-opened as soon as the server closes them, an authenticated client's tools/list — each on a new
 //     connection — is answered within 1 s (median and max over --tries);
@@ -98,7 +98,7 @@ async function main() {
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }
-  writeResults('pressure', 'Fair under exhaustion (issue 15 item 3)', rows, extra);
+  writeResults('pressure', 'Fair under exhaustion', rows, extra);
 }
 
 const median = (xs) => {
@@ -188,7 +188,7 @@ async function connectionFlood(ws, count, tries, rows, extra) {
     });
     extra.quietTries = quiet.map((r) => round(r.ms, 1));
     extra.floods = [];
-    // The target is the idle flood (issue 15: "10,000 idle connections"), each connection re-opened 5 s after
+    // The target is the idle flood ("10,000 idle connections"), each connection re-opened 5 s after
     // the server closes it. Re-opened at once, it is a connect flood that keeps the kernel's listen queue full,
     // below the server: reported, with the drops counted, not a target (README "Under attack").
     for (const [reconnectMs, how, target] of [

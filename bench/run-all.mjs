@@ -1,9 +1,10 @@
-// `npm run bench`: every benchmark of the project in one run, one after another (never two at once: the machine
-// has two cores), each writing its own bench/results/<name>.{json,md}; then bench/results/latest.{json,md}
-// gathers them: issue 14's table (start-up, first command and commands against their floors, measured in this
-// run), every other benchmark's targets with the floors they were measured against, the Python server's
-// reference figures, the soak's before/after table and the hostile-input suite's counts.
-// Usage: npm run bench [-- --only startup,exec-speed] [--soak-seconds 60] [--skip-hostile]
+// `npm run bench`: every benchmark of the project in one run, one after another (never two at once: the
+// machine has two cores), each writing its own bench/results/<name>.{json,md}; then
+// bench/results/latest.{json,md} gathers them: the table of start-up and floors (start-up, first command and
+// commands against their floors, measured in this run), every other benchmark's targets with the floors they
+// were measured against, the Python server's reference figures, the soak's before/after table and the
+// hostile-input suite's counts. Usage: npm run bench [-- --only startup,exec-speed] [--soak-seconds 60]
+// [--skip-hostile]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -113,8 +114,7 @@ function main() {
     '',
   ];
   const issue14 = [...(all.startup?.targets ?? []), ...(all['exec-speed']?.targets ?? [])];
-  if (issue14.length)
-    md.push('## Start-up and commands against their floors (issue 14)', '', ...table(issue14), '');
+  if (issue14.length) md.push('## Start-up and commands against their floors', '', ...table(issue14), '');
   const ref = all.dogfood?.reference;
   if (ref)
     md.push(

@@ -1,4 +1,4 @@
-// Issue 10 "Speed": the hardened sandbox must not make commands slower — `exec_command true` in `safe` with
+// Speed: the hardened sandbox must not make commands slower — `exec_command true` in `safe` with
 // bubblewrap within 10 % of the build before it, measured in the same run. The baseline is built from a git
 // revision into a temporary worktree (its node_modules linked to ours), both servers run side by side, and
 // samples are taken in alternating batches so machine load falls on both alike. Floors for context: Node's

@@ -1,4 +1,4 @@
-// Issue 14 start-up targets, against the built server launched as an installed bin is (the file through its
+// The start-up targets, against the built server launched as an installed bin is (the file through its
 // shebang), with `node -e 0` as the floor, alternating in every round so all figures come from the same run:
 //   stdio: process start → `initialize` answered ≤ 2× floor; HTTP: process start → the ready line ≤ 2× floor;
 //   the first `exec_command echo hi` after start (stdio) ≤ 1.5× the second one; peak RSS ≤ 100 MB.
@@ -224,7 +224,7 @@ const fmt = (r) => (r.unit === 'MB' ? `${r.us} MB` : `${r.us} ms`);
 const target = (r) => (r.limit ? `≤ ${r.limit}×` : r.max ? `≤ ${r.max} MB` : '(reported)');
 const result = (r) => (r.pass === null ? '' : r.pass ? 'pass' : 'MISS');
 const md = [
-  '# Start-up benchmark (issue 14)',
+  '# Start-up benchmark',
   '',
   `Measured ${env.date.slice(0, 10)} on Node ${env.node}, medians of ${ROUNDS} alternating rounds (the floor runs ` +
     'between every measurement); the server is started as an installed bin, through its shebang.',
@@ -268,7 +268,7 @@ mkdirSync(RESULTS, { recursive: true });
 writeFileSync(
   path.join(RESULTS, 'startup.json'),
   JSON.stringify(
-    { title: 'Start-up benchmark (issue 14)', environment: env, targets, rows: ours, before, samples: data },
+    { title: 'Start-up benchmark', environment: env, targets, rows: ours, before, samples: data },
     (k, v) => (Array.isArray(v) && typeof v[0] === 'number' ? v.map((x) => round(x, 2)) : v),
     2,
   ) + '\n',

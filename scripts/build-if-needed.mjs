@@ -1,7 +1,8 @@
 // `npm start` and `npm install` (prepare) build only when dist/ is missing or older than a source file or the
-// build's own inputs (decisions.md 10: "builds if needed"); an installed package (no src/) never builds. Without
-// the build tools (TypeScript and esbuild: an `npm install --omit=dev` of a checkout) an up-to-date dist/ is used
-// as it is, and a missing one is explained. dist/cli/main.js is the build's last output (scripts/bundle.mjs).
+// build's own inputs (docs/design-notes.md#command-line: "builds if needed"); an installed package (no src/)
+// never builds. Without the build tools (TypeScript and esbuild: an `npm install --omit=dev` of a checkout)
+// an up-to-date dist/ is used as it is, and a missing one is explained. dist/cli/main.js is the build's last
+// output (scripts/bundle.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// `npm run test:busy [-- --runs N] [--burners N] [vitest args…]`: the test suite on a busy machine (issue 9).
+// `npm run test:busy [-- --runs N] [--burners N] [vitest args…]`: the test suite on a busy machine.
 // Starts CPU burners (`node -e 'for(;;);'`, two by default), runs `npm test` N times (default 3) beside them,
 // prints each run's wall time and result, and stops the burners by PID at the end — also on failure and on
 // Ctrl-C. Any other argument goes to vitest (e.g. a file filter for a quick check of this script).

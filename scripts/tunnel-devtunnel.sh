@@ -1,5 +1,5 @@
 #!/bin/sh
-# Thin wrapper (spec §5.1 "helper scripts"): publish the current directory through devtunnel.
+# Thin wrapper (docs/remote-access.md#the-tunnel-command): publish the current directory through devtunnel.
 #   scripts/tunnel-devtunnel.sh [--workspace DIR] [--auth-mode bearer|oauth] [--port N] [--name NAME]
 # Same as `workbench-mcp tunnel devtunnel …`; builds the checkout first if needed. devtunnel must be on PATH.
 set -e

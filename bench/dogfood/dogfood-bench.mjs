@@ -1,4 +1,4 @@
-// Issue 13 dogfood benchmark: what a model pays to use the server, measured through MCP calls only (no
+// The dogfood benchmark: what a model pays to use the server, measured through MCP calls only (no
 // model, deterministic steps) against the built bin over HTTP. Scenarios: the bug-fix task (run the test,
 // search, read, patch, rerun, git_diff) on a small JS and a small Python project, once with apply_patch and once
 // with edit_file (each on its own copy of the projects), a PTY REPL exchange, a long-output command paged with

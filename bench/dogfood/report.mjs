@@ -1,5 +1,5 @@
 // Sizes and the report of the dogfood benchmark: tools/list broken down per tool and per part, per-call and
-// per-scenario byte totals, the issue 13 table with the Python server's reference figures, and the goals as
+// per-scenario byte totals, the table with the Python server's reference figures, and the goals as
 // pass/MISS rows. Writes bench/results/dogfood.{json,md} (no absolute machine paths).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,9 +9,9 @@ const bytes = (s) => Buffer.byteLength(s, 'utf8');
 const json = (v) => (v === undefined ? 0 : bytes(JSON.stringify(v)));
 const n = (x) => (x == null ? 'n/a' : x.toLocaleString('en-US'));
 
-/** Issue 13's figures for the Python server (coding-tools-mcp 0.3), 18 tools, same task. */
+/** The reference figures for the Python server (coding-tools-mcp 0.3), 18 tools, same task. */
 export const REFERENCE = {
-  source: 'Python server coding-tools-mcp 0.3, measured 2026-11 per issue 13',
+  source: 'Python server coding-tools-mcp 0.3, measured 2026-11',
   tools_list_bytes: 20184,
   description_bytes: 1828,
   input_schema_bytes: 7092,
@@ -152,7 +152,7 @@ function writeCall(r, scenario) {
 function markdown(r) {
   const { catalog: c, scenarios: s, reference: ref } = r;
   const lines = [
-    '# Dogfood benchmark (issue 13): what a model pays to use the server',
+    '# Dogfood benchmark: what a model pays to use the server',
     '',
     `Measured ${r.environment.date.slice(0, 10)} on Node ${r.environment.node}, MCP calls only (no model), against`,
     'the built server over HTTP. Fixtures are made at run time: a JS project whose `node test/math.test.js` fails',
@@ -216,7 +216,7 @@ function markdown(r) {
 export function writeDogfood({ catalog, calls }) {
   const scenarios = groupBy(calls, 'scenario');
   const r = {
-    title: 'Dogfood benchmark (issue 13)',
+    title: 'Dogfood benchmark',
     environment: { node: process.version, date: new Date().toISOString() },
     reference: REFERENCE,
     goals: goals(catalog, scenarios, calls),

@@ -1,4 +1,4 @@
-// Issue 14 (fast start-up): the bin is bundled (scripts/bundle.mjs) and carries the tools/list data the build
+// Fast start-up: the bin is bundled (scripts/bundle.mjs) and carries the tools/list data the build
 // computed, so it answers without loading the tool modules. That data must be exactly what the sources give,
 // in every catalog option; and a tool call, which loads the tools on first use, must work from the bin.
 import { spawnSync } from 'node:child_process';
@@ -29,7 +29,7 @@ function askBin(requests: Array<{ method: string; params?: object }>, args: stri
   return requests.map((_, i) => replies.find((r) => r.id === i + 1));
 }
 
-describe('the bundled bin (issue 14)', () => {
+describe('the bundled bin', () => {
   it.each([
     ['the default catalog', [], {}, { enableViewImage: true, fakeReadonly: false }],
     [

@@ -34,13 +34,13 @@ function run(args: string[], env: Record<string, string> = {}) {
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('--help and --version (contract "Command line and configuration names")', () => {
+describe('--help and --version (docs/configuration.md)', () => {
   it('--help prints usage naming every flag and its variable on stdout, exit 0', () => {
     const r = run(['--help']);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/Usage/);
-    // Each flag with its variable, what it accepts and its default, then its meaning (issue 11).
+    // Each flag with its variable, what it accepts and its default, then its meaning.
     expect(r.stdout).toContain('--port <an integer from 0 to 65535>   (SERVICE_PORT; default: 8765)');
     expect(r.stdout).toMatch(
       /SERVICE_AUTH_TOKEN \(default: generated once per workspace and kept \(printed when made\)\)\n +Static bearer token/,
@@ -69,7 +69,7 @@ describe('--help and --version (contract "Command line and configuration names")
   });
 });
 
-describe('invalid values → exit 2 with one line naming the variable or flag (decision 10)', () => {
+describe('invalid values → exit 2 with one line naming the variable or flag (docs/design-notes.md#command-line)', () => {
   // | args | environment | the line names |
   const CASES: Array<[string, string[], Record<string, string>, string]> = [
     ['SERVICE_PORT=abc', [], { SERVICE_PORT: 'abc' }, 'SERVICE_PORT'],
@@ -254,7 +254,7 @@ describe('invalid values → exit 2 with one line naming the variable or flag (d
   });
 });
 
-describe('start-up, the ready line, tokens and shutdown (contract "Process and binding", decision 8)', () => {
+describe('start-up, the ready line, tokens and shutdown (docs/design-notes.md#command-line, docs/design-notes.md#secrets-at-start)', () => {
   it('the ready line is exactly `workbench-mcp listening on http://127.0.0.1:PORT/mcp`, and that URL serves', async () => {
     const s = await startServer({ workspace: ws.dir, env: { HOME: home } });
     try {

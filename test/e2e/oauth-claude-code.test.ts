@@ -1,6 +1,6 @@
 // Claude Code (`@anthropic-ai/claude-code` 2.1.330, a native binary installed on demand into
-// node_modules/.cache/claude-code by .ci/run) against the spawned bin, with a temp HOME (issue 11 "Real
-// clients"; real-clients.md "Claude Code"): `claude mcp list` health-checks without a model and reports the
+// node_modules/.cache/claude-code by .ci/run) against the spawned bin, with a temp HOME (
+// docs/clients.md#the-clients-at-a-glance): `claude mcp list` health-checks without a model and reports the
 // server connected over HTTP with a bearer header and over stdio (and not with a wrong header). Then OAuth the
 // way Claude Code does it today — a Client ID Metadata Document whose redirect URIs are portless loopback
 // callbacks while it listens on a random port (RFC 8252 §7.3): `claude mcp login` (in a pseudo-terminal from
@@ -65,7 +65,7 @@ function claude(
 
 afterAll(() => cert?.cleanup());
 
-describe.skipIf(!!reason)('Claude Code reports the server connected (issue 11)', () => {
+describe.skipIf(!!reason)('Claude Code reports the server connected', () => {
   let ws: TempWorkspace;
   let bearerServer: SpawnedServer;
   let oauthServer: SpawnedServer | undefined;

@@ -1,5 +1,5 @@
-// A real browser submitting the password form from another site (issue 11 hardening: "the password POST checks
-// Origin / Sec-Fetch-Site when present"; RFC 9700 §4.7): headless Chromium (real-clients.md "A real browser")
+// A real browser submitting the password form from another site (the password POST checks
+// Origin / Sec-Fetch-Site when present; RFC 9700 §4.7): headless Chromium (docs/development.md)
 // loads a page of another origin that holds a copy of the form — with a valid CSRF handle and the right
 // password, the strongest forgery there is — and submits it to the spawned bin. Chromium sends
 // `Sec-Fetch-Site: same-site` (another port of 127.0.0.1) and that page's Origin; the server answers 403, no code. The same
@@ -28,7 +28,7 @@ describe('Chromium for the cross-site form test', () => {
   });
 });
 
-describe.skipIf(!haveChromium)('the password form posted from another site (issue 11; RFC 9700 §4.7)', () => {
+describe.skipIf(!haveChromium)('the password form posted from another site (RFC 9700 §4.7)', () => {
   let ws: TempWorkspace;
   let server: SpawnedServer;
   let other: http.Server;

@@ -1,11 +1,12 @@
 // Gemini CLI (`@google/gemini-cli` 0.61, installed on demand into node_modules/.cache/gemini-cli by .ci/run)
-// against the spawned bin in oauth mode (issue 11 "Real clients": Gemini CLI's dynamic registration and full
-// OAuth flow; real-clients.md "Gemini CLI"). Gemini registers with `"scope": ""` (refused before decisions.md
-// 37), asks for consent on stdin (answered "y"), opens the authorize URL with `xdg-open` — here a script on
-// PATH that submits the password form and follows the 302 to Gemini's localhost callback — exchanges the code,
-// lists our tools and sends them to the model: a local stand-in for the Gemini API (GOOGLE_GEMINI_BASE_URL)
-// that answers every turn with text and records that the tool declarations arrived. `gemini mcp list` then
-// reports the server connected with the stored token. Absent CLI: skipped with the reason; CI=true: a failure.
+// against the spawned bin in oauth mode (Gemini CLI's dynamic registration and full OAuth flow;
+// docs/clients.md#the-clients-at-a-glance). Gemini registers with `"scope": ""` (refused before
+// docs/design-notes.md#registration-leniency), asks for consent on stdin (answered "y"), opens the authorize
+// URL with `xdg-open` — here a script on PATH that submits the password form and follows the 302 to Gemini's
+// localhost callback — exchanges the code, lists our tools and sends them to the model: a local stand-in for
+// the Gemini API (GOOGLE_GEMINI_BASE_URL) that answers every turn with text and records that the tool
+// declarations arrived. `gemini mcp list` then reports the server connected with the stored token. Absent
+// CLI: skipped with the reason; CI=true: a failure.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -96,7 +97,7 @@ function startModelStub(): Promise<{ server: http.Server; base: string; sawTools
   );
 }
 
-describe.skipIf(!GEMINI)('Gemini CLI: dynamic registration and the full OAuth flow (issue 11)', () => {
+describe.skipIf(!GEMINI)('Gemini CLI: dynamic registration and the full OAuth flow', () => {
   let ws: TempWorkspace;
   let server: SpawnedServer;
   let proxy: RecordingProxy;

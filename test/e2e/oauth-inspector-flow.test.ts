@@ -1,6 +1,6 @@
 // MCP Inspector 2.12 (`@modelcontextprotocol/inspector`, Node >= 22.19; installed on demand into
 // node_modules/.cache/inspector by .ci/run, Node 22 into node_modules/.cache/node22) doing the whole OAuth flow
-// itself against the spawned bin (issue 11 "Real clients": Inspector 2.12's dynamic registration and full
+// itself against the spawned bin (Inspector 2.12's dynamic registration and full
 // OAuth flow). Its CLI registers with `"scope": ""` (kept by a recording proxy in front of the server), opens
 // the authorize URL through $BROWSER — a script that submits the password and follows the 302 to the
 // Inspector's callback — and lists tools; a second run reuses the stored token without a browser. Then the same
@@ -71,7 +71,7 @@ function inspector(
 
 afterAll(() => cert?.cleanup());
 
-describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server (issue 11)', () => {
+describe.skipIf(!!reason)('MCP Inspector 2.12 completes OAuth against the server', () => {
   let ws: TempWorkspace;
   let server: SpawnedServer;
   let proxy: RecordingProxy;

@@ -1,8 +1,8 @@
 // The MCP Inspector CLI (2.x) against the spawned bin in oauth mode, with an access token obtained through
-// the real OAuth flow (issue 6 "Real clients": "the MCP Inspector CLI with a token"; real-clients.md
-// "Inspector CLI"). Both protocol eras; without the token the Inspector is refused. The Inspector needs
-// Node ≥ 22.19 (decisions.md 30): $WB_NODE22 or node_modules/.cache/node22 (installed by .ci/run). Absent:
-// skipped with the reason printed — but under CI=true a missing Node 22 is a failure.
+// the real OAuth flow (docs/oauth.md#tested-with). Both protocol eras; without the token the Inspector is
+// refused. The Inspector needs Node ≥ 22.19 (docs/design-notes.md#tests): $WB_NODE22 or
+// node_modules/.cache/node22 (installed by .ci/run). Absent: skipped with the reason printed — but under
+// CI=true a missing Node 22 is a failure.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,7 +52,7 @@ function run(
   });
 }
 
-describe('Node 22 for the Inspector CLI (decisions.md 30)', () => {
+describe('Node 22 for the Inspector CLI (docs/design-notes.md#tests)', () => {
   it('is present (required under CI=true)', () => {
     if (!NODE22) {
       console.warn(`[oauth-inspector] skipped: ${reason}`);

@@ -1,5 +1,5 @@
 // mcp-remote (the OAuth-capable stdio⇄HTTP bridge many desktop clients use) against the spawned bin in oauth
-// mode (issue 6 "Real clients"; real-clients.md "mcp-remote"): `mcp-remote-client <url>` discovers, registers
+// mode (docs/oauth.md#tested-with): `mcp-remote-client <url>` discovers, registers
 // (application_type native, a localhost callback), and opens the authorize URL through $BROWSER — here a
 // script that fetches the page, submits the password form and follows the 302 to mcp-remote's own
 // localhost callback. Then mcp-remote lists tools. A second run reuses the stored tokens (no browser).
@@ -91,7 +91,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(Boolean(bridgeMissing))(
-  'mcp-remote-client with a BROWSER script (real-clients.md "mcp-remote")',
+  'mcp-remote-client with a BROWSER script (docs/oauth.md#tested-with)',
   () => {
     it('registers, authorizes through the password form, lists tools; a second run reuses the tokens', async () => {
       const browser = path.join(home, 'browser.mjs');

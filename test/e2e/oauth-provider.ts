@@ -1,6 +1,6 @@
 // An OAuthClientProvider for the official SDK clients (v1 and v2 share the shape) that plays the operator's
 // browser without a browser: redirectToAuthorization fetches the authorization page, submits the password
-// form and keeps the 302's Location (real-clients.md "Official SDK clients"). Everything is kept in memory.
+// form and keeps the 302's Location (docs/oauth.md#tested-with). Everything is kept in memory.
 import { randomBytes } from 'node:crypto';
 import { PASSWORD } from './oauth-helpers.js';
 

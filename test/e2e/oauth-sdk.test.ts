@@ -1,9 +1,9 @@
-// Real clients end to end against the spawned bin in oauth mode (issue 6 "Real clients"; spec §5.2.1: a
+// Real clients end to end against the spawned bin in oauth mode (docs/oauth.md#endpoints: a
 // client that knows only the /mcp URL discovers, registers, sends the operator to the password page, gets a
 // token). The official SDK v1 client (handshake era) and v2 client (pinned 2026-07-28), each with an
 // OAuthClientProvider whose redirectToAuthorization plays the operator's browser: it fetches the page,
-// submits the password form and reads the code from the 302 (real-clients.md "Official SDK clients").
-// Then finishAuth(code), reconnect, tools/list; and a refresh through the SDK (contract "POST /oauth/token").
+// submits the password form and reads the code from the 302 (docs/oauth.md#tested-with).
+// Then finishAuth(code), reconnect, tools/list; and a refresh through the SDK (docs/oauth.md#refresh-tokens).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';

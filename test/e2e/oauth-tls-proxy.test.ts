@@ -1,9 +1,9 @@
-// Behind a local TLS reverse proxy (issue 6 "Tests"; real-clients.md "A TLS reverse proxy"): a Node https
-// proxy with a throwaway self-signed certificate (openssl, temp dir) in front of the spawned bin, adding
-// X-Forwarded-Proto/Host/For, with SERVICE_TRUST_PROXY_HEADERS=1 (spec §5.3; contract "OAuth 2.1" base URL
-// rule). Every URL in the metadata, the challenge, the `iss` of the redirect and the tokens uses the public
-// https origin, and the official SDK clients complete the flow through the proxy. The public name resolves to
-// 127.0.0.1 only inside the test's own fetch (a custom lookup), which also trusts the throwaway CA.
+// Behind a local TLS reverse proxy (docs/oauth.md#tested-with): a Node https proxy with a throwaway
+// self-signed certificate (openssl, temp dir) in front of the spawned bin, adding X-Forwarded-Proto/Host/For,
+// with SERVICE_TRUST_PROXY_HEADERS=1 (docs/oauth.md#endpoints: the base URL rule). Every URL in the metadata,
+// the challenge, the `iss` of the redirect and the tokens uses the public https origin, and the official SDK
+// clients complete the flow through the proxy. The public name resolves to 127.0.0.1 only inside the test's
+// own fetch (a custom lookup), which also trusts the throwaway CA.
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';

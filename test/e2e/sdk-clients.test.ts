@@ -1,8 +1,8 @@
 // Real peers against the spawned bin: the official SDK clients, v1 `@modelcontextprotocol/sdk` (handshake era
 // only) and v2 `@modelcontextprotocol/client` (pinned to 2026-07-28, and `auto`), over HTTP with a bearer
-// token and over stdio. Checks issue 2 "Tests / Real clients", spec §4.1 and §9, contract "Process and
-// binding" (stdio), decisions.md 13 (output schemas accept the error shape; the v1 client validates
-// structuredContent against outputSchema even on isError). See ../shared/design/real-clients.md.
+// token and over stdio. Checks docs/http.md#eras, docs/design-notes.md#command-line (stdio),
+// docs/design-notes.md#output-schemas-accept-errors (output schemas accept the error shape; the v1 client
+// validates structuredContent against outputSchema even on isError). See docs/oauth.md#tested-with.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,7 @@ type Result = {
   isError?: boolean;
 };
 
-/** What every real client must be able to do with the workspace (issue 2: list tools, read a file, search). */
+/** What every real client must be able to do with the workspace (list tools, read a file, search). */
 async function exercise(client: AnyClient) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
@@ -100,8 +100,9 @@ async function exercise(client: AnyClient) {
 }
 
 /**
- * decisions.md 13, for every tool in the catalog (it grows as tools land): an INVALID_ARGUMENT result goes
- * through the client's outputSchema validation without an exception; so do the read-only tools' successes.
+ * docs/design-notes.md#output-schemas-accept-errors, for every tool in the catalog (it grows as tools land):
+ * an INVALID_ARGUMENT result goes through the client's outputSchema validation without an exception; so do
+ * the read-only tools' successes.
  */
 async function everyOutputSchema(client: AnyClient) {
   const { tools } = await client.listTools();
@@ -120,7 +121,8 @@ async function everyOutputSchema(client: AnyClient) {
     list_files: {},
     search_text: { query: 'needle', context_lines: 1 },
     view_image: { path: 'img/dot.png' },
-    // Not a repository: the git tools answer with a reason (decision 40: lean results, optional fields).
+    // Not a repository: the git tools answer with a reason (docs/design-notes.md#lean-results: lean results,
+    // optional fields).
     git_status: {},
     git_diff: {},
     git_log: {},
@@ -228,7 +230,7 @@ describe('v1 @modelcontextprotocol/sdk client over HTTP with a bearer token (han
     }
     expect(log[0]).toMatchObject({ method: 'initialize', status: 200 });
     expect(log.some((l) => l.method === 'notifications/initialized' && l.status === 202)).toBe(true);
-    // It opens a GET stream after initialize and tolerates the 405 (real-clients.md).
+    // It opens a GET stream after initialize and tolerates the 405 (docs/http.md#other-routes).
     expect(log.filter((l) => l.httpMethod === 'GET').every((l) => l.status === 405)).toBe(true);
     expect(
       log
@@ -315,7 +317,7 @@ const stdioEnv = () => ({
   SERVICE_LOG_LEVEL: 'debug',
 });
 
-describe('stdio (contract "Process and binding": --stdio)', () => {
+describe('stdio (docs/design-notes.md#command-line: --stdio)', () => {
   it('v1 client over stdio (handshake era): lists tools, reads, searches, tool failures as results', async () => {
     const transport = new StdioV1({
       command: process.execPath,
@@ -427,7 +429,7 @@ describe('stdio (contract "Process and binding": --stdio)', () => {
       .map((m) => m.error?.code)
       .sort();
     expect(nullIds).toEqual([-32700, -32600].sort());
-    // Errors speak of what a stdio client sends: lines, not bodies or POSTs (issue 11 "First impression").
+    // Errors speak of what a stdio client sends: lines, not bodies or POSTs.
     const nullMessages = byId(null).map((m) => m.error?.message ?? '');
     expect(nullMessages.join('\n')).toMatch(/the line is not valid JSON/);
     expect(nullMessages.join('\n')).toMatch(/one message per line/);

@@ -1,7 +1,7 @@
-// Commands seen by their clients (spec §3, §6, §8; tool-contract "Commands"; decision 35), without a sandbox
-// over the real HTTP stack: a million lines of output paged through read_output, the running-count limit, a
-// command started on one connection and polled or killed on others, notifications/cancelled, unknown ids and
-// invalid arguments.
+// Commands seen by their clients (docs/tools.md#commands, docs/design-notes.md#notifications,
+// docs/tools.md#limits), without a sandbox over the real HTTP stack: a million lines of output paged through
+// read_output, the running-count limit, a command started on one connection and polled or killed on others,
+// notifications/cancelled, unknown ids and invalid arguments.
 import { existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -28,7 +28,7 @@ describe('commands: output, limits, clients (SERVICE_SANDBOX=off)', () => {
     ws?.cleanup();
   });
 
-  it('`seq 1 1000000`: head and tail in the text, read_output pages across the dropped middle (tool-contract "Commands")', async () => {
+  it('`seq 1 1000000`: head and tail in the text, read_output pages across the dropped middle (docs/tools.md#commands)', async () => {
     const expected = Array.from({ length: 1_000_000 }, (_, i) => `${i + 1}\n`).join('');
     const total = Buffer.byteLength(expected);
     const r = await call(url, 'exec_command', { cmd: 'seq 1 1000000', yield_time_ms: 30_000 });
@@ -78,7 +78,7 @@ describe('commands: output, limits, clients (SERVICE_SANDBOX=off)', () => {
     expect(mid.sc.next_action.arguments.offset).toBe(total - tailKept + 10);
   });
 
-  it('the running-count limit: COMMAND_LIMIT_REACHED is retryable and names the running commands (spec §8)', async () => {
+  it('the running-count limit: COMMAND_LIMIT_REACHED is retryable and names the running commands (docs/tools.md#limits)', async () => {
     const a = await call(url, 'exec_command', { cmd: `sleep ${uniqueMarker()}`, yield_time_ms: 0 });
     const b = await call(url, 'exec_command', { cmd: `sleep ${uniqueMarker()}`, yield_time_ms: 0 });
     const c = await call(url, 'exec_command', { cmd: 'true' });
@@ -94,7 +94,7 @@ describe('commands: output, limits, clients (SERVICE_SANDBOX=off)', () => {
     await call(url, 'kill_command', { command_id: b.sc.command_id, signal: 'KILL' });
   });
 
-  it('started on one connection, polled and killed on others; a dropped connection stops nothing (decision 35)', async () => {
+  it('started on one connection, polled and killed on others; a dropped connection stops nothing (docs/design-notes.md#one-workspace-one-runtime)', async () => {
     const agentA = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const agentB = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const agentC = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -135,7 +135,7 @@ describe('commands: output, limits, clients (SERVICE_SANDBOX=off)', () => {
     }
   });
 
-  it('notifications/cancelled for the starting request leaves the command running (spec §3, §6)', async () => {
+  it('notifications/cancelled for the starting request leaves the command running (docs/design-notes.md#notifications)', async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       // The command says it started, then waits for a file: the cancel surely arrives while the call runs.

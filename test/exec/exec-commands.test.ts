@@ -1,7 +1,8 @@
-// Commands as workspace resources (spec §1.6, §3, §6, §8; tool-contract "Commands"; decisions 17–19),
-// with real processes and real PTYs over the real HTTP stack, once without a sandbox and once inside
-// bubblewrap (skipped with the reason when bwrap is absent; a failure under CI=true). Output paging, limits
-// and clients on several connections are in exec-clients.test.ts.
+// Commands as workspace resources (docs/design-notes.md#one-workspace-one-runtime; docs/tools.md#commands;
+// docs/design-notes.md#command-status, docs/design-notes.md#command-results,
+// docs/design-notes.md#bash-and-retention), with real processes and real PTYs over the real HTTP stack, once
+// without a sandbox and once inside bubblewrap (skipped with the reason when bwrap is absent; a failure under
+// CI=true). Output paging, limits and clients on several connections are in exec-clients.test.ts.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     ws?.cleanup();
   });
 
-  t('server_info and check_exec_environment report the same sandbox (tool-contract "Commands")', async () => {
+  t('server_info and check_exec_environment report the same sandbox (docs/tools.md#commands)', async () => {
     const info = await call(url, 'server_info');
     const env = await call(url, 'check_exec_environment');
     expect(env.isError).toBe(false);
@@ -44,7 +45,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     expect(info.sc.limits.exec_max_active).toBe(16);
   });
 
-  t('exit codes: `exit 3` and `false` are results, not tool errors (decision 17)', async () => {
+  t('exit codes: `exit 3` and `false` are results, not tool errors', async () => {
     const a = await call(url, 'exec_command', { cmd: 'echo out; echo err >&2; exit 3' });
     expect(a.isError).toBe(false);
     expect(a.sc).toMatchObject({
@@ -53,7 +54,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
       stdout: 'out\n',
       stderr: 'err\n',
     });
-    // Nothing was left out, so there is nothing to page: no output_refs (decision 40).
+    // Nothing was left out, so there is nothing to page: no output_refs (docs/design-notes.md#lean-results).
     expect(a.sc.output_refs).toBeUndefined();
     expect(a.sc.next_action).toBeUndefined();
     const f = await call(url, 'exec_command', { cmd: 'false' });
@@ -74,7 +75,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     expect(file.sc.error.code).toBe('NOT_A_DIRECTORY');
   });
 
-  t('a signal from outside ends a command as "terminated" with the signal name (decision 17)', async () => {
+  t('a signal from outside ends a command as "terminated" with the signal name', async () => {
     const r = await call(url, 'exec_command', { cmd: `sleep ${uniqueMarker()}`, yield_time_ms: 0 });
     expect(r.sc.status).toBe('running');
     const k = await call(url, 'kill_command', {
@@ -90,7 +91,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     });
   });
 
-  t('yield → running with next_action → write_stdin poll → exited (tool-contract "Commands")', async () => {
+  t('yield → running with next_action → write_stdin poll → exited (docs/tools.md#commands)', async () => {
     // The command waits for a file the test creates: it is running when the first result comes, however slow.
     const gate = `gate-${uniqueMarker()}`;
     const r = await call(url, 'exec_command', {
@@ -116,7 +117,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     expect(again.sc).toMatchObject({ status: 'exited', exit_code: 0 });
   });
 
-  t('timeout fires while nobody polls; the process is gone before anyone asks (spec §8)', async () => {
+  t('timeout fires while nobody polls; the process is gone before anyone asks', async () => {
     const m = uniqueMarker();
     const r = await call(url, 'exec_command', { cmd: `sleep ${m}`, timeout_ms: 500, yield_time_ms: 0 });
     expect(r.sc.status).toBe('running');
@@ -129,7 +130,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     expect(p.text).toMatch(/Timed out/);
   });
 
-  t('kill_command on a TERM-trapping process escalates and says so (decision 18)', async () => {
+  t('kill_command on a TERM-trapping process escalates and says so', async () => {
     const r = await call(url, 'exec_command', {
       cmd: 'trap "echo got-term" TERM; echo ready; while :; do sleep 0.05; done',
       yield_time_ms: 0,
@@ -191,7 +192,7 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
   );
 
   t(
-    '1000 children all die with kill_command and the server keeps answering (decision 33)',
+    '1000 children all die with kill_command and the server keeps answering (docs/design-notes.md#tests)',
     async () => {
       // A marker of this run only: the count is of this test's processes, whatever else the machine runs.
       const m = uniqueMarker();
@@ -219,50 +220,44 @@ describe.each(MODES)('commands, SERVICE_SANDBOX=%s', (sandbox) => {
     expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
   });
 
-  t(
-    'a PTY REPL driven across calls, ^C interrupts only the job (tool-contract "Commands": tty)',
-    async () => {
-      const r = await call(url, 'exec_command', {
-        cmd: 'bash --norc --noprofile -i',
-        tty: true,
-        yield_time_ms: 500,
-        env: { PS1: 'wb$ ' },
-      });
-      expect(r.sc.status).toBe('running');
-      const id = r.sc.command_id;
-      const m = uniqueMarker();
-      expect((await pollUntil(url, id, /42/, 'echo $((6*7))\n')).stdout).toMatch(/42/);
-      await call(url, 'write_stdin', { command_id: id, chars: `sleep ${m}\n`, yield_time_ms: 0 });
-      expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
-      await call(url, 'write_stdin', { command_id: id, chars: '\u0003', yield_time_ms: 0 });
-      expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
-      // $((…)) makes the answer differ from the echo of what was typed.
-      expect((await pollUntil(url, id, /still-42/, 'echo still-$((6*7))\n')).stdout).toMatch(/still-42/);
-      const fin = (await pollUntil(url, id, null, 'exit 7\n')).last;
-      expect(fin.sc).toMatchObject({ status: 'exited', exit_code: 7 });
-      const closed = await call(url, 'write_stdin', { command_id: id, chars: 'x' });
-      expect(closed.sc.error).toMatchObject({ code: 'COMMAND_CLOSED', retryable: false });
-    },
-  );
+  t('a PTY REPL driven across calls, ^C interrupts only the job (docs/tools.md#commands: tty)', async () => {
+    const r = await call(url, 'exec_command', {
+      cmd: 'bash --norc --noprofile -i',
+      tty: true,
+      yield_time_ms: 500,
+      env: { PS1: 'wb$ ' },
+    });
+    expect(r.sc.status).toBe('running');
+    const id = r.sc.command_id;
+    const m = uniqueMarker();
+    expect((await pollUntil(url, id, /42/, 'echo $((6*7))\n')).stdout).toMatch(/42/);
+    await call(url, 'write_stdin', { command_id: id, chars: `sleep ${m}\n`, yield_time_ms: 0 });
+    expect(await waitFor(() => processesWith(m).length === 1)).toBe(true);
+    await call(url, 'write_stdin', { command_id: id, chars: '\u0003', yield_time_ms: 0 });
+    expect(await waitFor(() => processesWith(m).length === 0)).toBe(true);
+    // $((…)) makes the answer differ from the echo of what was typed.
+    expect((await pollUntil(url, id, /still-42/, 'echo still-$((6*7))\n')).stdout).toMatch(/still-42/);
+    const fin = (await pollUntil(url, id, null, 'exit 7\n')).last;
+    expect(fin.sc).toMatchObject({ status: 'exited', exit_code: 7 });
+    const closed = await call(url, 'write_stdin', { command_id: id, chars: 'x' });
+    expect(closed.sc.error).toMatchObject({ code: 'COMMAND_CLOSED', retryable: false });
+  });
 
-  t(
-    'isatty is true under tty and false without; TERM/NO_COLOR follow (tool-contract "Commands")',
-    async () => {
-      const probe =
-        'test -t 0 && echo in-tty || echo in-pipe; test -t 1 && echo out-tty || echo out-pipe; echo "TERM=$TERM NO_COLOR=${NO_COLOR:-unset}"';
-      const tty = await call(url, 'exec_command', { cmd: probe, tty: true });
-      expect(tty.sc.status).toBe('exited');
-      expect(tty.sc.stdout).toMatch(/in-tty\nout-tty\nTERM=\S+ NO_COLOR=unset/);
-      expect(tty.sc.stdout).not.toMatch(/TERM=dumb/);
-      const pipe = await call(url, 'exec_command', { cmd: probe });
-      expect(pipe.sc.stdout).toBe('in-pipe\nout-pipe\nTERM=dumb NO_COLOR=1\n');
-      const py = await call(url, 'exec_command', {
-        cmd: 'command -v python3 >/dev/null && python3 -c "import sys;print(sys.stdout.isatty())" || echo True',
-        tty: true,
-      });
-      expect(py.sc.stdout.trim()).toBe('True');
-    },
-  );
+  t('isatty is true under tty and false without; TERM/NO_COLOR follow (docs/tools.md#commands)', async () => {
+    const probe =
+      'test -t 0 && echo in-tty || echo in-pipe; test -t 1 && echo out-tty || echo out-pipe; echo "TERM=$TERM NO_COLOR=${NO_COLOR:-unset}"';
+    const tty = await call(url, 'exec_command', { cmd: probe, tty: true });
+    expect(tty.sc.status).toBe('exited');
+    expect(tty.sc.stdout).toMatch(/in-tty\nout-tty\nTERM=\S+ NO_COLOR=unset/);
+    expect(tty.sc.stdout).not.toMatch(/TERM=dumb/);
+    const pipe = await call(url, 'exec_command', { cmd: probe });
+    expect(pipe.sc.stdout).toBe('in-pipe\nout-pipe\nTERM=dumb NO_COLOR=1\n');
+    const py = await call(url, 'exec_command', {
+      cmd: 'command -v python3 >/dev/null && python3 -c "import sys;print(sys.stdout.isatty())" || echo True',
+      tty: true,
+    });
+    expect(py.sc.stdout.trim()).toBe('True');
+  });
 
   t('pipes: stdin is written then closed; write_stdin to such a command is COMMAND_CLOSED', async () => {
     const r = await call(url, 'exec_command', { cmd: 'cat; echo EOF-seen', stdin: 'line one\n' });

@@ -1,4 +1,4 @@
-// Issue 12 items 5 and 6 (tool-contract "Commands"): the first exec_command of a freshly started server answers
+// docs/tools.md#commands: the first exec_command of a freshly started server answers
 // `running` only once its process exists — what a command needs (sandbox probe, spawner helper) is started after
 // the ready line, and a `running` answer waits for the spawn itself; and a tty command returns as soon as its
 // first output has paused, so a REPL answers its prompt in its first call instead of waiting out yield_time_ms.
@@ -31,7 +31,7 @@ afterEach(async () => {
   ws = undefined;
 });
 
-describe('the first command of a fresh server (issue 12 item 5)', () => {
+describe('the first command of a fresh server', () => {
   it.each(['off', 'auto'])(
     'SERVICE_SANDBOX=%s: `running` is answered only when the process exists (yield_time_ms 0)',
     async (sandbox) => {
@@ -48,7 +48,7 @@ describe('the first command of a fresh server (issue 12 item 5)', () => {
   );
 });
 
-describe('a tty command returns once its first output settles (issue 12 item 6)', () => {
+describe('a tty command returns once its first output settles', () => {
   it('a REPL started with tty: true answers its prompt within its first call, long before yield_time_ms', async () => {
     ws = makeWorkspace({ 'README.md': '# repl\n' });
     server = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'off' } });

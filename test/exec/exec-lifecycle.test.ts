@@ -1,8 +1,9 @@
-// The life of commands around the server's own (tool-contract "Commands"; http-and-auth-contract "Process and
-// binding"; decisions 19, 26): the spawned server withholds its secrets from children, keeps the runtime
-// directory outside the workspace and removes it at shutdown, ends every command tree on SIGTERM and on stdin
-// EOF (stdio), refuses to start when a required sandbox cannot run; retention and eviction with an injected
-// clock; permission-mode refusals and environment rules.
+// The life of commands around the server's own (docs/tools.md#commands; docs/design-notes.md#command-line;
+// docs/design-notes.md#bash-and-retention, docs/design-notes.md#runtime-directory): the spawned server
+// withholds its secrets from children, keeps the runtime directory outside the workspace and removes it at
+// shutdown, ends every command tree on SIGTERM and on stdin EOF (stdio), refuses to start when a required
+// sandbox cannot run; retention and eviction with an injected clock; permission-mode refusals and environment
+// rules.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,14 +24,14 @@ const SECRETS = {
   PYTHONPATH: '/somewhere/else',
 };
 
-describe('spawned server: environment, runtime directory, shutdown (http-and-auth-contract "Process and binding")', () => {
+describe('spawned server: environment, runtime directory, shutdown (docs/design-notes.md#command-line)', () => {
   let ws: TempWorkspace;
   beforeAll(() => {
     ws = makeWorkspace({ 'a.txt': 'alpha\n' });
   });
   afterAll(() => ws?.cleanup());
 
-  it('secrets of the server environment never reach a command (tool-contract "Commands": environment)', async () => {
+  it('secrets of the server environment never reach a command (docs/tools.md#commands: environment)', async () => {
     const srv = await startServer({
       workspace: ws.dir,
       env: { ...SECRETS, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' },
@@ -56,7 +57,7 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
     }
   });
 
-  it('runtime directory: outside the workspace, HOME/TMPDIR/XDG_CACHE_HOME inside it, removed at SIGTERM; command trees end (decision 26)', async () => {
+  it('runtime directory: outside the workspace, HOME/TMPDIR/XDG_CACHE_HOME inside it, removed at SIGTERM; command trees end (docs/design-notes.md#runtime-directory)', async () => {
     const srv = await startServer({ workspace: ws.dir });
     const [child, deaf] = [uniqueMarker(), uniqueMarker()];
     let root = '';
@@ -95,7 +96,7 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
   // A command's bwrap (making its mount points in the instance's directory) may still be starting
   // when the signal comes: shutdown waits for it before removing the directory, and a directory that will not go
   // is logged, never a crash. Ten starts, each stopped the moment it says it is listening.
-  it('SIGTERM the moment the server is listening, ten times: exit 0 each time, the runtime directory removed (decision 26)', async () => {
+  it('SIGTERM the moment the server is listening, ten times: exit 0 each time, the runtime directory removed (docs/design-notes.md#runtime-directory)', async () => {
     const parent = mkdtempSync(path.join(tmpdir(), 'wb-rt-'));
     try {
       for (let i = 0; i < 10; i++) {
@@ -216,7 +217,7 @@ describe('spawned server: environment, runtime directory, shutdown (http-and-aut
   });
 });
 
-describe('retention and eviction with an injected clock (spec §8; decision 19)', () => {
+describe('retention and eviction with an injected clock (docs/design-notes.md#bash-and-retention)', () => {
   let ws: TempWorkspace;
   let srv: InProcessServer;
   const clock = new ManualClock();
@@ -263,7 +264,7 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
     expect(gone.sc.error.code).toBe('COMMAND_NOT_FOUND');
   });
 
-  it('a command that cannot be started is status "failed" with the reason on stderr (decision 17)', async () => {
+  it('a command that cannot be started is status "failed" with the reason on stderr (docs/design-notes.md#command-status)', async () => {
     const spec = {
       cmd: 'true',
       cwd: `${ws.dir}/vanished`,
@@ -321,7 +322,7 @@ describe('retention and eviction with an injected clock (spec §8; decision 19)'
   });
 });
 
-describe('total retained output (spec §8: SERVICE_EXEC_TOTAL_BUFFER_BYTES)', () => {
+describe('total retained output (docs/tools.md#limits: SERVICE_EXEC_TOTAL_BUFFER_BYTES)', () => {
   let ws: TempWorkspace;
   let srv: InProcessServer;
   beforeAll(async () => {
@@ -361,7 +362,7 @@ describe('total retained output (spec §8: SERVICE_EXEC_TOTAL_BUFFER_BYTES)', ()
   });
 });
 
-describe('permission modes and environment rules (tool-contract "Permission modes"; decision 23)', () => {
+describe('permission modes and environment rules (docs/tools.md#permission-modes; docs/design-notes.md#command-arguments)', () => {
   let ws: TempWorkspace;
   let safe: InProcessServer;
   let dangerous: InProcessServer;
@@ -439,7 +440,7 @@ describe('permission modes and environment rules (tool-contract "Permission mode
     expect(d.sc.stdout).toBe('tok\n');
   });
 
-  it('tools/list annotations of the command tools are truthful (tool-contract "Envelope")', async () => {
+  it('tools/list annotations of the command tools are truthful (docs/tools.md#results-and-errors)', async () => {
     const tools = safe.runtime.catalog.realAnnotations;
     expect(tools.get('exec_command')).toMatchObject({
       readOnlyHint: false,

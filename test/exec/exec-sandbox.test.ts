@@ -1,7 +1,7 @@
-// The OS sandbox (tool-contract "Permission modes" beyond-note; decision 27; real-clients.md "Sandboxing"):
-// what bubblewrap really confines. Each check uses a spelling the command policy cannot read (a variable,
-// a Python call), so the kernel — not the policy — is what says no. Needs bwrap: skipped with the reason when
-// absent, a failure under CI=true.
+// The OS sandbox (docs/tools.md#permission-modes beyond-note; docs/design-notes.md#sandbox-mounts;
+// docs/security-model.md): what bubblewrap really confines. Each check uses a spelling the command policy
+// cannot read (a variable, a Python call), so the kernel — not the policy — is what says no. Needs bwrap:
+// skipped with the reason when absent, a failure under CI=true.
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -63,7 +63,7 @@ d('bubblewrap sandbox', () => {
     expect(t.sc.stdout).toBe('unreachable\n');
   });
 
-  it('the system is read-only; the workspace (under /tmp) and the runtime directory are writable (decision 27)', async () => {
+  it('the system is read-only; the workspace (under /tmp) and the runtime directory are writable (docs/design-notes.md#sandbox-mounts)', async () => {
     const r = await call(safe.url, 'exec_command', {
       cmd: 'd=/usr; touch $d/wb-sandbox-test; echo "rc=$?"; touch here.txt && touch "$HOME/x" && echo ok',
     });

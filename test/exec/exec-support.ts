@@ -66,7 +66,7 @@ export function callOn(
   });
 }
 
-/** A notifications/cancelled for `requestId` (spec §6: it stops nothing). */
+/** A notifications/cancelled for `requestId` (docs/design-notes.md#notifications: it stops nothing). */
 export function cancel(url: string, requestId: number) {
   return post(url, {
     jsonrpc: '2.0',

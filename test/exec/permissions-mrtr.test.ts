@@ -1,9 +1,10 @@
-// decision 24 and tool-contract "Permission modes": a `safe`-mode refusal the user may lift (a destructive
-// command, network) is asked through a 2026-07-28 client that declared elicitation — `resultType:
-// "input_required"` with one elicitation/create — and the retried call carrying the acceptance runs once,
-// only that command. Replayed, declined, altered and expired answers are refused; request_permissions never
-// grants and answers ELICITATION_UNSUPPORTED where the client cannot be asked. The official v2 client (pinned
-// 2026-07-28, auto-fulfilment) is the peer for the full round trip; raw requests check each refusal.
+// docs/design-notes.md#permission-grants and docs/tools.md#permission-modes: a `safe`-mode refusal the user
+// may lift (a destructive command, network) is asked through a 2026-07-28 client that declared elicitation —
+// `resultType: "input_required"` with one elicitation/create — and the retried call carrying the acceptance
+// runs once, only that command. Replayed, declined, altered and expired answers are refused;
+// request_permissions never grants and answers ELICITATION_UNSUPPORTED where the client cannot be asked. The
+// official v2 client (pinned 2026-07-28, auto-fulfilment) is the peer for the full round trip; raw requests
+// check each refusal.
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,7 +52,7 @@ const doomed = (name: string) => {
   return { cmd: `rm -rf ${name}`, yield_time_ms: 10_000 };
 };
 
-describe('exec_command refusals asked through the client (decision 24)', () => {
+describe('exec_command refusals asked through the client (docs/design-notes.md#permission-grants)', () => {
   it('first call answers input_required with one elicitation; an accepting retry runs the command once', async () => {
     const args = doomed('build1');
     const first = await exec(args);
@@ -152,7 +153,7 @@ describe('exec_command refusals asked through the client (decision 24)', () => {
   });
 });
 
-describe('request_permissions never grants (decision 24, tool-contract "Permission modes")', () => {
+describe('request_permissions never grants (docs/design-notes.md#permission-grants, docs/tools.md#permission-modes)', () => {
   const ask = async (era: 'handshake' | 'modern', meta?: Record<string, unknown>) => {
     const r = request(era, 'tools/call', {
       name: 'request_permissions',
@@ -180,7 +181,7 @@ describe('request_permissions never grants (decision 24, tool-contract "Permissi
 });
 
 describe.runIf(needBwrap('network grant in the bubblewrap sandbox'))(
-  'a network grant in the sandbox (decision 24: network in safe)',
+  'a network grant in the sandbox (docs/design-notes.md#permission-grants: network in safe)',
   () => {
     let sws: TempWorkspace;
     let sserver: InProcessServer;

@@ -1,5 +1,6 @@
-// The command policy as a classifier (tool-contract "Permission modes"; decision 23): a table of command lines
-// and the verdict each gets in safe mode. Pure: nothing runs.
+// The command policy as a classifier (docs/tools.md#permission-modes;
+// docs/design-notes.md#command-arguments): a table of command lines and the verdict each gets in safe mode.
+// Pure: nothing runs.
 import { describe, expect, it } from 'vitest';
 import { classifyCommand, type PolicyContext } from '../../src/policy/classify.js';
 import { lex } from '../../src/policy/shell-words.js';
@@ -54,7 +55,7 @@ describe('destructive commands are refused in safe and trusted', () => {
   });
 });
 
-describe('mass deletion without the words rm -rf is refused like rm -rf (issue 10, item 4)', () => {
+describe('mass deletion without the words rm -rf is refused like rm -rf', () => {
   it.each([
     'find . -delete',
     'find src -delete',
@@ -107,7 +108,7 @@ describe('mass deletion without the words rm -rf is refused like rm -rf (issue 1
   });
 });
 
-describe('writes aimed outside the workspace are refused; reads anywhere are fine (decision 23)', () => {
+describe('writes aimed outside the workspace are refused; reads anywhere are fine (docs/design-notes.md#command-arguments)', () => {
   it.each([
     'echo x > /etc/passwd',
     'echo x >> ../outside.txt',

@@ -1,4 +1,4 @@
-// Output buffers and their model-facing views (tool-contract "Commands": output budget, read_output paging,
+// Output buffers and their model-facing views (docs/tools.md#commands: output budget, read_output paging,
 // ANSI stripped from model-facing text only). Pure: no processes.
 import { describe, expect, it } from 'vitest';
 import { HEAD_BYTES, modelText, StreamBuffer } from '../../src/process/output.js';
@@ -103,7 +103,7 @@ describe('modelText (ANSI escapes stripped from model-facing text only)', () => 
   });
 });
 
-describe('modelText folds runs of Node-internal stack frames (tool-contract "Commands", decision 40)', () => {
+describe('modelText folds runs of Node-internal stack frames (docs/tools.md#commands, docs/design-notes.md#lean-results)', () => {
   const stack = [
     'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
     '    at Object.<anonymous> (/w/test/math.test.js:6:8)',

@@ -1,4 +1,4 @@
-// tool-contract "Git" / issue 5: in a workspace that is not a repository, git_diff shows what apply_patch
+// docs/tools.md#git: in a workspace that is not a repository, git_diff shows what apply_patch
 // changed since start-up. Writers report a file through recordBeforeWrite (git/baseline) before changing it;
 // here the test plays the writer on the server's own Runtime, then reads the diff over HTTP and checks that
 // `git apply` turns a copy of the original tree into the current one.

@@ -1,7 +1,8 @@
-// issue 10 attack 3 and decisions.md 38: a repository's git directory, common directory, object
-// store and everything git reads through them must lie inside the workspace, else GIT_ERROR with no outside
-// byte in the result. Real repositories in temp dirs: an outside repository whose commit message and file
-// hold marker strings; each attack is first shown to work under plain git, then all five tools refuse it.
+// A confinement attack on git (docs/design-notes.md#git-hardening): a repository's git directory, common
+// directory, object store and everything git reads through them must lie inside the workspace, else GIT_ERROR
+// with no outside byte in the result. Real repositories in temp dirs: an outside repository whose commit
+// message and file hold marker strings; each attack is first shown to work under plain git, then all five
+// tools refuse it.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,7 +68,7 @@ afterAll(async () => {
   outside?.cleanup();
 });
 
-describe('issue 10 attack 3: a .git file or symlink leading to an outside repository (decisions.md 38)', () => {
+describe('a .git file or symlink leading to an outside repository (docs/design-notes.md#git-hardening)', () => {
   it('ev2/.git containing "gitdir: /outside/repo/.git": every git tool refuses, nothing outside shows', async () => {
     ws.write('ev2/s.txt', 'inside\n');
     ws.write('ev2/.git', `gitdir: ${path.join(outside.dir, '.git')}\n`);
@@ -93,7 +94,7 @@ describe('issue 10 attack 3: a .git file or symlink leading to an outside reposi
   });
 });
 
-describe('issue 10 attack 3: linked worktrees whose git or common directory is outside (decisions.md 38)', () => {
+describe('linked worktrees whose git or common directory is outside (docs/design-notes.md#git-hardening)', () => {
   it('a worktree of the outside repository placed in the workspace (gitdir in its worktrees/x) is refused', async () => {
     git(outside.dir, 'worktree', 'add', '-q', '--detach', path.join(ws.dir, 'wt1'));
     expect(plain(path.join(ws.dir, 'wt1'), 'log', '-1')).toContain(SECRET_MSG);
@@ -116,7 +117,7 @@ describe('issue 10 attack 3: linked worktrees whose git or common directory is o
   });
 });
 
-describe('issue 10 attack 3: object stores reaching outside (alternates, http-alternates, symlinks)', () => {
+describe('object stores reaching outside (alternates, http-alternates, symlinks)', () => {
   /** A repository in the workspace whose main branch is the outside commit, objects supplied by `arm`. */
   function borrowing(dir: string, arm: (objects: string) => void): void {
     const abs = path.join(ws.dir, dir);
@@ -177,7 +178,7 @@ describe('issue 10 attack 3: object stores reaching outside (alternates, http-al
   });
 });
 
-describe('decisions.md 38: repositories whose git data is all inside the workspace still work', () => {
+describe('docs/design-notes.md#git-hardening: repositories whose git data is all inside the workspace still work', () => {
   it('a linked worktree and a --shared clone inside the workspace are read normally', async () => {
     const main = path.join(ws.dir, 'good');
     mkdirSync(main);
@@ -197,7 +198,7 @@ describe('decisions.md 38: repositories whose git data is all inside the workspa
   });
 });
 
-describe('decisions.md 38: a workspace that is a subdirectory of a larger repository', () => {
+describe('docs/design-notes.md#git-hardening: a workspace that is a subdirectory of a larger repository', () => {
   it('every git tool answers GIT_ERROR saying so, and shows nothing of the repository', async () => {
     const parent = makeWorkspace({ 'top.txt': 't\n', 'pkg/s.txt': 'p\n' }, { git: true });
     git(parent.dir, 'add', '-A');

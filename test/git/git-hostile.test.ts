@@ -1,11 +1,11 @@
-// tool-contract "Git" (**beyond**: a hostile `.git/config` cannot turn a read-only tool into code execution) and
-// decisions.md 20 (every filter driver from config or .gitattributes disabled; GIT_OPTIONAL_LOCKS=0, so
-// `.git/index` is never written). A repository whose config names a program for every hook point git has —
-// fsmonitor, external diff, a diff driver command, textconv, clean/smudge/process filters (one only through
-// include.path), pager, signature verification, ssh, askpass, credential helper, editor, hooks (both
-// .git/hooks and core.hooksPath), and a submodule with its own filter — each program writing a marker file.
-// First a control run with plain git proves the traps fire; then all five tools run through a real HTTP
-// server, and no marker may exist afterwards.
+// docs/tools.md#git (**beyond**: a hostile `.git/config` cannot turn a read-only tool into code execution)
+// and docs/design-notes.md#git-hardening (every filter driver from config or .gitattributes disabled;
+// GIT_OPTIONAL_LOCKS=0, so `.git/index` is never written). A repository whose config names a program for
+// every hook point git has — fsmonitor, external diff, a diff driver command, textconv, clean/smudge/process
+// filters (one only through include.path), pager, signature verification, ssh, askpass, credential helper,
+// editor, hooks (both .git/hooks and core.hooksPath), and a submodule with its own filter — each program
+// writing a marker file. First a control run with plain git proves the traps fire; then all five tools run
+// through a real HTTP server, and no marker may exist afterwards.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -193,7 +193,7 @@ afterAll(async () => {
   rmSync(traps, { recursive: true, force: true });
 });
 
-describe('hostile repository (tool-contract "Git", decisions.md 20)', () => {
+describe('hostile repository (docs/tools.md#git, docs/design-notes.md#git-hardening)', () => {
   it('control: the same repository runs the traps under plain git', () => {
     // The process filter cannot speak its protocol, so git dies where it first needs it: check it alone.
     plainGit(ws.dir, 'status');

@@ -1,4 +1,4 @@
-// tool-contract "Git": the parsers behind the git tools (porcelain v2 status, numstat + diff headers, log
+// docs/tools.md#git: the parsers behind the git tools (porcelain v2 status, numstat + diff headers, log
 // records, blame --line-porcelain) on real git output, and the line diff used outside repositories, checked
 // against git itself (git apply must reproduce the new text; the change count equals git's --minimal).
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 12 items 3 and 4, decisions.md 38 ("path may name a file"): git_status shows an untracked directory
+// docs/design-notes.md#git-hardening ("path may name a file"): git_status shows an untracked directory
 // as "dir/", as git prints it, so a model can tell it from a file; git_status, git_diff and git_log take a
 // file as path and limit the command to that file (also one that exists only in history). Real repository,
 // real in-process HTTP server.
@@ -47,7 +47,7 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-describe('git_status: an untracked directory is "dir/" (issue 12 item 3)', () => {
+describe('git_status: an untracked directory is "dir/"', () => {
   it('lists the directory once with a trailing slash, in structured and text, next to an untracked file', async () => {
     const r = await callTool(srv.url, 'git_status', {});
     expect(r.isError, r.content[0]?.text).toBe(false);
@@ -69,7 +69,7 @@ describe('git_status: an untracked directory is "dir/" (issue 12 item 3)', () =>
   });
 });
 
-describe('a file as path means "this file" (issue 12 item 4, decisions.md 38)', () => {
+describe('a file as path means "this file" (docs/design-notes.md#git-hardening)', () => {
   it('git_diff {path: "src/math.js"} shows that file only', async () => {
     const r = await callTool(srv.url, 'git_diff', { path: 'src/math.js' });
     expect(r.isError, r.content[0]?.text).toBe(false);
@@ -105,7 +105,7 @@ describe('a file as path means "this file" (issue 12 item 4, decisions.md 38)', 
     expect(none.content[0]!.text).toContain('never-was.txt does not exist in the working tree');
   });
 
-  it('a path outside the workspace is still refused (tool-contract "Paths")', async () => {
+  it('a path outside the workspace is still refused (docs/tools.md#paths)', async () => {
     for (const tool of ['git_status', 'git_diff', 'git_log']) {
       const r = await callTool(srv.url, tool, { path: '../x.txt' });
       expect(r.structuredContent.error.code, tool).toBe('PATH_OUTSIDE_WORKSPACE');

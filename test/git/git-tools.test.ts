@@ -1,6 +1,7 @@
-// tool-contract "Git" (arguments, results, truncation, next_action), "Envelope" (text + structuredContent,
-// INVALID_ARGUMENT) and "Paths" (confinement), decisions.md 20 and 38 (path defaults to ".", a directory or a
-// file): the five git tools on real repositories through a real in-process HTTP server.
+// docs/tools.md#git (arguments, results, truncation, next_action), docs/tools.md#results-and-errors (text +
+// structuredContent, INVALID_ARGUMENT) and docs/tools.md#paths (confinement),
+// docs/design-notes.md#git-hardening (path defaults to ".", a directory or a file): the five git tools on
+// real repositories through a real in-process HTTP server.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +60,7 @@ describe('git_status — staged, unstaged, untracked, renamed, conflicted, unico
     srv = await serve(ws);
   });
 
-  it('lists each kind with its short code, in text and structured (nothing at its default: decision 40)', async () => {
+  it('lists each kind with its short code, in text and structured (nothing at its default: docs/design-notes.md#lean-results)', async () => {
     const r = await callTool(srv.url, 'git_status', {});
     expect(r.isError).toBe(false);
     const s = r.structuredContent;
@@ -98,7 +99,7 @@ describe('git_status — staged, unstaged, untracked, renamed, conflicted, unico
     expect(next.structuredContent.entries).toHaveLength(6);
   });
 
-  it('path limits the listing to a directory or to one file (decisions.md 38)', async () => {
+  it('path limits the listing to a directory or to one file (docs/design-notes.md#git-hardening)', async () => {
     const r = await callTool(srv.url, 'git_status', { path: 'ünï' });
     expect(r.structuredContent.entries.map((e: { path: string }) => e.path)).toEqual(['ünï/ïn.txt']);
     const f = await callTool(srv.url, 'git_status', { path: 'staged.txt' });
@@ -106,7 +107,7 @@ describe('git_status — staged, unstaged, untracked, renamed, conflicted, unico
     expect(f.structuredContent.entries.map((e: { path: string }) => e.path)).toEqual(['staged.txt']);
   });
 
-  it('paths outside the workspace are refused (tool-contract "Paths")', async () => {
+  it('paths outside the workspace are refused (docs/tools.md#paths)', async () => {
     const r = await callTool(srv.url, 'git_status', { path: '..' });
     expect(r.structuredContent.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
     const d = await callTool(srv.url, 'git_diff', { paths: ['../../etc/passwd'] });
@@ -327,7 +328,7 @@ describe('git_show — with and without diff, blobs, paging', () => {
     expect(p.structuredContent.diff).not.toContain('alpha');
   });
 
-  it('paths the commit does not touch (existing or not): the commit, no files, said so (tool-contract "Git")', async () => {
+  it('paths the commit does not touch (existing or not): the commit, no files, said so (docs/tools.md#git)', async () => {
     for (const paths of [['big1.txt'], ['no/such/deep.txt']]) {
       const r = await callTool(srv.url, 'git_show', { rev: 'HEAD', paths });
       expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
@@ -429,7 +430,7 @@ describe('git_blame — ranges and paging', () => {
   });
 });
 
-describe('revisions that look like options are refused (tool-contract "Git")', () => {
+describe('revisions that look like options are refused (docs/tools.md#git)', () => {
   let srv: InProcessServer;
   let ws: TempWorkspace;
   beforeAll(async () => {
@@ -481,7 +482,7 @@ describe('outside a repository (a reason, not a crash)', () => {
   });
 });
 
-describe('results match the advertised outputSchema (decisions.md 13)', () => {
+describe('results match the advertised outputSchema (docs/design-notes.md#output-schemas-accept-errors)', () => {
   it('successes, non-repository answers and errors of all five tools validate', async () => {
     const { Ajv } = await import('ajv');
     const ws = workspace({ 'a.txt': 'a\nb\n' });
@@ -535,9 +536,10 @@ async function handshakeList(
   return r.json.result.tools;
 }
 
-// A workspace inside a larger repository is GIT_ERROR (decisions.md 38): test/git-confinement.test.ts.
+// A workspace inside a larger repository is GIT_ERROR (docs/design-notes.md#git-hardening):
+// test/git-confinement.test.ts.
 
-describe('a repository nested in a workspace that is not one (decisions.md 20: path locates the repository)', () => {
+describe('a repository nested in a workspace that is not one (docs/design-notes.md#git-hardening: path locates the repository)', () => {
   it('path and paths find the nested repository; results are workspace-relative', async () => {
     const outer = workspace({ 'loose.txt': 'l\n' }, false);
     const inner = path.join(outer.dir, 'repoA');

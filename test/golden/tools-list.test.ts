@@ -1,7 +1,7 @@
-// The tools/list snapshot (issue 2 "Tests": "A tools/list snapshot"), taken over the wire from a server with
+// The tools/list snapshot, taken over the wire from a server with
 // the default configuration. One golden file per tool, test/golden/tools-list/<name>.json, so a new tool adds
-// a file instead of rewriting a shared one; and the order of the tools present must follow the contract's
-// order (tool-contract "Envelope"), whichever of the 19 exist yet.
+// a file instead of rewriting a shared one; and the order of the tools present must follow the documented
+// order (docs/tools.md#results-and-errors), whichever of the 19 exist yet.
 //
 //   UPDATE_GOLDEN=1 npx vitest run test/golden   rewrites every file (and removes files of tools that are gone)
 //
@@ -56,7 +56,7 @@ afterAll(async () => {
 const file = (name: string) => path.join(DIR, `${name}.json`);
 const render = (t: Tool) => JSON.stringify(t, null, 2) + '\n';
 
-describe('tools/list snapshot (tool-contract "Envelope")', () => {
+describe('tools/list snapshot (docs/tools.md#results-and-errors)', () => {
   it('answers in both eras with the same tools', () => {
     expect(handshake.status).toBe(200);
     expect(modern.status).toBe(200);
@@ -64,11 +64,11 @@ describe('tools/list snapshot (tool-contract "Envelope")', () => {
     expect(modern.json.result.tools).toEqual(TOOLS);
   });
 
-  it('the default catalog has all 19 tools of the contract, in its order', () => {
+  it('the default catalog has all 19 documented tools, in their order', () => {
     expect(TOOLS.map((t) => t.name)).toEqual(CONTRACT_ORDER);
   });
 
-  it('every tool is one of the contract\'s 19, listed once, in the contract\'s order', () => {
+  it('every tool is one of the documented 19, listed once, in the documented order', () => {
     const names = TOOLS.map((t) => t.name);
     expect(names.filter((n) => !CONTRACT_ORDER.includes(n))).toEqual([]);
     expect(new Set(names).size).toBe(names.length);

@@ -1,4 +1,4 @@
-// Test-only tools that are not dependencies (issue 11 "First impression", decisions.md 30): `.ci/run`
+// Test-only tools that are not dependencies (docs/design-notes.md#tests): `.ci/run`
 // installs each, pinned, into node_modules/.cache/<name>/ (`npm install --no-save --prefix …`), and the tests
 // find them there. Absent (a developer's machine that never ran .ci/run): the test skips with the install
 // command printed; under CI=true it fails instead.

@@ -1,4 +1,4 @@
-// Shared pieces of the confinement attack tests (issue 10): tool calls over HTTP with a ceiling that only ends
+// Shared pieces of the confinement attack tests: tool calls over HTTP with a ceiling that only ends
 // a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process, and a small valid PNG.
 import { spawn } from 'node:child_process';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Connections a test holds open in a known state, over raw TCP so the test sees exactly when the server closes
-// them (issue 15 item 3, the connection cap): never used, idle after a keep-alive request, or carrying a
+// them (the connection cap): never used, idle after a keep-alive request, or carrying a
 // request in flight (headers sent with `Expect: 100-continue`, so the server's "100 Continue" proves it has
 // received and admitted them, the body held back until the test releases it).
 import net from 'node:net';

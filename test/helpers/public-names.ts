@@ -1,9 +1,9 @@
-// Real-shaped public names for tunnel and doctor tests (decisions.md 31): as root, the test maps its hosts
-// (*.trycloudflare.com, *.ngrok-free.app, *.devtunnels.ms) to a loopback address of its own in /etc/hosts for
-// the run — under a lock, since test files run in parallel, and removed again afterwards even on failure —
-// and serves TLS on <that address>:443 with a throwaway self-signed certificate (openssl) that clients trust
-// through NODE_EXTRA_CA_CERTS. The proxy forwards each host as the stand-in provider registered it (route
-// files), with that provider's header style, so a printed https://<host>/mcp really answers.
+// Real-shaped public names for tunnel and doctor tests (docs/design-notes.md#tests): as root, the test maps
+// its hosts (*.trycloudflare.com, *.ngrok-free.app, *.devtunnels.ms) to a loopback address of its own in
+// /etc/hosts for the run — under a lock, since test files run in parallel, and removed again afterwards even
+// on failure — and serves TLS on <that address>:443 with a throwaway self-signed certificate (openssl) that
+// clients trust through NODE_EXTRA_CA_CERTS. The proxy forwards each host as the stand-in provider registered
+// it (route files), with that provider's header style, so a printed https://<host>/mcp really answers.
 import {
   closeSync,
   ftruncateSync,
@@ -145,7 +145,7 @@ function readRoute(routesDir: string, host: string): Route | undefined {
   }
 }
 
-/** The headers each provider's edge sends to the local server (real-clients.md "Tunnel providers"). */
+/** The headers each provider's edge sends to the local server (docs/remote-access.md#providers). */
 function forwardHeaders(req: http.IncomingMessage, host: string, route: Route): http.OutgoingHttpHeaders {
   const h: http.OutgoingHttpHeaders = { ...req.headers };
   const client = '203.0.113.7';

@@ -1,7 +1,7 @@
 // Raw HTTP/1.1 requests for the wire-level tests: node:http on a fresh connection each time, so tests can send
 // what fetch will not (a foreign Host, duplicated headers, chunked bodies, a body that stops half-way) and
 // read exactly what came back. Every reply is recorded in `seen` so a suite can assert a property of all of
-// them (no response ever carries Mcp-Session-Id, contract "POST /mcp" step 8).
+// them (no response ever carries Mcp-Session-Id, docs/http.md#other-routes).
 import http from 'node:http';
 import net from 'node:net';
 import { TEST_TOKEN } from './server.js';

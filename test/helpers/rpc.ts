@@ -97,9 +97,10 @@ function outputChecks(url: string): Promise<Map<string, Check>> {
 }
 
 /**
- * tools/call in the handshake era; returns the CallToolResult. Every result is checked against the outputSchema
- * its tool advertises, as the v1 SDK client checks it (decisions 13 and 40): a field a result leaves out must be
- * optional there, and no field may be `null` unless the schema says so.
+ * tools/call in the handshake era; returns the CallToolResult. Every result is checked against the
+ * outputSchema its tool advertises, as the v1 SDK client checks it
+ * (docs/design-notes.md#output-schemas-accept-errors, docs/design-notes.md#lean-results): a field a result
+ * leaves out must be optional there, and no field may be `null` unless the schema says so.
  */
 export async function callTool(url: string, name: string, args: Record<string, unknown> = {}) {
   const r = await handshake(url, 1, 'tools/call', { name, arguments: args });

@@ -1,7 +1,8 @@
-// Static readers for the container files (decisions.md 32: no Docker engine or cluster here, and no YAML
-// dependency): Dockerfile instructions with continuations joined, ENV/ARG pairs, and a strict parser for the
-// block-YAML subset the Kubernetes example uses (mappings, `- ` sequences, `[a, b]`, `{}`, plain and quoted
-// scalars, `---` documents). Anything outside that subset throws, so a future edit cannot slip past the checks.
+// Static readers for the container files (docs/design-notes.md#tests: no Docker engine or cluster here, and
+// no YAML dependency): Dockerfile instructions with continuations joined, ENV/ARG pairs, and a strict parser
+// for the block-YAML subset the Kubernetes example uses (mappings, `- ` sequences, `[a, b]`, `{}`, plain and
+// quoted scalars, `---` documents). Anything outside that subset throws, so a future edit cannot slip past
+// the checks.
 
 export interface Instruction {
   op: string;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# The attacker of the swap-race tests (issue 10, attack 2): exchanges two paths with
+# The attacker of the swap-race tests: exchanges two paths with
 # renameat2(RENAME_EXCHANGE) in a tight loop. Bounded: stops after MAX_SECONDS or on SIGTERM/SIGINT, always
 # leaves the paths as it found them (an even number of swaps) and prints {"swaps": N} as its last line.
 # Usage: swapper.py PATH_A PATH_B MAX_SECONDS   (prints "ready" once swapping has started)

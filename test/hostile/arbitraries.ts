@@ -1,4 +1,4 @@
-// fast-check arbitraries of the hostile-input suite (issue 15, item 2): hostile strings (unicode, NUL and other
+// fast-check arbitraries of the hostile-input suite: hostile strings (unicode, NUL and other
 // control characters, lone surrogates, huge), hostile paths (absolute, `..`, through symlinks that lead out,
 // very long), and values generated from a tool's advertised inputSchema (tools/list), on and off the schema.
 import fc from 'fast-check';

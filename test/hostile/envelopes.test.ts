@@ -1,11 +1,12 @@
-// Issue 15 item 2, "generated JSON-RPC envelopes and _meta": property-based, over real HTTP on 127.0.0.1, in
-// both protocol eras — the handshake era (2025-11-25: initialize, then requests; a Mcp-Session-Id sent by the
-// client is ignored) and the stateless 2026-07-28 era (`_meta` version and capabilities in every request, the
+// Generated JSON-RPC envelopes and _meta: property-based, over real HTTP on 127.0.0.1, in both protocol eras
+// — the handshake era (2025-11-25: initialize, then requests; a Mcp-Session-Id sent by the client is ignored)
+// and the stateless 2026-07-28 era (`_meta` version and capabilities in every request, the
 // MCP-Protocol-Version / Mcp-Method / Mcp-Name mirror headers). Generated: wrong types, missing and extra
-// fields, huge and odd ids, nested junk, batches, whole bodies of any JSON, raw bytes that are not JSON or not
-// UTF-8. Each answer is checked against the contract's order of checks (http-and-auth-contract "POST /mcp, in
-// this order" steps 3–8; decisions 1, 2, 4, 39): the exact HTTP status and JSON-RPC code, the id echoed, never
-// -32603, never a session id, no logged server error, and a valid call still served after each property.
+// fields, huge and odd ids, nested junk, batches, whole bodies of any JSON, raw bytes that are not JSON or
+// not UTF-8. Each answer is checked against the documented order of checks (docs/http.md#order-of-checks,
+// steps 3–8; docs/design-notes.md#statuses, docs/design-notes.md#stateless-era-order): the exact HTTP status
+// and JSON-RPC code, the id echoed, never -32603, never a session id, no logged server error, and a valid
+// call still served after each property.
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -68,7 +69,7 @@ async function post(
   return { r, v: judge(r, `${label} body=${String(body).slice(0, 300)}`) };
 }
 
-describe('issue 15 item 2: any JSON value as the body (contract step 3)', () => {
+describe('any JSON value as the body (contract step 3)', () => {
   it('arrays are batches → 400/-32600, other non-objects → 400/-32600, objects → a specific answer', async () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
@@ -108,7 +109,7 @@ describe('issue 15 item 2: any JSON value as the body (contract step 3)', () => 
   });
 });
 
-describe('issue 15 item 2: bodies that are not JSON, or not UTF-8 (contract step 3)', () => {
+describe('bodies that are not JSON, or not UTF-8 (contract step 3)', () => {
   it('truncated, garbage, NUL, invalid UTF-8, BOM, lone surrogate escapes → -32700 or a specific answer', async () => {
     const valid = JSON.stringify({
       jsonrpc: '2.0',
@@ -163,7 +164,7 @@ describe('issue 15 item 2: bodies that are not JSON, or not UTF-8 (contract step
   });
 });
 
-// ---- The structured envelope and its oracle: the contract's order of checks. ----
+// ---- The structured envelope and its oracle: the documented order of checks. ----
 
 interface Envelope {
   era: 'handshake' | 'modern';
@@ -346,7 +347,7 @@ type Expect =
 const isObj = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The contract's verdict (http-and-auth-contract "POST /mcp, in this order"; decisions 1, 2, 4, 39). */
+/** The documented verdict (docs/http.md#order-of-checks; docs/design-notes.md#statuses, docs/design-notes.md#stateless-era-order). */
 function oracle(body: Record<string, unknown>, headers: Record<string, string | string[]>): Expect {
   const bad = (status: number, code: number) => ({ status, code });
   if (body.jsonrpc !== '2.0') return bad(400, -32600);
@@ -413,7 +414,7 @@ function oracle(body: Record<string, unknown>, headers: Record<string, string | 
   return { status: 200, result: 'ok' };
 }
 
-describe('issue 15 item 2: generated envelopes and _meta in both eras (contract steps 3–8)', () => {
+describe('generated envelopes and _meta in both eras (contract steps 3–8)', () => {
   it('each envelope gets exactly the status and code of the first check it fails, and its id back', async () => {
     await fc.assert(
       fc.asyncProperty(envelope, async (e) => {
@@ -450,7 +451,8 @@ describe('issue 15 item 2: generated envelopes and _meta in both eras (contract 
             isObj(JSON.parse(text).params?._meta) &&
             V in JSON.parse(text).params._meta &&
             JSON.parse(text).method !== 'initialize';
-          // decisions 1 and 2: modern results carry resultType and serverInfo; handshake results carry none.
+          // docs/design-notes.md#statuses: modern results carry resultType and serverInfo; handshake results
+          // carry none.
           expect(modern, label).toBe(wasModern);
         }
       }),
@@ -480,7 +482,7 @@ describe('issue 15 item 2: generated envelopes and _meta in both eras (contract 
   });
 });
 
-describe('issue 15 item 2: nested junk and huge values in every position', () => {
+describe('nested junk and huge values in every position', () => {
   const deep = (n: number, open: string, close: string, leaf = '1') =>
     open.repeat(n) + leaf + close.repeat(n);
   const DEPTHS = [10, 1000, 5000, 20_000, 200_000];
@@ -565,7 +567,7 @@ describe('issue 15 item 2: nested junk and huge values in every position', () =>
   });
 });
 
-describe('issue 15 item 2: the handshake era after initialize, with session ids the server ignores (contract step 8)', () => {
+describe('the handshake era after initialize, with session ids the server ignores (contract step 8)', () => {
   it('initialize with generated params, then calls with generated Mcp-Session-Id: answers never depend on it', async () => {
     const init = fc.record(
       {

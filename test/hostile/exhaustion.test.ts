@@ -1,12 +1,13 @@
-// Issue 15 item 2, the fixed cases beside the generated ones, each against the spawned bin (dist/cli/main.js)
-// so the server's own memory can be read from /proc/<pid>/status:
+// The fixed cases of the hostile-input suite, beside the generated ones, each against the spawned bin
+// (dist/cli/main.js) so the server's own memory can be read from /proc/<pid>/status:
 // - a 100 MiB body refused without buffering (contract step 3: "413 without reading the rest"), with a declared
 //   Content-Length and chunked; the client streams it slowly with backpressure and never holds it;
-// - a command printing 1 GiB (tool-contract "Commands": output budget, 64 KiB head + 448 KiB tail per stream):
+// - a command printing 1 GiB (docs/tools.md#commands: output budget, 64 KiB head + 448 KiB tail per stream):
 //   the server's memory stays bounded, the results say how much was left out, and the server keeps serving;
-// - a disk-full apply_patch on a small tmpfs (decision 15, decision 33): PATCH_FAILED with errno ENOSPC, the
-//   files exactly as before, no temp or backup files, the server keeps serving (and writes again once space
-//   is back). Mounting needs root: without it the case is skipped with the reason, except under CI=true.
+// - a disk-full apply_patch on a small tmpfs (docs/design-notes.md#patch-failures,
+//   docs/design-notes.md#tests): PATCH_FAILED with errno ENOSPC, the files exactly as before, no temp or
+//   backup files, the server keeps serving (and writes again once space is back). Mounting needs root:
+//   without it the case is skipped with the reason, except under CI=true.
 // Fork storms and 10,000 idle connections are covered elsewhere.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -116,7 +117,7 @@ function upload(port: number, pid: number, total: number, declared: boolean, pac
   });
 }
 
-describe('issue 15 item 2: a 100 MiB body refused without buffering (contract step 3: 413 without reading the rest)', () => {
+describe('a 100 MiB body refused without buffering (contract step 3: 413 without reading the rest)', () => {
   for (const declared of [true, false]) {
     it(`${declared ? 'Content-Length: 100 MiB' : 'chunked, no length'} → 413 early, server RSS does not grow by ~100 MiB`, async () => {
       const pid = srv.proc.pid as number;
@@ -143,7 +144,7 @@ describe('issue 15 item 2: a 100 MiB body refused without buffering (contract st
 // A client that writes its body as fast as it can, without reading between writes, still gets the 413: the
 // server closes only its own side after the answer and drops what still arrives (src/http/body.ts, lingering
 // close per RFC 9112 §9.6). Before, node:http closed both sides at once and 9 of these 40 uploads saw EPIPE.
-describe('issue 15 item 2 (contract step 3): the 413 reaches a client that writes as fast as it can', () => {
+describe('the 413 reaches a client that writes as fast as it can (contract step 3)', () => {
   it('40 unpaced 100 MiB uploads, declared and chunked, all see 413; the server keeps serving', async () => {
     const pid = srv.proc.pid as number;
     const seen: Record<string, number> = {};
@@ -160,7 +161,7 @@ describe('issue 15 item 2 (contract step 3): the 413 reaches a client that write
   });
 });
 
-describe('issue 15 item 2: a command printing 1 GiB (tool-contract "Commands": bounded output)', () => {
+describe('a command printing 1 GiB (docs/tools.md#commands: bounded output)', () => {
   it('`yes | head -c 1G`: server memory bounded, results say how much was left out, the server keeps serving', async () => {
     const pid = srv.proc.pid as number;
     const before = memoryOf(pid);
@@ -227,7 +228,7 @@ describe('issue 15 item 2: a command printing 1 GiB (tool-contract "Commands": b
   });
 });
 
-describe('issue 15 item 2: a disk-full apply_patch on a 1 MiB tmpfs (decision 15, decision 33)', () => {
+describe('a disk-full apply_patch on a 1 MiB tmpfs (docs/design-notes.md#patch-failures, docs/design-notes.md#tests)', () => {
   it('PATCH_FAILED with errno ENOSPC, files exactly as before, no temp files, the server keeps serving', async () => {
     const dir = path.join(L.parent, 'full');
     if (!mountTmpfs(dir, '1m', 'the disk-full apply_patch')) return;

@@ -1,11 +1,12 @@
-// Issue 15 item 2, "HTTP header sets": property-based, over real HTTP on 127.0.0.1. Generated Content-Type,
-// Accept, Origin, Host, MCP-Protocol-Version, Mcp-Session-Id, Authorization variants, forwarding headers,
-// duplicates and long values, on a bearer server and on a noauth one; raw request heads with bytes no client
-// library would send; every method on every path. Each answer is checked against the contract's order
-// (http-and-auth-contract "POST /mcp, in this order" steps 1–3 and 6, "Other routes", the noauth rules;
-// decisions 5 and 9): Origin 403 → auth 401 (with its WWW-Authenticate) → media type 415 → protocol-version
-// header 400 → the method; an oversized head is 431; a malformed one 400 — always a status, never a dropped
-// connection, never a 5xx, never a session id; the server still serves afterwards.
+// HTTP header sets: property-based, over real HTTP on 127.0.0.1. Generated Content-Type, Accept, Origin,
+// Host, MCP-Protocol-Version, Mcp-Session-Id, Authorization variants, forwarding headers, duplicates and long
+// values, on a bearer server and on a noauth one; raw request heads with bytes no client library would send;
+// every method on every path. Each answer is checked against the documented order
+// (docs/http.md#order-of-checks steps 1–3 and 6, docs/http.md#other-routes, the noauth rules;
+// docs/design-notes.md#statuses, docs/design-notes.md#noauth-behind-a-proxy): Origin 403 → auth 401 (with its
+// WWW-Authenticate) → media type 415 → protocol-version header 400 → the method; an oversized head is 431; a
+// malformed one 400 — always a status, never a dropped connection, never a 5xx, never a session id; the
+// server still serves afterwards.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw, type RawReply } from '../helpers/raw-http.js';
@@ -130,7 +131,7 @@ const mpv = pick<string | string[]>(
   { v: ABSENT, verdict: 'ok' },
   { v: '2025-11-25', verdict: 'ok' },
   { v: '2025-06-18', verdict: 'ok' },
-  { v: '2026-07-28', verdict: '400/-32602' }, // modern header, body without _meta (decision 39)
+  { v: '2026-07-28', verdict: '400/-32602' }, // modern header, body without _meta (docs/design-notes.md#stateless-era-order)
   { v: '2024-11-05', verdict: '400/-32600' },
   { v: 'garbage', verdict: '400/-32600' },
   { v: '', verdict: '400/-32600' },
@@ -215,7 +216,7 @@ function headersOf(p: Plan): Record<string, string | string[]> {
   return h;
 }
 
-/** The contract's verdict: the first check that fails (431 for an oversized head comes before all). */
+/** The documented verdict: the first check that fails (431 for an oversized head comes before all). */
 function oracle(p: Plan, mode: 'bearer' | 'noauth'): string {
   if (p.au.verdict === '431' && mode === 'bearer') return '431';
   if (p.au.verdict === '431') return '431';
@@ -265,7 +266,7 @@ async function check(srv: HostileServer, p: Plan, mode: 'bearer' | 'noauth') {
   }
 }
 
-describe('issue 15 item 2: generated HTTP header sets (http-and-auth-contract "POST /mcp" steps 1–3, 6; decision 5)', () => {
+describe('generated HTTP header sets (docs/http.md#order-of-checks steps 1–3, 6; docs/design-notes.md#statuses)', () => {
   it('bearer server: Origin → Authorization → Content-Type → MCP-Protocol-Version, the first failure decides', async () => {
     await fc.assert(
       fc.asyncProperty(plan, (p) => check(bearerSrv, p, 'bearer')),
@@ -274,7 +275,7 @@ describe('issue 15 item 2: generated HTTP header sets (http-and-auth-contract "P
     await stillServing(bearerSrv.url);
   });
 
-  it('noauth server: a foreign Host or any forwarding header is 403 (decision 9); Authorization is irrelevant', async () => {
+  it('noauth server: a foreign Host or any forwarding header is 403 (docs/design-notes.md#noauth-behind-a-proxy); Authorization is irrelevant', async () => {
     await fc.assert(
       fc.asyncProperty(plan, (p) => check(noauthSrv, p, 'noauth')),
       fcParams(150),
@@ -283,7 +284,7 @@ describe('issue 15 item 2: generated HTTP header sets (http-and-auth-contract "P
   });
 });
 
-describe('issue 15 item 2: raw request heads no client library sends', () => {
+describe('raw request heads no client library sends', () => {
   const lineBytes = fc.oneof(
     { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 60 }).map((a) => Buffer.from(a)) },
     {
@@ -364,7 +365,7 @@ describe('issue 15 item 2: raw request heads no client library sends', () => {
     await stillServing(bearerSrv.url);
   });
 
-  it('noauth: Host missing, empty, doubled or foreign in a raw head → 400 or 403, never served (decision 9)', async () => {
+  it('noauth: Host missing, empty, doubled or foreign in a raw head → 400 or 403, never served (docs/design-notes.md#noauth-behind-a-proxy)', async () => {
     const cases: Array<[string, number[]]> = [
       ['', [400]],
       ['Host: \r\n', [400, 403]],
@@ -382,7 +383,7 @@ describe('issue 15 item 2: raw request heads no client library sends', () => {
     }
   });
 
-  it('every method on /mcp and nearby paths → 200/202/204/401/403/404/405, with Allow on 405 (contract "Other routes")', async () => {
+  it('every method on /mcp and nearby paths → 200/202/204/401/403/404/405, with Allow on 405 (docs/http.md#other-routes)', async () => {
     const arb = fc.tuple(
       fc.constantFrom(
         'GET',

@@ -1,14 +1,14 @@
-// Issue 15 item 2, "patches and unified diffs": property-based, over real HTTP on 127.0.0.1. Each generated
-// patch (Codex envelope or unified diff) is a random mix of operations that would apply — updates with real
-// context, adds, deletes, moves — plus exactly one poison at a random place: a path outside the workspace
-// (absolute, `..`, through a symlink), a missing or existing target, a directory, context that is absent, a
-// huge hunk, an ambiguous one, one already applied, a parse error. The whole patch must fail with the poison's
-// specific code (tool-contract "apply_patch": all operations are parsed and matched before anything is
-// written; decision 15) and the workspace tree must be exactly as before — same entries, bytes, modes, inodes
-// and mtimes, no temp or backup files — with the canary directory beside it untouched. Randomly mutated patches
-// run too, with and without dry_run: a failure leaves the tree exactly as before; a success changes only the
-// files it reports (and their new parent directories). A valid patch after each property proves the server
-// still serves and still writes.
+// Patches and unified diffs: property-based, over real HTTP on 127.0.0.1. Each generated patch (Codex
+// envelope or unified diff) is a random mix of operations that would apply — updates with real context, adds,
+// deletes, moves — plus exactly one poison at a random place: a path outside the workspace (absolute, `..`,
+// through a symlink), a missing or existing target, a directory, context that is absent, a huge hunk, an
+// ambiguous one, one already applied, a parse error. The whole patch must fail with the poison's specific
+// code (docs/tools.md#editing-files: all operations are parsed and matched before anything is written;
+// docs/design-notes.md#patch-failures) and the workspace tree must be exactly as before — same entries,
+// bytes, modes, inodes and mtimes, no temp or backup files — with the canary directory beside it untouched.
+// Randomly mutated patches run too, with and without dry_run: a failure leaves the tree exactly as before; a
+// success changes only the files it reports (and their new parent directories). A valid patch after each
+// property proves the server still serves and still writes.
 import fc from 'fast-check';
 import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -414,7 +414,7 @@ function onlyReported(result: any, changed: string[], label: string): void {
 
 const restore = () => build(L.ws);
 
-describe('issue 15 item 2: generated patches with one poison fail whole, the tree exactly as before (tool-contract "apply_patch")', () => {
+describe('generated patches with one poison fail whole, the tree exactly as before (docs/tools.md#editing-files)', () => {
   for (const [format, render] of [
     ['envelope', envelope],
     ['unified diff', unified],
@@ -461,7 +461,7 @@ describe('issue 15 item 2: generated patches with one poison fail whole, the tre
   });
 });
 
-describe('issue 15 item 2: mutated and random patches (tool-contract "apply_patch", decision 15)', () => {
+describe('mutated and random patches (docs/tools.md#editing-files, docs/design-notes.md#patch-failures)', () => {
   /** A valid patch with character-level damage: deletions, insertions of hostile bytes, duplicated lines. */
   const mutated = fc
     .tuple(

@@ -1,4 +1,4 @@
-// Shared pieces of the hostile-input suite (issue 15, item 2): a workspace with a sibling directory of canary
+// Shared pieces of the hostile-input suite: a workspace with a sibling directory of canary
 // files, tree snapshots that also catch rewrites (test/helpers/tree-snapshot.ts) to prove that nothing outside
 // changed and nothing inside was half-written, the real HTTP stack started in this process with a logger that
 // records every error the server logs (a logged "request failed" / "tool failed" is an internal error even
@@ -29,11 +29,11 @@ import { snapshotTree, type Snapshot } from '../helpers/tree-snapshot.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-/** The contract's closed set of tool error codes, less INTERNAL_ERROR (tool-contract "Envelope"). */
+/** The documented closed set of tool error codes, less INTERNAL_ERROR (docs/tools.md#results-and-errors). */
 export const SPECIFIC_TOOL_CODES: ReadonlySet<string> = new Set(
   ALL_TOOL_ERROR_CODES.filter((c) => c !== 'INTERNAL_ERROR'),
 );
-/** JSON-RPC codes of http-and-auth-contract "POST /mcp" and decisions 1, 2, 39; -32603 is never acceptable. */
+/** JSON-RPC codes of docs/http.md#order-of-checks and docs/design-notes.md#statuses, docs/design-notes.md#stateless-era-order; -32603 is never acceptable. */
 export const SPECIFIC_RPC: ReadonlyMap<number, readonly number[]> = new Map([
   [-32700, [400]],
   [-32600, [400, 403, 413, 415]],

@@ -1,13 +1,14 @@
-// Issue 15 item 2, "arguments for every tool (types, sizes, unicode, NUL)": property-based, over real HTTP on
-// 127.0.0.1. The catalog is taken from tools/list at test time and arguments are generated from each advertised
-// inputSchema, on the schema (hostile strings, paths, huge values, unicode, NUL, lone surrogates) and off it
-// (wrong types, out of range, unknown or missing properties). Every call is answered with a result or a tool
-// error whose code is in the contract's closed set and fits the tool (tool-contract "Envelope"), never
+// Arguments for every tool (types, sizes, unicode, NUL): property-based, over real HTTP on 127.0.0.1. The
+// catalog is taken from tools/list at test time and arguments are generated from each advertised inputSchema,
+// on the schema (hostile strings, paths, huge values, unicode, NUL, lone surrogates) and off it (wrong types,
+// out of range, unknown or missing properties). Every call is answered with a result or a tool error whose
+// code is in the documented closed set and fits the tool (docs/tools.md#results-and-errors), never
 // INTERNAL_ERROR, never a logged server error; every result validates against the tool's outputSchema
-// (decision 13); the workspace (a git repository) and a sibling directory of canary files are snapshotted before
-// and after each call and must not change; a valid call after each property proves the server still serves.
-// exec_command and write_stdin never get a generated string that could run: only schema violations, with fixed
-// harmless values for what they require (tool-paths.test.ts has their fixed commands).
+// (docs/design-notes.md#output-schemas-accept-errors); the workspace (a git repository) and a sibling
+// directory of canary files are snapshotted before and after each call and must not change; a valid call
+// after each property proves the server still serves. exec_command and write_stdin never get a generated
+// string that could run: only schema violations, with fixed harmless values for what they require
+// (tool-paths.test.ts has their fixed commands).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { argumentsFromSchema, hostileString, wrongType, type Json } from './arbitraries.js';
@@ -16,15 +17,15 @@ import { ALLOWED, NO_GENERATED_STRINGS, SAFE_REQUIRED, toolHarness, type Tool } 
 
 const H = toolHarness();
 
-describe("issue 15 item 2: on-schema arguments generated from each tool's inputSchema (tools/list)", () => {
-  it("the catalog is the contract's 19 tools, so every tool below is covered", () => {
+describe("on-schema arguments generated from each tool's inputSchema (tools/list)", () => {
+  it('the catalog is the documented 19 tools, so every tool below is covered', () => {
     expect(H.tools.map((t) => t.name).sort()).toEqual(Object.keys(ALLOWED).sort());
   });
 
   // 16 tools × 40 runs; exec_command, write_stdin and edit_file get only the violations below (never generated
   // strings).
   for (const name of Object.keys(ALLOWED).filter((n) => !NO_GENERATED_STRINGS.has(n))) {
-    it(`${name}: generated arguments → a result or a specific error, nothing changed (contract "Envelope")`, async () => {
+    it(`${name}: generated arguments → a result or a specific error, nothing changed (docs/tools.md#results-and-errors)`, async () => {
       const t = H.tool(name);
       // apply_patch: random text is never a valid patch (patches.test.ts makes real ones); dry_run varies.
       const args = argumentsFromSchema(t.inputSchema, H.ctx());
@@ -39,7 +40,7 @@ describe("issue 15 item 2: on-schema arguments generated from each tool's inputS
   }
 });
 
-describe('issue 15 item 2: off-schema arguments are INVALID_ARGUMENT (tool-contract "Envelope")', () => {
+describe('off-schema arguments are INVALID_ARGUMENT (docs/tools.md#results-and-errors)', () => {
   /** Arguments that violate the advertised schema in exactly one way; required ones otherwise fixed and safe. */
   function violation(t: Tool): fc.Arbitrary<{ args: unknown; why: string }> {
     const props = (t.inputSchema.properties ?? {}) as Record<string, Json>;

@@ -1,4 +1,4 @@
-// The harness shared by the tool-argument files of the hostile-input suite (issue 15, item 2): one server per
+// The harness shared by the tool-argument files of the hostile-input suite: one server per
 // file on a workspace with a sibling canary directory and the audit log on, the catalog from tools/list, each
 // tool's outputSchema compiled as the v1 SDK client compiles it, and `checkedCall`: one tools/call whose answer
 // must be a result or a tool error with a code that fits the tool, valid against the outputSchema, with no
@@ -33,8 +33,8 @@ const FILE = [
   'NOT_A_DIRECTORY',
 ];
 /**
- * The codes each tool may answer (tool-contract "Files and search", "apply_patch", "Commands", "Git"; README
- * "Editing files").
+ * The codes each tool may answer (docs/tools.md#the-tools, docs/tools.md#editing-files, #commands, #git;
+ * README "Editing files").
  */
 export const ALLOWED: Record<string, string[]> = {
   server_info: ['INVALID_ARGUMENT'],

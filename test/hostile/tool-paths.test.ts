@@ -1,8 +1,8 @@
-// Issue 15 item 2, "arguments for every tool (… NUL, invalid UTF-8)", the path and byte side: property-based,
-// over real HTTP on 127.0.0.1. Hostile paths (absolute, `..`, through symlinks that lead out, NUL, control
-// characters, very long) to every tool that takes one, each answered with the specific code of tool-contract
-// "Paths"; invalid UTF-8 bytes spliced into the raw body of tools/call; the cases the properties found; and
-// exec_command / write_stdin with fixed harmless commands only (never a generated one). Same checks per call as
+// Arguments for every tool (… NUL, invalid UTF-8), the path and byte side: property-based, over real HTTP on
+// 127.0.0.1. Hostile paths (absolute, `..`, through symlinks that lead out, NUL, control characters, very
+// long) to every tool that takes one, each answered with the specific code of docs/tools.md#paths; invalid
+// UTF-8 bytes spliced into the raw body of tools/call; the cases the properties found; and exec_command /
+// write_stdin with fixed harmless commands only (never a generated one). Same checks per call as
 // tool-arguments.test.ts (tool-harness.ts): specific, schema-valid, nothing logged, nothing changed.
 import fc from 'fast-check';
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { ALLOWED, NO_GENERATED_STRINGS, SAFE_REQUIRED, toolHarness } from './too
 
 const H = toolHarness();
 
-/** The contract's verdict on a path (tool-contract "Paths"): `..` resolved lexically, then the real path. */
+/** The documented verdict on a path (docs/tools.md#paths): `..` resolved lexically, then the real path. */
 function pathVerdict(
   p: string,
 ): 'INVALID_ARGUMENT' | 'PATH_OUTSIDE_WORKSPACE' | 'SYMLINK_ESCAPE' | 'DANGLING' | undefined {
@@ -32,7 +32,7 @@ function pathVerdict(
   return undefined;
 }
 
-describe('issue 15 item 2: hostile paths for every tool that takes one (tool-contract "Paths")', () => {
+describe('hostile paths for every tool that takes one (docs/tools.md#paths)', () => {
   const PATH_TOOLS: Array<[string, string, Record<string, unknown>]> = [
     ['read_file', 'path', {}],
     ['list_dir', 'path', {}],
@@ -100,7 +100,7 @@ describe('issue 15 item 2: hostile paths for every tool that takes one (tool-con
   });
 });
 
-describe('issue 15 item 2: invalid UTF-8 bytes in the raw body of tools/call', () => {
+describe('invalid UTF-8 bytes in the raw body of tools/call', () => {
   const SEQUENCES = [
     [0xff],
     [0xfe, 0xff],
@@ -167,7 +167,7 @@ describe('issue 15 item 2: invalid UTF-8 bytes in the raw body of tools/call', (
   });
 });
 
-describe('issue 15 item 2: cases the properties found (each was INTERNAL_ERROR or a wrong answer before its fix)', () => {
+describe('cases the properties found (each was INTERNAL_ERROR or a wrong answer before its fix)', () => {
   const cases: Array<[string, string, Record<string, unknown>, string]> = [
     // A NUL cannot be passed to ripgrep in argv (spawn threw a TypeError).
     ['search_text query with NUL', 'search_text', { query: '\0' }, 'INVALID_ARGUMENT'],
@@ -274,7 +274,7 @@ describe('issue 15 item 2: cases the properties found (each was INTERNAL_ERROR o
 
 // An environment too large for execve (one string over 128 KiB, or all of them over ARG_MAX) is refused up front
 // (INVALID_ARGUMENT naming env); a spawn that E2BIG refuses anyway is a failed start, and the helper stays up.
-describe('issue 15 item 2 (tool-contract "Commands"): exec_command with an environment over the execve limits', () => {
+describe('exec_command with an environment over the execve limits', () => {
   it.each([
     ['a 600 KB env value', { cmd: 'true', env: { K: 'v'.repeat(600_000) } }],
     ['a 200 KB env name', { cmd: 'true', env: { ['K'.repeat(200_000)]: 'v' } }],
@@ -290,7 +290,7 @@ describe('issue 15 item 2 (tool-contract "Commands"): exec_command with an envir
   });
 });
 
-describe('issue 15 item 2: exec_command and write_stdin with fixed commands (never a generated one)', () => {
+describe('exec_command and write_stdin with fixed commands (never a generated one)', () => {
   it('fixed harmless commands with hostile but non-executable surroundings answer specifically', async () => {
     const cases: Array<[string, Record<string, unknown>, string | 'ok']> = [
       [

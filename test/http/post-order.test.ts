@@ -1,7 +1,8 @@
 // Wire-level tests of POST /mcp and the other /mcp routes, against the real node:http stack on 127.0.0.1.
-// Each describe names what it checks: the spec (../shared/spec/remote-access-interface.md) §4, §6, §7, §9 and
-// the contract (http-and-auth-contract.md) "POST /mcp, in this order", "Other routes", "Process and binding";
-// decisions.md 1–5, 7, 9.
+// Each describe names what it checks: docs/http.md (#eras, #order-of-checks, #other-routes,
+// #limits-and-timeouts), docs/design-notes.md#command-line; docs/design-notes.md#statuses,
+// docs/design-notes.md#notifications, docs/design-notes.md#limits,
+// docs/design-notes.md#noauth-behind-a-proxy.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -63,7 +64,7 @@ function expectRpcError(r: RawReply, status: number, code: number) {
   expect(r.json.jsonrpc).toBe('2.0');
 }
 
-describe('contract "POST /mcp, in this order": each step alone', () => {
+describe('docs/http.md#order-of-checks: each step alone', () => {
   describe.each(MODES)('%s', (mode) => {
     describe.each(ERAS)('%s era', (era) => {
       const url = () => servers[mode].url;
@@ -89,7 +90,7 @@ describe('contract "POST /mcp, in this order": each step alone', () => {
         expect(r.status).toBe(mode === 'bearer' ? 401 : 403);
       });
 
-      it('step 3a: Content-Type not application/json → 415; parameters after ";" are fine (decision 5)', async () => {
+      it('step 3a: Content-Type not application/json → 415; parameters after ";" are fine (docs/design-notes.md#statuses)', async () => {
         for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
           const r = await send(url(), ok(), { ...creds(mode), 'content-type': ct });
           expect(r.status, ct).toBe(415);
@@ -103,7 +104,7 @@ describe('contract "POST /mcp, in this order": each step alone', () => {
         expect(charset.status).toBe(200);
       });
 
-      it('step 3b: Accept is not enforced (decision 5)', async () => {
+      it('step 3b: Accept is not enforced (docs/design-notes.md#statuses)', async () => {
         const r = await send(url(), ok(), { ...creds(mode), accept: undefined });
         expect(r.status).toBe(200);
       });
@@ -126,7 +127,7 @@ describe('contract "POST /mcp, in this order": each step alone', () => {
         }
       });
 
-      it('step 3e: a batch → 400 -32600 (spec §4 "Batches are rejected", §8)', async () => {
+      it('step 3e: a batch → 400 -32600 (docs/http.md#order-of-checks: batches are rejected)', async () => {
         const one = ok().body;
         for (const batch of [[one], [one, { ...one, id: 2 }], []]) {
           const r = await send(url(), { ...ok(), body: JSON.stringify(batch) }, creds(mode));
@@ -316,7 +317,7 @@ const PRECEDENCE: Row[] = [
     code: -32600,
   },
   {
-    name: 'handshake body + a 2026-07-28 header + unknown method → 404 -32601 (decision 39)',
+    name: 'handshake body + a 2026-07-28 header + unknown method → 404 -32601 (docs/design-notes.md#stateless-era-order)',
     eras: ['handshake'],
     build: (_era, mode) => ({
       headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2026-07-28' },
@@ -326,7 +327,7 @@ const PRECEDENCE: Row[] = [
     code: -32601,
   },
   {
-    name: 'body without _meta + a 2026-07-28 header + tools/list → 400 -32602 (decision 39)',
+    name: 'body without _meta + a 2026-07-28 header + tools/list → 400 -32602 (docs/design-notes.md#stateless-era-order)',
     eras: ['handshake'],
     build: (_era, mode) => ({
       headers: { ...headersOf('handshake'), ...creds(mode), 'mcp-protocol-version': '2026-07-28' },
@@ -336,7 +337,7 @@ const PRECEDENCE: Row[] = [
     code: -32602,
   },
   {
-    name: 'handshake: unknown method → 200 -32601 (decision 1)',
+    name: 'handshake: unknown method → 200 -32601 (docs/design-notes.md#statuses)',
     eras: ['handshake'],
     build: (_era, mode) => ({
       headers: { ...headersOf('handshake'), ...creds(mode) },
@@ -347,7 +348,7 @@ const PRECEDENCE: Row[] = [
   },
 ];
 
-describe('contract "POST /mcp, in this order": an earlier failing step wins over a later one', () => {
+describe('docs/http.md#order-of-checks: an earlier failing step wins over a later one', () => {
   const cases = PRECEDENCE.flatMap((row) =>
     MODES.flatMap((mode) =>
       row.eras.map((era) => ({ row, mode, era, label: `${mode} / ${era}: ${row.name}` })),
@@ -365,7 +366,7 @@ describe('contract "POST /mcp, in this order": an earlier failing step wins over
   });
 });
 
-describe('spec §7 error table, row by row (both eras where the row applies)', () => {
+describe('the error table of docs/http.md#order-of-checks, row by row (both eras where the row applies)', () => {
   // | Condition | HTTP status | JSON-RPC code |
   it('missing or invalid credentials (bearer mode) → 401, both eras', async () => {
     for (const era of ERAS) {
@@ -430,7 +431,7 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
     }
   });
 
-  it('GET /mcp → 405 (spec §6: no SSE stream), both auth modes, with or without credentials', async () => {
+  it('GET /mcp → 405 (docs/http.md#other-routes: no SSE stream), both auth modes, with or without credentials', async () => {
     for (const mode of MODES) {
       for (const h of [creds(mode), {}]) {
         const r = await raw(servers[mode].url, {
@@ -465,7 +466,7 @@ describe('spec §7 error table, row by row (both eras where the row applies)', (
     }
   });
 
-  it('a stale session header → ignored, not an error (spec §9), in every method of both eras', async () => {
+  it('a stale session header → ignored, not an error (docs/http.md#other-routes), in every method of both eras', async () => {
     for (const mode of MODES) {
       for (const era of ERAS) {
         for (const method of era === 'modern'
@@ -563,7 +564,7 @@ describe('contract step 1: Origin (DNS rebinding and browsers)', () => {
   });
 });
 
-describe('contract "Other routes": OPTIONS preflight', () => {
+describe('docs/http.md#other-routes: OPTIONS preflight', () => {
   const preflight = (url: string, origin: string | undefined, path = '/mcp') =>
     raw(url, {
       method: 'OPTIONS',
@@ -607,7 +608,7 @@ describe('contract "Other routes": OPTIONS preflight', () => {
   });
 });
 
-describe('contract step 7 and spec §6: every notification → 202 with an empty body, both eras', () => {
+describe('contract step 7 and docs/design-notes.md#notifications: every notification → 202 with an empty body, both eras', () => {
   const METHODS = [
     'notifications/initialized',
     'notifications/cancelled',
@@ -731,7 +732,7 @@ describe('contract step 2 (bearer): 401 with WWW-Authenticate; several tokens; S
   });
 });
 
-describe('contract "Process and binding" / decision 9: noauth serves loopback callers only', () => {
+describe('docs/design-notes.md#command-line / docs/design-notes.md#noauth-behind-a-proxy: noauth serves loopback callers only', () => {
   it('non-loopback Host → 403, loopback names on any port → 200', async () => {
     const s = servers.noauth;
     const port = portOf(s);
@@ -851,7 +852,7 @@ describe('contract step 3: body limit (SERVICE_MAX_REQUEST_BYTES) with Content-L
   });
 });
 
-describe('decisions 5 and 7: over the concurrent-request cap or the connection cap → 503 with Retry-After: 1', () => {
+describe('docs/design-notes.md#statuses, docs/design-notes.md#limits: over the concurrent-request cap or the connection cap → 503 with Retry-After: 1', () => {
   it('maxConcurrent 1: a request still receiving its body holds the only slot; the next gets 503, then service resumes', async () => {
     const s = await startInProcess({ workspace: ws.dir, limits: { maxConcurrent: 1 } });
     try {
@@ -895,7 +896,7 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
   it('maxConnections 1: while the only connection carries an authenticated request, a second gets 503 with Retry-After: 1; after it is answered, service resumes', async () => {
     const s = await startInProcess({ workspace: ws.dir, limits: { maxConnections: 1 } });
     try {
-      // An unused or idle connection would be evicted for the newcomer (issue 15 item 3, test/http/pressure):
+      // An unused or idle connection would be evicted for the newcomer (test/http/pressure):
       // only authenticated work in flight holds a slot against it.
       const held = await inFlight(s.url);
       const busy = await until(
@@ -920,7 +921,7 @@ describe('decisions 5 and 7: over the concurrent-request cap or the connection c
   });
 });
 
-describe('spec §9 / contract step 8: no response ever carries Mcp-Session-Id', () => {
+describe('docs/http.md#other-routes / contract step 8: no response ever carries Mcp-Session-Id', () => {
   it('none of the responses seen in this file did', () => {
     expect(seen.length).toBeGreaterThan(100);
     const carrying = seen.filter((r) =>

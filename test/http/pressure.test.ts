@@ -1,8 +1,9 @@
-// Fair under exhaustion (issue 15 item 3; decisions.md 5 and 7 keep the caps): when the connection cap is full, a
-// newcomer takes the slot of a connection that never sent a request, then of an idle keep-alive one, then of one
-// whose request in flight was never authenticated — never of one carrying an authenticated request. A
-// connection that sends nothing is closed by the first-request timeout. Real HTTP on 127.0.0.1; every wait is
-// on an event (a response, a close), never on elapsed time; only connections this file opened are counted.
+// Fair under exhaustion (docs/design-notes.md#statuses, docs/design-notes.md#limits keep the caps): when the
+// connection cap is full, a newcomer takes the slot of a connection that never sent a request, then of an
+// idle keep-alive one, then of one whose request in flight was never authenticated — never of one carrying an
+// authenticated request. A connection that sends nothing is closed by the first-request timeout. Real HTTP on
+// 127.0.0.1; every wait is on an event (a response, a close), never on elapsed time; only connections this
+// file opened are counted.
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ async function nextClosed(held: Held[], before: number): Promise<Held[]> {
   return held.filter((h) => h.isClosed());
 }
 
-describe('issue 15 item 3: a full connection cap gives way to an authenticated client', () => {
+describe('a full connection cap gives way to an authenticated client', () => {
   it('cap full of unused and idle connections → each authenticated tools/list is 200 (not 503); evicted: unused (oldest first), idle unauthenticated, idle authenticated (longest idle first); the request in flight survives', async () => {
     const s = await startInProcess({
       workspace: ws.dir,
@@ -99,7 +100,7 @@ describe('issue 15 item 3: a full connection cap gives way to an authenticated c
   });
 });
 
-describe('issue 15 item 3: slow unauthenticated requests cannot hold the slots', () => {
+describe('slow unauthenticated requests cannot hold the slots', () => {
   /** A POST to the token endpoint (no credentials needed) whose body never comes: in flight, unauthenticated. */
   async function trickling(base: string): Promise<Held> {
     const u = new URL(base);
@@ -115,7 +116,7 @@ describe('issue 15 item 3: slow unauthenticated requests cannot hold the slots',
 
   it.each([
     ['the connection cap', { maxConnections: 3 }],
-    ['the in-flight cap (decision 7: 64)', { maxConcurrent: 3 }],
+    ['the in-flight cap (docs/design-notes.md#limits: 64)', { maxConcurrent: 3 }],
   ])(
     '%s full of trickling bodies and an authenticated request → tools/list 200; the oldest trickler went, the authenticated request survives',
     async (_n, caps) => {
@@ -151,7 +152,7 @@ function fdLimit(): number {
 // (at most the cap) and a margin for everything else the test runner holds.
 const FLOOD = Math.min(10_000, fdLimit() - 2 * MAX_CONNECTIONS - 1024);
 
-describe(`issue 15 "Done when": a flood of ${FLOOD} connections`, () => {
+describe(`a flood of ${FLOOD} connections`, () => {
   it.skipIf(FLOOD < 2 * MAX_CONNECTIONS)(
     `${FLOOD} connections that never send a request (min(10,000, the descriptor limit minus a margin)): every authenticated tools/list during the flood is 200, the server evicts flood connections to make room and keeps serving afterwards`,
     async () => {

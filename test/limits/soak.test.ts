@@ -1,4 +1,4 @@
-// Issue 15 "Soak": 16 mixed clients (reads, searches, patches, commands run, abandoned and killed, PTYs,
+// The soak: 16 mixed clients (reads, searches, patches, commands run, abandoned and killed, PTYs,
 // cancelled requests, handshake sessions and stateless calls, a stdio server beside the HTTP one) for 60 s under
 // CI (20 s elsewhere), then everything idle: RSS, heap, descriptors, processes, runtime directory and command
 // registry back within tolerance of the idle baseline, zero errors, every patch line present exactly once. The
@@ -11,7 +11,7 @@ import { expect, it } from 'vitest';
 
 const SECONDS = process.env.CI === 'true' ? 60 : 20;
 
-it(`soak: 16 mixed clients for ${SECONDS} s leave no growth, no error and every patch exactly once (issue 15 item 1)`, async () => {
+it(`soak: 16 mixed clients for ${SECONDS} s leave no growth, no error and every patch exactly once`, async () => {
   const out = mkdtempSync(path.join(tmpdir(), 'wb-soak-results-'));
   try {
     const child = spawn(process.execPath, ['bench/soak.mjs', '--seconds', String(SECONDS), '--out', 'soak'], {

@@ -1,8 +1,9 @@
 // The moment a relay takes the proxy socket's path from the server's own listener (net-proxy-endpoints.ts,
-// docs/security-model.md#network-per-mode), aimed with a pause point (decisions.md 41): the server stops after
-// the relay listens and before its socket is renamed onto the path; the test connects to the path then, so its
-// connection waits in the server's listener's backlog while the relay takes the path over. It must be served
-// (here: the 403 for a name not on the list), not reset by the listener closing under it.
+// docs/security-model.md#network-per-mode), aimed with a pause point (docs/design-notes.md#pause-points): the
+// server stops after the relay listens and before its socket is renamed onto the path; the test connects to
+// the path then, so its connection waits in the server's listener's backlog while the relay takes the path
+// over. It must be served (here: the 403 for a name not on the list), not reset by the listener closing under
+// it.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,8 +1,9 @@
-// Discovery and /mcp in oauth mode, over real HTTP: spec §4 (the two /.well-known/oauth-* documents),
-// §2.4 and §5.2.6 (tokens bound to the client and the exact resource); http-and-auth-contract "OAuth 2.1"
+// Discovery and /mcp in oauth mode, over real HTTP: docs/oauth.md#metadata (the two /.well-known/oauth-*
+// documents), docs/oauth.md#access-tokens (tokens bound to the client and the exact resource); docs/oauth.md
 // (base URL rules, both protected-resource paths, one issuer string, access-token claims and the 401 cases)
-// and "POST /mcp, in this order" step 2 (resource_metadata challenge, error="invalid_token" when a token was
-// sent); decisions.md 11 (static bearer tokens accepted beside OAuth). RFC 8414 §2–3, RFC 9728 §2–3, §5.1.
+// and docs/http.md#order-of-checks step 2 (resource_metadata challenge, error="invalid_token" when a token
+// was sent); docs/design-notes.md#pre-registered-client-and-static-tokens (static bearer tokens accepted
+// beside OAuth). RFC 8414 §2–3, RFC 9728 §2–3, §5.1.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
@@ -43,7 +44,7 @@ afterAll(async () => {
 /** GET through node:http, so tests can send a Host header of their choice. */
 const getJson = (url: string, headers: Record<string, string> = {}) => rawRequest(url, { headers });
 
-describe('discovery documents (spec §4; RFC 9728 §2–3; RFC 8414 §2)', () => {
+describe('discovery documents (docs/oauth.md#metadata; RFC 9728 §2–3; RFC 8414 §2)', () => {
   it.each([
     ['/.well-known/oauth-protected-resource', ''],
     ['/.well-known/oauth-protected-resource/mcp', '/mcp'],
@@ -94,7 +95,7 @@ describe('discovery documents (spec §4; RFC 9728 §2–3; RFC 8414 §2)', () =>
     );
   });
 
-  it('the server card points at the protected-resource metadata (contract "Server card")', async () => {
+  it('the server card points at the protected-resource metadata (docs/design-notes.md#server-card)', async () => {
     const r = await getJson(`${srv.base}/.well-known/mcp.json`);
     expect(r.json.auth).toMatchObject({
       type: 'oauth2',
@@ -120,7 +121,7 @@ describe('discovery documents (spec §4; RFC 9728 §2–3; RFC 8414 §2)', () =>
   });
 });
 
-describe('/mcp in oauth mode (contract "POST /mcp" step 2; RFC 9728 §5.1)', () => {
+describe('/mcp in oauth mode (docs/http.md#order-of-checks step 2; RFC 9728 §5.1)', () => {
   const challenge = () => `Bearer resource_metadata="${srv.base}/.well-known/oauth-protected-resource/mcp"`;
 
   it('no token → 401 with resource_metadata and no error', async () => {
@@ -137,7 +138,7 @@ describe('/mcp in oauth mode (contract "POST /mcp" step 2; RFC 9728 §5.1)', () 
     expect(Array.isArray(r.json.result.tools)).toBe(true);
   });
 
-  it('a static SERVICE_AUTH_TOKEN is accepted beside OAuth (decisions.md 11)', async () => {
+  it('a static SERVICE_AUTH_TOKEN is accepted beside OAuth (docs/design-notes.md#pre-registered-client-and-static-tokens)', async () => {
     expect((await toolsList(srv.url, STATIC)).status).toBe(200);
   });
 
@@ -255,7 +256,7 @@ describe('/mcp in oauth mode (contract "POST /mcp" step 2; RFC 9728 §5.1)', () 
   });
 });
 
-describe('SERVICE_SERVER_URL pins every URL (spec §5.3; contract "OAuth 2.1")', () => {
+describe('SERVICE_SERVER_URL pins every URL (docs/oauth.md#endpoints)', () => {
   let pinned: OAuthTestServer;
   beforeAll(async () => {
     pinned = await startOAuthServer({

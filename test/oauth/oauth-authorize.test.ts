@@ -1,8 +1,8 @@
-// GET/POST /oauth/authorize over real HTTP: spec §4 (the page, the redirect with a code), §5.2.2–5.2.4
-// (password, PKCE S256, exact redirect URIs); http-and-auth-contract "GET /oauth/authorize" (check order,
-// page vs redirect errors, resource spellings, the page's name/host/CSRF/headers) and "POST
-// /oauth/authorize" (constant-time password, 401 form again, backoff and lock, 302 with code/state/iss);
-// password limits per page and per client (issue 15 item 3, which replaces decisions.md 12's global lock;
+// GET/POST /oauth/authorize over real HTTP (the page, the redirect with a code; password, PKCE
+// S256, exact redirect URIs): docs/oauth.md#the-authorization-page (check order,
+// page vs redirect errors, resource spellings, the page's name/host/CSRF/headers), the POST
+// (constant-time password, 401 form again, backoff and lock, 302 with code/state/iss);
+// password limits per page and per client (docs/design-notes.md#password-attempts: no global lock;
 // test/oauth/oauth-pressure.test.ts has the attacker scenarios).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
@@ -49,7 +49,7 @@ function params(over: Record<string, string | undefined> = {}): Record<string, s
 }
 const open = (over: Record<string, string | undefined> = {}) => getPage(authorizeUrl(srv.base, params(over)));
 
-describe('the password page (contract "GET /oauth/authorize")', () => {
+describe('the password page (docs/oauth.md#the-authorization-page)', () => {
   it('shows the client name (escaped) and the redirect host, with a CSRF handle and accessible labels', async () => {
     const p = await open();
     expect(p.status).toBe(200);
@@ -83,7 +83,7 @@ describe('the password page (contract "GET /oauth/authorize")', () => {
     ['http://localhost:9/callback', false],
     ['http://127.0.0.1:9/callback?extra=1', false],
     ['http://127.0.0.1:10/callback', false],
-  ])('redirect_uri %s matches exactly: %s (spec §2.1)', async (uri, ok) => {
+  ])('redirect_uri %s matches exactly: %s (docs/oauth.md#redirect-uris)', async (uri, ok) => {
     const p = await open({ redirect_uri: uri });
     expect(p.status).toBe(ok ? 200 : 400);
     if (!ok) {
@@ -120,7 +120,7 @@ describe('the password page (contract "GET /oauth/authorize")', () => {
     ['resource with a fragment', { resource: 'http://127.0.0.1:PORT/mcp#x' }, 'invalid_target'],
     ['a malformed scope', { scope: 'a\\b' }, 'invalid_scope'],
   ])(
-    '%s → an HTML page with error=%s, never a redirect (issue 11: no open redirector before the operator acts; RFC 9700 §4.11.2)',
+    '%s → an HTML page with error=%s, never a redirect (no open redirector before the operator acts; RFC 9700 §4.11.2)',
     async (_n, over, code) => {
       const port = new URL(srv.base).port;
       const fixed = Object.fromEntries(Object.entries(over).map(([k, v]) => [k, v?.replace('PORT', port)]));
@@ -140,16 +140,13 @@ describe('the password page (contract "GET /oauth/authorize")', () => {
     expect(p.html).toContain('invalid_request');
   });
 
-  it.each(['/mcp', '/mcp/', '', '/'])(
-    'resource <base>%s names this server (contract, beyond)',
-    async (suffix) => {
-      const p = await open({ resource: srv.base + suffix });
-      expect(p.status).toBe(200);
-    },
-  );
+  it.each(['/mcp', '/mcp/', '', '/'])('resource <base>%s names this server', async (suffix) => {
+    const p = await open({ resource: srv.base + suffix });
+    expect(p.status).toBe(200);
+  });
 });
 
-describe('submitting the form (contract "POST /oauth/authorize")', () => {
+describe('submitting the form (docs/oauth.md#the-authorization-page)', () => {
   it('a private-use scheme redirect (RFC 8252 §7.1, Cursor-style) gets its code on that scheme, form-action allows it', async () => {
     const cursor = 'cursor://anysphere.cursor-retrieval/oauth/user-workbench/callback';
     const id = await registerPublic(srv.base, cursor, { client_name: 'Cursor' });
@@ -244,7 +241,7 @@ describe('submitting the form (contract "POST /oauth/authorize")', () => {
   });
 });
 
-describe('password limits per page and per client (contract beyond: no brute force; issue 15 item 3, not decisions.md 12 global lock)', () => {
+describe('password limits per page and per client (no brute force, no global lock: docs/design-notes.md#password-attempts)', () => {
   it('configured password: a page is withdrawn after 5 failures; its client then waits 1, 2, 4, 8, 16 s and 60 s after 10; another client is unaffected; a success resets', async () => {
     const attempt = (p: { handle?: string }, password: string) =>
       submitForm(srv.base, { request: p.handle as string, password });

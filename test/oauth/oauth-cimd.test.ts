@@ -1,10 +1,11 @@
-// Client ID Metadata Documents (issue 11 item 3; MCP 2025-11-25 authorization "Client ID Metadata Documents";
-// draft-ietf-oauth-client-id-metadata-document; decisions.md 42) against a local HTTPS document server with a
-// throwaway certificate the in-process server is given as a CA. A document client completes authorize and
-// token (public, and private_key_jwt with a published JWK Set); documents that must not be used are refused on
-// an error page: another client_id, a redirect, too large, not JSON, a shared secret; redirect URIs are
-// enforced; private, loopback and link-local addresses are never fetched unless the test-only setting allows
-// loopback; Cache-Control decides reuse; a document that never arrives is given up on its deadline.
+// Client ID Metadata Documents (MCP 2025-11-25 authorization "Client ID Metadata Documents";
+// draft-ietf-oauth-client-id-metadata-document; docs/design-notes.md#nothing-is-downloaded) against a local
+// HTTPS document server with a throwaway certificate the in-process server is given as a CA. A document
+// client completes authorize and token (public, and private_key_jwt with a published JWK Set); documents that
+// must not be used are refused on an error page: another client_id, a redirect, too large, not JSON, a shared
+// secret; redirect URIs are enforced; private, loopback and link-local addresses are never fetched unless the
+// test-only setting allows loopback; Cache-Control decides reuse; a document that never arrives is given up
+// on its deadline.
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -313,7 +314,7 @@ describe.skipIf(!cert)('Client ID Metadata Documents', () => {
   });
 });
 
-describe('address classification (CIMD draft §8.6 SSRF; decisions.md 42)', () => {
+describe('address classification (CIMD draft §8.6 SSRF; docs/design-notes.md#nothing-is-downloaded)', () => {
   it.each([
     ['8.8.8.8', 'public'],
     ['1.1.1.1', 'public'],

@@ -1,8 +1,8 @@
-// The real bin in oauth mode: decisions.md 8 (a generated password is written once, directly on stderr; a
-// configured one never), decisions.md 11 (pre-registered client without redirect URIs → warning and exactly
-// http://127.0.0.1/callback; static bearer tokens accepted beside OAuth, never generated in that mode),
-// spec §2.2 and contract "Pre-registered client" (post or basic for a confidential one), contract "Command
-// line" (invalid values exit 2 with one line).
+// The real bin in oauth mode: docs/design-notes.md#secrets-at-start (a generated password is written once,
+// directly on stderr; a configured one never), docs/design-notes.md#pre-registered-client-and-static-tokens
+// (pre-registered client without redirect URIs → warning and exactly http://127.0.0.1/callback; static bearer
+// tokens accepted beside OAuth, never generated in that mode), docs/oauth.md#pre-registered-client (post or
+// basic for a confidential one), docs/design-notes.md#command-line (invalid values exit 2 with one line).
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';

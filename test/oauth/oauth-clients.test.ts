@@ -1,8 +1,8 @@
-// Dynamic registration as the clients people use send it (issue 11 item 3; decisions.md 37; RFC 7591 §2–3):
-// one realistic registration body per client, each registered over real HTTP and then taken through the
-// whole flow — the password page at the redirect URI the client really uses, the code, the token exchange
-// with the method it registered — and a tools/list with the token. Then the metadata rules the table relies
-// on: null members are absent, an empty scope is no scope, unknown members are ignored, and a loopback
+// Dynamic registration as the clients people use send it (docs/design-notes.md#registration-leniency; RFC
+// 7591 §2–3): one realistic registration body per client, each registered over real HTTP and then taken
+// through the whole flow — the password page at the redirect URI the client really uses, the code, the token
+// exchange with the method it registered — and a tools/list with the token. Then the metadata rules the table
+// relies on: null members are absent, an empty scope is no scope, unknown members are ignored, and a loopback
 // redirect URI registered without a port accepts any port (RFC 8252 §7.3) while everything else is exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
@@ -139,7 +139,7 @@ const CLIENTS: ClientCase[] = [
   },
   {
     // Gemini CLI 0.61.0 (@google/gemini-cli bundle, MCPOAuthProvider.registerClient): `scope: ""` when the
-    // server advertises no scopes — refused with 400 before decisions.md 37.
+    // server advertises no scopes — refused with 400 before docs/design-notes.md#registration-leniency.
     name: 'Gemini CLI',
     body: {
       client_name: 'Gemini CLI MCP Client',
@@ -184,7 +184,7 @@ const CLIENTS: ClientCase[] = [
   },
 ];
 
-describe('registrations of real clients (issue 11 item 3; RFC 7591 §3; decisions.md 37)', () => {
+describe('registrations of real clients (RFC 7591 §3; docs/design-notes.md#registration-leniency)', () => {
   it.each(CLIENTS.map((c) => [c.name, c] as const))(
     '%s: registers (201), authorizes at the redirect URI it uses, exchanges the code, lists tools',
     async (_name, c) => {
@@ -224,7 +224,7 @@ describe('registrations of real clients (issue 11 item 3; RFC 7591 §3; decision
   );
 });
 
-describe('metadata members (RFC 7591 §2; decisions.md 37)', () => {
+describe('metadata members (RFC 7591 §2; docs/design-notes.md#registration-leniency)', () => {
   it('null members are absent: a body of a typed client model with nulls registers', async () => {
     const r = await register(srv.base, {
       redirect_uris: ['http://127.0.0.1:8123/callback'],
@@ -341,7 +341,7 @@ describe('loopback redirect URIs and ports (RFC 8252 §7.3; RFC 9700 §2.1 exact
     if (status !== 200) expect(p.location).toBeUndefined();
   });
 
-  it('a pre-registered client keeps exact matching (decisions.md 11)', async () => {
+  it('a pre-registered client keeps exact matching (docs/design-notes.md#pre-registered-client-and-static-tokens)', async () => {
     const pre = await startOAuthServer({
       workspace: ws.dir,
       env: {

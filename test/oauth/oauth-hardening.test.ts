@@ -1,8 +1,9 @@
-// Hardening from the issue 11 review, over real HTTP on 127.0.0.1: the authorization endpoint is no open
+// Hardening of the OAuth endpoints, over real HTTP on 127.0.0.1: the authorization endpoint is no open
 // redirector (a client that registered an attacker's URI gets no redirect for a bad request: RFC 9700
 // §4.11.2); the password POST must come from this origin when the browser says where it came from
-// (Sec-Fetch-Site, Origin; RFC 9700 §4.7); noauth treats every proxy sign as "not local" (decisions.md 9);
-// a right token sent without the `Bearer ` scheme gets a 401 that says how to send it, never echoing it.
+// (Sec-Fetch-Site, Origin; RFC 9700 §4.7); noauth treats every proxy sign as "not local"
+// (docs/design-notes.md#noauth-behind-a-proxy); a right token sent without the `Bearer ` scheme gets a 401
+// that says how to send it, never echoing it.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, TEST_TOKEN, type InProcessServer } from '../helpers/server.js';
@@ -31,7 +32,7 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-describe('no open redirector (issue 11; RFC 9700 §4.11.2)', () => {
+describe('no open redirector (RFC 9700 §4.11.2)', () => {
   it('a client registered with an attacker URI gets a page, not a redirect, for a request the operator never saw', async () => {
     const evil = 'https://attacker.example/phish';
     const clientId = await registerPublic(oauth.base, evil);
@@ -57,7 +58,7 @@ describe('no open redirector (issue 11; RFC 9700 §4.11.2)', () => {
   });
 });
 
-describe('the password POST comes from this origin (issue 11; RFC 9700 §4.7)', () => {
+describe('the password POST comes from this origin (RFC 9700 §4.7)', () => {
   const CALLBACK = 'http://127.0.0.1:9/callback';
   let clientId: string;
   beforeAll(async () => {
@@ -116,7 +117,7 @@ describe('the password POST comes from this origin (issue 11; RFC 9700 §4.7)', 
   });
 });
 
-describe('noauth refuses requests that came through a proxy (decisions.md 9)', () => {
+describe('noauth refuses requests that came through a proxy (docs/design-notes.md#noauth-behind-a-proxy)', () => {
   let local: InProcessServer;
   let proxied: InProcessServer;
   beforeAll(async () => {
@@ -176,7 +177,7 @@ describe('noauth refuses requests that came through a proxy (decisions.md 9)', (
   });
 });
 
-describe('a right token sent without "Bearer " says so (issue 11 item 4)', () => {
+describe('a right token sent without "Bearer " says so', () => {
   let bearer: InProcessServer;
   beforeAll(async () => {
     bearer = await startInProcess({ workspace: ws.dir });

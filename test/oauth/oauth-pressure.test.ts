@@ -1,9 +1,10 @@
-// The password page under attack (issue 15 item 3, "the OAuth password page stays usable for the operator while an
-// attacker guesses"; contract "POST /oauth/authorize" beyond: no brute force). Behind a tunnel everyone is
-// 127.0.0.1, so decisions.md 12's global lock let anyone lock the operator out; now a generated password has only
-// a per-attempt delay, and a configured one is limited per page, per client and by a global budget whose reserve
-// only clients that have not been failing may spend (src/oauth/attempts.ts). Real HTTP on 127.0.0.1; attackers
-// are bounded loops; nothing waits on or asserts elapsed time (the global budget runs on an injected clock).
+// The password page under attack ("the OAuth password page stays usable for the operator while an attacker
+// guesses"; docs/oauth.md#the-authorization-page: no brute force; docs/design-notes.md#password-attempts).
+// Behind a tunnel everyone is 127.0.0.1, so a global lock of wrong passwords let anyone lock the operator
+// out; now a generated password has only a per-attempt delay, and a configured one is limited per page, per
+// client and by a global budget whose reserve only clients that have not been failing may spend
+// (src/oauth/attempts.ts). Real HTTP on 127.0.0.1; attackers are bounded loops; nothing waits on or asserts
+// elapsed time (the global budget runs on an injected clock).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import {
@@ -111,7 +112,7 @@ async function operatorSignsIn(srv: OAuthTestServer, password: string): Promise<
   return (await toolsList(srv.url, t.json.access_token as string)).status;
 }
 
-describe('issue 15 item 3: the operator signs in while an attacker sends wrong passwords continuously', () => {
+describe('the operator signs in while an attacker sends wrong passwords continuously', () => {
   it('generated password: 4 attackers guessing without pause never see a lock (only the per-attempt delay); the operator, on their own page, gets a code, a token and tools/list', async () => {
     const srv = await startOAuthServer({ workspace: ws.dir, env: { SERVICE_OAUTH_PASSWORD: '' } });
     try {
@@ -146,7 +147,7 @@ describe('issue 15 item 3: the operator signs in while an attacker sends wrong p
   });
 });
 
-describe("issue 15 item 3: the operator's page is not pushed out of the pending store (at most 256 wait)", () => {
+describe("the operator's page is not pushed out of the pending store (at most 256 wait)", () => {
   it(`an attacker opening ${MAX_PENDING + 50} pages for its own client, and failing on some, evicts its own pages; the operator's page still gives a code`, async () => {
     const srv = await startOAuthServer({ workspace: ws.dir, passwordDelayMs: 0 });
     try {
@@ -167,7 +168,7 @@ describe("issue 15 item 3: the operator's page is not pushed out of the pending 
   });
 });
 
-describe("issue 15 item 3: a flood of registrations does not push out the operator's waiting page (decisions.md 7, here 4 clients)", () => {
+describe("a flood of registrations does not push out the operator's waiting page (docs/design-notes.md#limits, here 4 clients)", () => {
   it('guessers registering a new client per guess, and page-less registrations, evict each other; the operator, still typing, gets a code', async () => {
     const srv = await startOAuthServer({ workspace: ws.dir, passwordDelayMs: 0, maxDynamicClients: 4 });
     try {
@@ -210,7 +211,7 @@ describe("issue 15 item 3: a flood of registrations does not push out the operat
   });
 });
 
-describe('issue 15 item 3: the configured-password limits still stop an attacker', () => {
+describe('the configured-password limits still stop an attacker', () => {
   let clock: ManualClock;
   let srv: OAuthTestServer;
   beforeAll(async () => {

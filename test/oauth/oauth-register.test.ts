@@ -1,7 +1,8 @@
-// POST /oauth/register over real HTTP: spec §2.1 (redirect_uris rules, auth methods, secrets as digests),
-// §8 (unique redirect URIs); http-and-auth-contract "POST /oauth/register" (JSON ≤ 8 KiB, 1–10 URIs, no
+// POST /oauth/register over real HTTP (redirect_uris rules, auth methods, secrets as digests,
+// unique redirect URIs); docs/oauth.md#registration (JSON ≤ 8 KiB, 1–10 URIs, no
 // fragment or userinfo, loopback-only http, private-use schemes, narrowing reported back, 201/400 codes,
-// bounded registry); decisions.md 7 (1024, oldest evicted) and 11 (default method `none`, echoed).
+// bounded registry); docs/design-notes.md#limits (1024, oldest evicted) and
+// docs/design-notes.md#pre-registered-client-and-static-tokens (default method `none`, echoed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redirectUriProblem } from '../../src/oauth/checks/redirect-uri-syntax.js';
 import { digest } from '../../src/oauth/secrets.js';
@@ -28,7 +29,7 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-describe('redirect URI rules (spec §2.1; RFC 6749 §3.1.2; RFC 8252 §7.1, §7.3)', () => {
+describe('redirect URI rules (docs/oauth.md#redirect-uris; RFC 6749 §3.1.2; RFC 8252 §7.1, §7.3)', () => {
   const accepted = [
     'https://claude.ai/api/mcp/auth_callback',
     'https://chatgpt.com/connector_platform_oauth_redirect',
@@ -58,8 +59,8 @@ describe('redirect URI rules (spec §2.1; RFC 6749 §3.1.2; RFC 8252 §7.1, §7.
   it.each(refused)('refuses %s', (uri, why) => expect(redirectUriProblem(uri)).toMatch(why));
 });
 
-describe('registration over HTTP (RFC 7591 §3; spec §2.1)', () => {
-  it('201 with the client record; no method means none, echoed (decisions.md 11); no secret for public clients', async () => {
+describe('registration over HTTP (RFC 7591 §3; docs/oauth.md#registration)', () => {
+  it('201 with the client record; no method means none, echoed (docs/design-notes.md#pre-registered-client-and-static-tokens); no secret for public clients', async () => {
     const r = await register(srv.base, {
       redirect_uris: [CALLBACK],
       client_name: 'My Client',
@@ -172,7 +173,7 @@ describe('registration over HTTP (RFC 7591 §3; spec §2.1)', () => {
   });
 });
 
-describe('bounded registry (decisions.md 7: oldest evicted; here bounded at 3)', () => {
+describe('bounded registry (docs/design-notes.md#limits: oldest evicted; here bounded at 3)', () => {
   const redirect = 'http://localhost:7777/cb';
   const signIn = async (clientId: string) => {
     const p = pkce();
@@ -196,7 +197,7 @@ describe('bounded registry (decisions.md 7: oldest evicted; here bounded at 3)',
   const newClient = async () =>
     (await register(srv.base, { redirect_uris: [redirect] })).json.client_id as string;
 
-  it('a flood of registrations evicts registrations without a grant, never a signed-in client (issue 15 "fair under exhaustion")', async () => {
+  it('a flood of registrations evicts registrations without a grant, never a signed-in client', async () => {
     const operator = await newClient();
     const t = await signIn(operator);
     for (let i = 0; i < 10; i++) await newClient();
@@ -204,7 +205,7 @@ describe('bounded registry (decisions.md 7: oldest evicted; here bounded at 3)',
     expect((await ping(t.access_token)).status).toBe(200);
   });
 
-  it('when every registration holds a grant, the oldest is evicted and its tokens stop working on /mcp (contract "Access tokens")', async () => {
+  it('when every registration holds a grant, the oldest is evicted and its tokens stop working on /mcp (docs/oauth.md#access-tokens)', async () => {
     const first = await newClient();
     const t = await signIn(first);
     expect((await ping(t.access_token)).status).toBe(200);

@@ -1,8 +1,8 @@
-// POST /oauth/token over real HTTP and the attack matrix of issue 6: spec §2.1 (registered auth method),
-// §2.3 and §3 (codes single use, five minutes), §5.2.3 (PKCE S256); http-and-auth-contract "Codes" (spent
-// on first presentation even when failing; bound to client, redirect URI, challenge, resource) and "POST
-// /oauth/token" (RFC 6749 errors as no-store JSON; refresh tokens rotated, reuse revokes the family);
-// RFC 6749 §2.3.1, §4.1.3, §5.1, §5.2, §6; RFC 7636 §4.6; RFC 8707 §2.2; RFC 9700 §4.14.2.
+// POST /oauth/token over real HTTP and its attack matrix (registered auth method, codes single use and valid
+// five minutes, PKCE S256); docs/oauth.md#codes (spent on first presentation even when failing; bound to
+// client, redirect URI, challenge, resource) and docs/oauth.md#tokens (RFC 6749 errors as no-store JSON;
+// refresh tokens rotated, reuse revokes the family); RFC 6749 §2.3.1, §4.1.3, §5.1, §5.2, §6; RFC 7636 §4.6;
+// RFC 8707 §2.2; RFC 9700 §4.14.2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { ManualClock } from '../../src/core/clock.js';
@@ -76,7 +76,7 @@ function expectError(r: JsonReply, status: number, code: string) {
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
 }
 
-describe('a good exchange (RFC 6749 §5.1; spec §2.4)', () => {
+describe('a good exchange (RFC 6749 §5.1; docs/oauth.md#access-tokens)', () => {
   it('returns a Bearer HS256 JWT bound to the exact resource and the client, and a refresh token, no-store', async () => {
     const c = await codeFor();
     const r = await exchange(c, { resource: `${srv.base}/mcp` });
@@ -97,7 +97,7 @@ describe('a good exchange (RFC 6749 §5.1; spec §2.4)', () => {
   });
 });
 
-describe('the attack matrix (issue 6 "Tests")', () => {
+describe('the attack matrix', () => {
   it('code replay: the second presentation fails and revokes the tokens of the first (RFC 6749 §4.1.2)', async () => {
     const c = await codeFor();
     const first = await exchange(c);
@@ -116,7 +116,7 @@ describe('the attack matrix (issue 6 "Tests")', () => {
     );
   });
 
-  it('a code is spent by a failing exchange too (contract "Codes")', async () => {
+  it('a code is spent by a failing exchange too (docs/oauth.md#codes)', async () => {
     const c = await codeFor();
     expectError(await exchange(c, { code_verifier: 'x'.repeat(43) }), 400, 'invalid_grant');
     expectError(await exchange(c), 400, 'invalid_grant');
@@ -186,7 +186,7 @@ describe('the attack matrix (issue 6 "Tests")', () => {
     );
   });
 
-  it('a code older than five minutes → invalid_grant (injected clock; spec §3)', async () => {
+  it('a code older than five minutes → invalid_grant (injected clock; docs/oauth.md#codes)', async () => {
     const c = await codeFor();
     clock.advance(5 * 60_000);
     expectError(await exchange(c), 400, 'invalid_grant');
@@ -204,7 +204,7 @@ describe('the attack matrix (issue 6 "Tests")', () => {
   });
 });
 
-describe('client authentication with the registered method (spec §2.1; RFC 6749 §2.3.1)', () => {
+describe('client authentication with the registered method (docs/oauth.md#registration; RFC 6749 §2.3.1)', () => {
   async function confidential(method: 'client_secret_post' | 'client_secret_basic') {
     const reg = await register(srv.base, { redirect_uris: [CALLBACK], token_endpoint_auth_method: method });
     const p = pkce();
@@ -323,7 +323,7 @@ describe('request shape (RFC 6749 §3.2, §5.2)', () => {
   });
 });
 
-describe('refresh tokens: rotated on every use, reuse revokes the family (contract; RFC 9700 §4.14.2)', () => {
+describe('refresh tokens: rotated on every use, reuse revokes the family (docs/oauth.md#refresh-tokens; RFC 9700 §4.14.2)', () => {
   it('rotation: each refresh returns a new refresh token and a working access token', async () => {
     const f = await fullFlow(srv.base);
     const r1 = await token(srv.base, {
@@ -400,7 +400,7 @@ describe('refresh tokens: rotated on every use, reuse revokes the family (contra
     );
   });
 
-  it('refresh tokens expire after 30 days (decisions.md 7)', async () => {
+  it('refresh tokens expire after 30 days (docs/design-notes.md#limits)', async () => {
     const f = await fullFlow(srv.base);
     clock.advance(30 * 24 * 3600_000);
     expectError(

@@ -1,7 +1,8 @@
-// tool-contract "apply_patch" (atomic commit) and decision 15: a failure part-way rolls every file back and
-// leaves no temp or backup file; a file changed between matching and commit is PATCH_CONFLICT; OS write
-// failures are PATCH_FAILED with errno and path; a failed rollback is PATCH_ROLLBACK_FAILED naming the
-// backups. Failures are real file-system events, triggered at exact points through the committer's test hook.
+// docs/tools.md#editing-files (atomic commit) and docs/design-notes.md#patch-failures: a failure part-way
+// rolls every file back and leaves no temp or backup file; a file changed between matching and commit is
+// PATCH_CONFLICT; OS write failures are PATCH_FAILED with errno and path; a failed rollback is
+// PATCH_ROLLBACK_FAILED naming the backups. Failures are real file-system events, triggered at exact points
+// through the committer's test hook.
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
@@ -86,7 +87,7 @@ function tmpfs256(what: string): string | undefined {
   return dir;
 }
 
-describe('rollback (tool-contract "apply_patch": a failure part-way rolls every file back)', () => {
+describe('rollback (docs/tools.md#editing-files: a failure part-way rolls every file back)', () => {
   it('the third file failing leaves the first two unchanged and no temp or backup files', async () => {
     const ws = workspace(threeFiles());
     const before = tree(ws.dir);
@@ -138,7 +139,7 @@ describe('rollback (tool-contract "apply_patch": a failure part-way rolls every 
   });
 });
 
-describe('baseline recheck (tool-contract "apply_patch": PATCH_CONFLICT, retryable)', () => {
+describe('baseline recheck (docs/tools.md#editing-files: PATCH_CONFLICT, retryable)', () => {
   it('a file changed by another writer between match and commit is a conflict, and nothing is written', async () => {
     const ws = workspace(threeFiles());
     const b = path.join(ws.dir, 'b.txt');
@@ -188,7 +189,7 @@ describe('baseline recheck (tool-contract "apply_patch": PATCH_CONFLICT, retryab
   });
 });
 
-describe('OS write failures (decision 15, decision 33: a real tmpfs)', () => {
+describe('OS write failures (docs/design-notes.md#patch-failures, docs/design-notes.md#tests: a real tmpfs)', () => {
   it('disk full: PATCH_FAILED with errno ENOSPC and the path, tree unchanged, no temp files', async () => {
     const dir = tmpfs256('the disk-full patch');
     if (!dir) return;
@@ -258,7 +259,7 @@ describe('OS write failures (decision 15, decision 33: a real tmpfs)', () => {
   });
 });
 
-describe('new files and modes (tool-contract "apply_patch": modes preserved, new files 0644)', () => {
+describe('new files and modes (docs/tools.md#editing-files: modes preserved, new files 0644)', () => {
   it('new files are 0644 whatever the umask; updates keep 0600; moves keep the source mode', async () => {
     const ws = workspace({ 'secret.txt': 's\n', 'run.sh': 'echo\n' });
     chmodSync(path.join(ws.dir, 'secret.txt'), 0o600);

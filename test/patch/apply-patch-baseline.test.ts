@@ -1,5 +1,5 @@
-// apply_patch and git/baseline together (issue 5's writer contract): in a workspace that is not a git
-// repository, what apply_patch changes over HTTP shows up in git_diff, and a dry run records nothing.
+// apply_patch and git/baseline together (the writer side of src/git/baseline): in a workspace that is not a
+// git repository, what apply_patch changes over HTTP shows up in git_diff, and a dry run records nothing.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ const patch = [
   '*** End Patch',
 ].join('\n');
 
-describe('apply_patch reports its writes to git/baseline (tool-contract "Git", outside a repository)', () => {
+describe('apply_patch reports its writes to git/baseline (docs/tools.md#git, outside a repository)', () => {
   it('a dry run records nothing', async () => {
     expect((await callTool(srv.url, 'apply_patch', { patch, dry_run: true })).isError).toBe(false);
     expect(srv.runtime.baseline.size).toBe(0);

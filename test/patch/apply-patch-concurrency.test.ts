@@ -1,6 +1,7 @@
-// tool-contract "apply_patch" ("Concurrent patches from different clients never lose an update: locking is
-// per file") and decision 16 (lock → read → match → write): many clients over real HTTP at once, plus the
-// engine with a held lock to show that different files do not wait for each other and one file does.
+// docs/tools.md#editing-files ("Concurrent patches from different clients never lose an update: locking is
+// per file") and docs/design-notes.md#same-file-concurrency (lock → read → match → write): many clients over
+// real HTTP at once, plus the engine with a held lock to show that different files do not wait for each other
+// and one file does.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ afterAll(async () => {
 const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
 const read = (rel: string) => readFileSync(path.join(ws.dir, rel), 'utf8');
 
-describe('concurrent clients (tool-contract "apply_patch", decision 16)', () => {
+describe('concurrent clients (docs/tools.md#editing-files, docs/design-notes.md#same-file-concurrency)', () => {
   it(`${N} patches to ${N} different files at once all apply`, async () => {
     const results = await Promise.all(
       Array.from({ length: N }, (_, i) =>
@@ -105,7 +106,7 @@ describe('concurrent clients (tool-contract "apply_patch", decision 16)', () => 
   });
 });
 
-describe('lock scope (decision 16: per file, not global)', () => {
+describe('lock scope (docs/design-notes.md#same-file-concurrency: per file, not global)', () => {
   it('a patch holding one file does not block another file, and does block its own file', async () => {
     const local = makeWorkspace({ 'held.txt': 'held\n', 'free.txt': 'free\n' });
     try {

@@ -1,4 +1,4 @@
-// tool-contract "apply_patch" (parse errors name the line number) and architecture style 4 (parsers return
+// docs/tools.md#editing-files (parse errors name the line number) and architecture style 4 (parsers return
 // values, never throw): the parser against thousands of mangled patches, plus the parsed shape of the
 // leniencies that golden scenarios can only show through their effect.
 import { describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ function rng(seed: number): () => number {
   };
 }
 
-describe('parser robustness (architecture style 4; tool-contract "apply_patch": parse errors name the line)', () => {
+describe('parser robustness (architecture style 4; docs/tools.md#editing-files: parse errors name the line)', () => {
   it('returns a value for 5000 mangled patches, and every error names a line of the text', () => {
     const next = rng(42);
     for (let n = 0; n < 5000; n++) {

@@ -1,6 +1,7 @@
-// tool-contract "Paths" and "apply_patch" (writes never go through a symlink and never leave the workspace;
-// decision 28), dry_run, and the tool's advertised shape (tool-contract "Envelope"): over real HTTP, plus the
-// engine with a hook that swaps a directory for a symlink between staging and rename.
+// docs/tools.md#paths and docs/tools.md#editing-files (writes never go through a symlink and never leave the
+// workspace; docs/design-notes.md#symlink-races), dry_run, and the tool's advertised shape
+// (docs/tools.md#results-and-errors): over real HTTP, plus the engine with a hook that swaps a directory for
+// a symlink between staging and rename.
 import {
   existsSync,
   mkdirSync,
@@ -47,7 +48,7 @@ const outsideUntouched = () => {
   expect(readFileSync(path.join(outside.dir, 'secret.txt'), 'utf8')).toBe('secret\n');
 };
 
-describe('symlinks and escapes (tool-contract "Paths", decision 28)', () => {
+describe('symlinks and escapes (docs/tools.md#paths, docs/design-notes.md#symlink-races)', () => {
   it('a symlink inside the workspace is never written through', async () => {
     const r = await apply(patch('*** Update File: link-inside.txt', '-real', '+through the link'));
     expect(r.structuredContent.error).toMatchObject({
@@ -139,7 +140,7 @@ describe('symlinks and escapes (tool-contract "Paths", decision 28)', () => {
   });
 });
 
-describe('dry_run (tool-contract "apply_patch": validates everything and writes nothing)', () => {
+describe('dry_run (docs/tools.md#editing-files: validates everything and writes nothing)', () => {
   it('reports what would change and writes nothing, not even new directories', async () => {
     const p = patch(
       '*** Add File: brand/new/file.txt',
@@ -170,7 +171,7 @@ describe('dry_run (tool-contract "apply_patch": validates everything and writes 
   });
 });
 
-describe('the advertised tool (tool-contract "Envelope")', () => {
+describe('the advertised tool (docs/tools.md#results-and-errors)', () => {
   it('is listed with its schema, a worked example and truthful annotations', async () => {
     const r = await handshake(srv.url, 1, 'tools/list');
     const tools = r.json.result.tools as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any

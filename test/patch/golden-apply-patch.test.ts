@@ -1,7 +1,8 @@
-// tool-contract "apply_patch" (and decision 29): every golden scenario in test/golden/apply_patch is applied
-// through a real in-process HTTP server, first as a dry run (nothing may change, same verdict), then for real;
-// the whole resulting tree (names, bytes, executable bits, no leftovers) is compared with expected/, or with
-// input/ when expected_error.json names the error code and patch line.
+// docs/tools.md#editing-files (and docs/design-notes.md#tests): every golden scenario in
+// test/golden/apply_patch is applied through a real in-process HTTP server, first as a dry run (nothing may
+// change, same verdict), then for real; the whole resulting tree (names, bytes, executable bits, no
+// leftovers) is compared with expected/, or with input/ when expected_error.json names the error code and
+// patch line.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +46,7 @@ function summaryOf(files: Array<{ path: string; operation: string; old_path?: st
     .join('\n');
 }
 
-describe('apply_patch golden scenarios (tool-contract "apply_patch", decision 29)', () => {
+describe('apply_patch golden scenarios (docs/tools.md#editing-files, docs/design-notes.md#tests)', () => {
   it('has at least 40 scenarios, each with a patch and an expectation', () => {
     expect(SCENARIOS.length).toBeGreaterThanOrEqual(40);
     for (const s of SCENARIOS) {
@@ -90,7 +91,7 @@ describe('apply_patch golden scenarios (tool-contract "apply_patch", decision 29
       expect(readableTree(ws.dir)).toEqual(readableTree(path.join(dir, 'expected')));
       const sc = real.structuredContent;
       expect(sc.ok).toBe(true);
-      expect(sc.dry_run).toBeUndefined(); // false: left out (decision 40)
+      expect(sc.dry_run).toBeUndefined(); // false: left out (docs/design-notes.md#lean-results)
       // The A/M/D/R summary is said once, in the text; affected_files says it in the structured result.
       const summary = summaryOf(sc.affected_files);
       expect(text.startsWith(`Patch applied (+${sc.additions ?? 0} -${sc.removals ?? 0}):\n${summary}`)).toBe(
@@ -101,7 +102,7 @@ describe('apply_patch golden scenarios (tool-contract "apply_patch", decision 29
       if (existsSync(resultFile)) {
         const { summary: wantSummary, ...fields } = readJson(resultFile) as Record<string, unknown>;
         if (wantSummary !== undefined) expect(summary).toBe(wantSummary);
-        // A field at its default (0) is left out of the result (decision 40).
+        // A field at its default (0) is left out of the result (docs/design-notes.md#lean-results).
         for (const [k, v] of Object.entries(fields)) {
           if (v === 0) expect(sc[k], k).toBeUndefined();
           else expect(sc[k], k).toEqual(v);

@@ -1,4 +1,4 @@
-// Container files checked statically (issue 11 item 5; decisions.md 32: no Docker engine or cluster here, and
+// Container files checked statically (docs/design-notes.md#tests: no Docker engine or cluster here, and
 // this check never skips): the Dockerfile runs as a non-root user, bakes in no secret, has a health check,
 // keeps the workspace in a volume and is `safe` unless the operator opts in to `dangerous`; the Kubernetes
 // example is one Deployment + Service per workspace with the token from a Secret, non-root, and its workspace
@@ -14,7 +14,7 @@ const KNOWN = new Set(ENTRIES.map((e) => PREFIX + e.env));
 const SECRET_VARS = new Set(ENTRIES.filter((e) => e.secret).map((e) => PREFIX + e.env));
 const read = (p: string) => readFileSync(path.join(REPO_ROOT, p), 'utf8');
 
-describe('decisions.md 32: the Dockerfile, checked statically (hadolint-style)', () => {
+describe('docs/design-notes.md#tests: the Dockerfile, checked statically (hadolint-style)', () => {
   const all = dockerInstructions(read('Dockerfile'));
   const lastFrom = all.map((i) => i.op).lastIndexOf('FROM');
   const final = all.slice(lastFrom);
@@ -102,7 +102,7 @@ describe('decisions.md 32: the Dockerfile, checked statically (hadolint-style)',
 });
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- parsed YAML documents */
-describe('decisions.md 32: the Kubernetes example, checked statically', () => {
+describe('docs/design-notes.md#tests: the Kubernetes example, checked statically', () => {
   const docs = parseYamlDocs(read('deploy/kubernetes/workbench-mcp.yaml')) as any[];
   const kind = (k: string) => docs.filter((d) => d.kind === k);
   const deploy = kind('Deployment')[0];

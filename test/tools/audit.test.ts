@@ -1,4 +1,4 @@
-// http-and-auth-contract "Command line and configuration names" (SERVICE_AUDIT_LOG): one JSON line per tool
+// docs/configuration.md (SERVICE_AUDIT_LOG): one JSON line per tool
 // call — who, what, result — with secret-looking argument values redacted.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

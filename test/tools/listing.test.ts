@@ -1,4 +1,4 @@
-// tool-contract "Paths" (default excludes, hidden, .gitignore, one glob meaning) and "Files and search"
+// docs/tools.md#paths (default excludes, hidden, .gitignore, one glob meaning) and docs/tools.md#the-tools
 // (list_dir, list_files): real trees with real ignore files, through a real HTTP server.
 import { symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
@@ -49,7 +49,7 @@ afterAll(async () => {
 const files = async (args: Record<string, unknown>) => {
   const r = await callTool(srv.url, 'list_files', args);
   expect(r.isError, JSON.stringify(r.structuredContent)).toBe(false);
-  // No files: `files` is left out (decision 40).
+  // No files: `files` is left out (docs/design-notes.md#lean-results).
   return ((r.structuredContent.files ?? []) as Array<{ path: string }>).map((f) => f.path);
 };
 

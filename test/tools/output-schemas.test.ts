@@ -1,7 +1,8 @@
-// decisions.md 13 and 40, issue 13: the results of the file, patch, git and permission tools leave out what is
-// at its default, and every one of them (successes, the variants of each tool, errors) validates against the
-// outputSchema its tool advertises, compiled as the v1 SDK client compiles it. The advertised schemas carry no
-// type arrays and no untyped node (the MCP Inspector's portability warnings).
+// docs/design-notes.md#output-schemas-accept-errors, docs/design-notes.md#lean-results: the results of the
+// file, patch, git and permission tools leave out what is at its default, and every one of them (successes,
+// the variants of each tool, errors) validates against the outputSchema its tool advertises, compiled as the
+// v1 SDK client compiles it. The advertised schemas carry no type arrays and no untyped node (the MCP
+// Inspector's portability warnings).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { lean } from '../../src/tools/result.js';
@@ -84,7 +85,7 @@ const CONSTRAINS = [
   'additionalProperties',
 ];
 
-describe('advertised schemas (issue 13: zero Inspector portability warnings)', () => {
+describe('advertised schemas (zero Inspector portability warnings)', () => {
   it.each(SLICE)('%s: no type arrays, no untyped node, no null', (name) => {
     const t = tools.find((x) => x.name === name)!;
     expect(t, name).toBeDefined();
@@ -103,7 +104,7 @@ describe('advertised schemas (issue 13: zero Inspector portability warnings)', (
     }
   });
 
-  it('output schemas are anyOf the success shape (ok: true) and the error shape (decisions.md 13)', () => {
+  it('output schemas are anyOf the success shape (ok: true) and the error shape (docs/design-notes.md#output-schemas-accept-errors)', () => {
     for (const name of SLICE) {
       const out = tools.find((x) => x.name === name)!.outputSchema;
       expect(out.type).toBe('object');
@@ -115,7 +116,7 @@ describe('advertised schemas (issue 13: zero Inspector portability warnings)', (
   });
 });
 
-describe('lean results (decision 40)', () => {
+describe('lean results (docs/design-notes.md#lean-results)', () => {
   it('leaves out false, 0, null, "" and empty lists at any depth, keeps ALWAYS fields and next_action as sent', () => {
     expect(
       lean({
@@ -199,7 +200,7 @@ const CALLS: Array<[string, Json, 'repo' | 'plain']> = [
   ],
 ];
 
-describe('every result validates against its outputSchema as the v1 SDK client checks it (decisions 13, 40)', () => {
+describe('every result validates against its outputSchema as the v1 SDK client checks it (docs/design-notes.md#output-schemas-accept-errors, docs/design-notes.md#lean-results)', () => {
   it.each(CALLS.map(([t, a, w]) => [`${t} ${JSON.stringify(a)} (${w})`, t, a, w] as const))(
     '%s',
     async (_label, name, args, where) => {

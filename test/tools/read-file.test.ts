@@ -1,5 +1,5 @@
-// tool-contract "Files and search" (read_file) and "Paths": ranges, truncation with next_action, encodings,
-// and every escape route, through a real HTTP server.
+// docs/tools.md#the-tools (read_file) and docs/tools.md#paths: ranges, truncation with next_action,
+// encodings, and every escape route, through a real HTTP server.
 import { symlinkSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ afterAll(async () => {
 const read = (args: Record<string, unknown>) => callTool(srv.url, 'read_file', args);
 
 describe('read_file: content and ranges', () => {
-  it('reads a whole small file: path, content, total_lines, nothing at its default (decision 40)', async () => {
+  it('reads a whole small file: path, content, total_lines, nothing at its default (docs/design-notes.md#lean-results)', async () => {
     const r = await read({ path: 'small.txt' });
     expect(r.isError).toBe(false);
     expect(r.structuredContent).toEqual({

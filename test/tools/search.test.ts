@@ -1,4 +1,4 @@
-// tool-contract "Files and search" (search_text): both engines — ripgrep and the JS fallback — return the same
+// docs/tools.md#the-tools (search_text): both engines — ripgrep and the JS fallback — return the same
 // results on the same tree for a matrix of requests; context, truncation, smart case, ignore rules, errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
@@ -73,7 +73,7 @@ describe.skipIf(rg.kind !== 'ripgrep')('search_text: ripgrep and the JS engine a
     const b = await callTool(srv.url, 'search_text', req);
     srv.runtime.search.use(rg);
     expect(a.isError).toBe(false);
-    expect(a.structuredContent.engine).toBeUndefined(); // ripgrep, the default (decision 40)
+    expect(a.structuredContent.engine).toBeUndefined(); // ripgrep, the default (docs/design-notes.md#lean-results)
     expect(b.structuredContent.engine).toBe('js');
     const strip = (s: Record<string, unknown>) => ({ ...s, engine: undefined, next_action: undefined });
     expect(strip(b.structuredContent)).toEqual(strip(a.structuredContent));

@@ -1,4 +1,4 @@
-// tool-contract "Files and search" (view_image): one image block, type from magic bytes, size checked first.
+// docs/tools.md#the-tools (view_image): one image block, type from magic bytes, size checked first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';

@@ -1,8 +1,9 @@
-// `workbench-mcp tunnel … --auth-mode oauth` and pinning the public origin (issue 11 item 1; http-and-auth-contract
-// "Tunnels"; decisions.md 31): an ngrok reserved domain is known before the server starts and pinned as
-// SERVICE_SERVER_URL (its URL read here from the agent API); devtunnel's relay rewrites Host to localhost, so
-// the origin it prints is pinned, and the OAuth metadata seen through the tunnel names the public origin. The
-// generated password is in no argv, and doctor completes the whole sign-in through the tunnel.
+// `workbench-mcp tunnel … --auth-mode oauth` and pinning the public origin (
+// docs/remote-access.md#the-tunnel-command; docs/design-notes.md#tests): an ngrok reserved domain is known
+// before the server starts and pinned as SERVICE_SERVER_URL (its URL read here from the agent API);
+// devtunnel's relay rewrites Host to localhost, so the origin it prints is pinned, and the OAuth metadata
+// seen through the tunnel names the public origin. The generated password is in no argv, and doctor completes
+// the whole sign-in through the tunnel.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READY_LINE } from '../../src/core/ready-line.js';
@@ -66,7 +67,7 @@ afterAll(async () => {
 });
 
 describe.runIf(ROOT)(
-  'contract "Tunnels" + "OAuth 2.1" base URL: ngrok --name <reserved domain> --auth-mode oauth',
+  'the tunnel command + the OAuth base URL (docs/oauth.md#endpoints): ngrok --name <reserved domain> --auth-mode oauth',
   () => {
     it('pins SERVICE_SERVER_URL before start, reads the URL from the agent API, prints the password and OAuth settings', async () => {
       const t = startTunnel(
@@ -101,7 +102,7 @@ describe.runIf(ROOT)(
 );
 
 describe.runIf(ROOT)(
-  'contract "Tunnels" + "OAuth 2.1" base URL: devtunnel --auth-mode oauth (the relay rewrites Host)',
+  'the tunnel command + the OAuth base URL (docs/oauth.md#endpoints): devtunnel --auth-mode oauth (the relay rewrites Host)',
   () => {
     it('temporary tunnel: the printed origin is pinned, metadata through it names https://<id>-<port>.<region>.devtunnels.ms, doctor signs in', async () => {
       const t = startTunnel(

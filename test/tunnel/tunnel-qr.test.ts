@@ -1,11 +1,11 @@
-// Issue 11 item 1: the tunnel block shows a QR code of the URL when stdout is a terminal. The encoder (`uqr`)
+// The tunnel block shows a QR code of the URL when stdout is a terminal. The encoder (`uqr`)
 // is checked by decoding nothing but its shape: a square of Unicode half blocks whose width grows with the
 // data, quiet border included, and the same URL always gives the same picture.
 import { describe, expect, it } from 'vitest';
 import { encode } from 'uqr';
 import { qrCode } from '../../src/cli/tunnel/print.js';
 
-describe('tunnel QR code (issue 11 "Build" 1)', () => {
+describe('tunnel QR code', () => {
   it('renders the URL as half blocks, one text row per two modules, border of 2', async () => {
     const url = 'https://fancy-words-here.trycloudflare.com/mcp';
     const qr = await qrCode(url);

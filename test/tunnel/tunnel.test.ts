@@ -1,8 +1,9 @@
-// `workbench-mcp tunnel` (issue 11 item 1; http-and-auth-contract "Tunnels"; decisions.md 31, 42) with stand-in
-// cloudflared and ngrok programs on PATH that print the real output shapes and serve /quicktunnel or the agent
-// API, and a TLS proxy on 443 behind real-shaped names mapped in /etc/hosts, so the printed URL really answers.
-// Checked: the block, the generated token in no process's argv (nor the provider's environment), Ctrl-C and a
-// provider or server death leaving no process, and `doctor` passing against the printed URL.
+// `workbench-mcp tunnel` (docs/remote-access.md#the-tunnel-command; docs/design-notes.md#tests,
+// docs/design-notes.md#nothing-is-downloaded) with stand-in cloudflared and ngrok programs on PATH that print
+// the real output shapes and serve /quicktunnel or the agent API, and a TLS proxy on 443 behind real-shaped
+// names mapped in /etc/hosts, so the printed URL really answers. Checked: the block, the generated token in
+// no process's argv (nor the provider's environment), Ctrl-C and a provider or server death leaving no
+// process, and `doctor` passing against the printed URL.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -66,7 +67,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-describe.runIf(ROOT)('contract "Tunnels": cloudflared quick tunnel, bearer', () => {
+describe.runIf(ROOT)('docs/remote-access.md#the-tunnel-command: cloudflared quick tunnel, bearer', () => {
   it('prints the block for https://<words>.trycloudflare.com/mcp read from the box line, and the URL answers', async () => {
     const t = startTunnel(
       ['cloudflared', '--workspace', ws.dir, '--port', '0'],
@@ -193,7 +194,7 @@ describe.runIf(ROOT)(
   },
 );
 
-describe.runIf(ROOT)('contract "Tunnels": ngrok, bearer, checked by doctor', () => {
+describe.runIf(ROOT)('docs/remote-access.md#the-tunnel-command: ngrok, bearer, checked by doctor', () => {
   it('reads "started tunnel" from the JSON log; doctor passes against the printed URL; a server death stops ngrok (exit 4)', async () => {
     const t = startTunnel(['ngrok', '--workspace', ws.dir, '--port', '0'], envFor({ STANDIN_HOST: NGROK }));
     try {
@@ -236,7 +237,7 @@ describe.runIf(ROOT)('contract "Tunnels": ngrok, bearer, checked by doctor', () 
   });
 });
 
-describe('contract "Tunnels" start-up refusals (decisions.md 42: nothing is downloaded)', () => {
+describe('tunnel start-up refusals (nothing is downloaded: docs/design-notes.md#nothing-is-downloaded)', () => {
   const run = async (args: string[], pathVar: string) => {
     const t = startTunnel(args, { PATH: pathVar, HOME: tmpdir() });
     return { code: await exitCode(t), err: t.err(), out: t.out() };
@@ -263,7 +264,7 @@ describe('contract "Tunnels" start-up refusals (decisions.md 42: nothing is down
     }
   });
 
-  it('scripts/tunnel-{cloudflared,ngrok,devtunnel}.sh are thin wrappers over the same command (spec §5.1)', () => {
+  it('scripts/tunnel-{cloudflared,ngrok,devtunnel}.sh are thin wrappers over the same command (docs/remote-access.md#the-tunnel-command)', () => {
     for (const p of ['cloudflared', 'ngrok', 'devtunnel']) {
       const file = path.join(REPO_ROOT, 'scripts', `tunnel-${p}.sh`);
       expect(statSync(file).mode & 0o111).not.toBe(0);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Writes the apply_patch golden scenarios (decision 29) as committed files: NNN_name/{patch.txt, input/,
-// expected/ | expected_error.json} and optionally expected_result.json (a subset of structuredContent).
-// The committed files are the oracle; this script only exists so their exact bytes (CRLF, BOM, \f, U+2028,
-// U+0085, missing final newlines) can be reviewed as source. Run: node test/golden/apply_patch/_generate.mjs
+// Writes the apply_patch golden scenarios (docs/design-notes.md#tests) as committed files:
+// NNN_name/{patch.txt, input/, expected/ | expected_error.json} and optionally expected_result.json (a subset
+// of structuredContent). The committed files are the oracle; this script only exists so their exact bytes
+// (CRLF, BOM, \f, U+2028, U+0085, missing final newlines) can be reviewed as source. Run: node
+// test/golden/apply_patch/_generate.mjs
 import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,7 @@ const X = (content) => ({ content, mode: 0o755 });
 const P = (...lines) => lines.join('\n') + '\n';
 const env = (...body) => P('*** Begin Patch', ...body, '*** End Patch');
 
-// ---- operations (tool-contract "apply_patch": Add / Delete / Update / Move) ----
+// ---- operations (docs/tools.md#editing-files: Add / Delete / Update / Move) ----
 const greet = P('def greet(name):', '    print("Hi " + name)', '    return None', '', 'def main():', '    greet("world")');
 S('001_update_single_hunk', {
   input: { 'greet.py': greet },
@@ -74,7 +75,7 @@ S('009_add_empty_file', {
   expected: { 'empty.txt': '' },
 });
 
-// ---- leniencies (tool-contract "apply_patch": lenient parsing) ----
+// ---- leniencies (docs/tools.md#editing-files: lenient parsing) ----
 const abc = P('alpha', 'beta', 'gamma');
 const abcPatch = ['*** Update File: abc.txt', '@@', ' alpha', '-beta', '+BETA', ' gamma'];
 S('010_markers_with_surrounding_whitespace', {
@@ -129,7 +130,7 @@ S('018_blank_separator_lines_between_files', {
   expected: { 'abc.txt': P('alpha', 'BETA', 'gamma'), 'x.txt': 'y\n' },
 });
 
-// ---- fuzz tiers (tool-contract "apply_patch": Matching) ----
+// ---- fuzz tiers (docs/tools.md#editing-files: Matching) ----
 S('020_fuzz1_trailing_whitespace', {
   input: { 'ws.txt': P('keep   ', 'change me  ', 'end\t') },
   patch: env('*** Update File: ws.txt', ' keep', '-change me', '+changed', ' end'),
@@ -260,7 +261,7 @@ S('052_delete_last_lines_to_empty_file', {
   expected: { 'short.txt': '' },
 });
 
-// ---- unified diffs as git prints them (tool-contract "apply_patch", **beyond**) ----
+// ---- unified diffs as git prints them (docs/tools.md#editing-files, **beyond**) ----
 S('060_unified_git_diff_update', {
   input: { 'ten.txt': ten },
   patch: P(
@@ -330,7 +331,7 @@ S('070_unified_multiple_files', {
   result: { summary: 'M a.txt\nM b.txt' },
 });
 
-// ---- errors: the tree stays unchanged (decision 29) ----
+// ---- errors: the tree stays unchanged (docs/design-notes.md#tests) ----
 S('100_error_context_not_found', {
   input: { 'abc.txt': abc },
   patch: env('*** Update File: abc.txt', '@@', ' alpha', '-delta', '+DELTA'),
