@@ -1,6 +1,50 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Time and randomness are injected (docs/architecture.md#style, rule 7): only src/core/clock.ts and random.ts read them. */
+const TIME_AND_RANDOMNESS = [
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: 'Read the time through a Clock (src/core/clock.ts), injected where it decides something.',
+  },
+  {
+    selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+    message: 'Take randomness from src/core/random.ts.',
+  },
+  {
+    selector: "CallExpression[callee.object.name='performance'][callee.property.name='now']",
+    message: 'Read the time through a Clock (src/core/clock.ts), injected where it decides something.',
+  },
+];
+const RANDOM_IMPORTS = {
+  paths: [
+    {
+      name: 'node:crypto',
+      importNames: [
+        'randomBytes',
+        'randomInt',
+        'randomUUID',
+        'getRandomValues',
+        'randomFillSync',
+        'randomFill',
+      ],
+      message: 'Take randomness from src/core/random.ts.',
+    },
+    {
+      name: 'crypto',
+      importNames: [
+        'randomBytes',
+        'randomInt',
+        'randomUUID',
+        'getRandomValues',
+        'randomFillSync',
+        'randomFill',
+      ],
+      message: 'Take randomness from src/core/random.ts.',
+    },
+  ],
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -46,7 +90,23 @@ export default tseslint.config(
           selector: "MemberExpression[object.name='process'][property.name='env']",
           message: 'Only src/config reads process.env.',
         },
+        ...TIME_AND_RANDOMNESS,
       ],
+      'no-restricted-imports': ['error', RANDOM_IMPORTS],
+    },
+  },
+  {
+    // The two modules that read the time and randomness directly; everything else has them injected.
+    files: ['src/core/clock.ts', 'src/core/random.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Only src/config reads process.env.',
+        },
+      ],
+      'no-restricted-imports': 'off',
     },
   },
   {

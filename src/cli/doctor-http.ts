@@ -1,7 +1,7 @@
 // The requests `workbench-mcp doctor` makes, as a client would make them: GETs of the public documents,
 // tools/list in both protocol eras, and the whole OAuth sign-in (dynamic registration → authorization page →
 // password → code → token) for a headless client. Every request has a ceiling and never follows redirects.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { SERVER_VERSION } from '../core/version.js';
 import {
   DEFAULT_HANDSHAKE_VERSION,
@@ -9,6 +9,7 @@ import {
   META_PROTOCOL_VERSION,
   MODERN_VERSIONS,
 } from '../core/versions.js';
+import { randomBase64url, randomHex } from '../core/random.js';
 
 export interface Reply {
   status: number;
@@ -131,7 +132,7 @@ export async function oauthFlow(base: string, password: string): Promise<FlowRes
   if (as.status !== 200 || !meta?.registration_endpoint) return failed('metadata', `HTTP ${as.status}`);
   const clientId = await registerClient(meta.registration_endpoint);
   if (typeof clientId !== 'string') return clientId;
-  const verifier = randomBytes(32).toString('base64url');
+  const verifier = randomBase64url(32);
   const resource = `${base}/mcp`;
   const authUrl = new URL(meta.authorization_endpoint ?? `${base}/oauth/authorize`);
   const params = {
@@ -140,7 +141,7 @@ export async function oauthFlow(base: string, password: string): Promise<FlowRes
     redirect_uri: REDIRECT_URI,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
-    state: randomBytes(8).toString('hex'),
+    state: randomHex(8),
     resource,
   };
   for (const [k, v] of Object.entries(params)) authUrl.searchParams.set(k, v);

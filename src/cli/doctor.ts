@@ -3,7 +3,6 @@
 // public origin, not 127.0.0.1), the 401 challenge, an authenticated tools/list in both eras (token from
 // SERVICE_AUTH_TOKEN / SERVICE_AUTH_TOKEN_FILE, read through config/), and in OAuth mode a full sign-in when
 // SERVICE_OAUTH_PASSWORD is set. One line per check with the fix for a failure; exit 1 if any failed.
-import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../config/load.js';
 import { PROOF_PATH, proofOf } from '../http/proof.js';
 import { isLoopbackHostname } from '../core/hosts.js';
@@ -13,6 +12,7 @@ import { checkRoot } from '../workspace/paths.js';
 import { selfCommand } from './self.js';
 import { fetchFailure } from './tunnel/wait.js';
 import { oauthFlow, request, toolsList, unauthenticated, type Era, type Reply } from './doctor-http.js';
+import { randomBase64url } from '../core/random.js';
 
 type Status = 'pass' | 'FAIL' | 'skip';
 interface Line {
@@ -260,7 +260,7 @@ class Doctor {
    */
   async proven(base: string, secrets: string[]): Promise<boolean> {
     if (secrets.length === 0) return true;
-    const nonce = randomBytes(24).toString('base64url');
+    const nonce = randomBase64url(24);
     const name = 'server identity';
     let proofs: unknown;
     try {

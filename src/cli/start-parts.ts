@@ -1,7 +1,6 @@
 // What the CLI prepares before a start (cli/serve.ts): the HTTP parts loaded for that mode only, the state
 // directory when something is to be kept, OAuth settings, the bearer credential and the authenticator. A
 // problem that must stop the start exits 2 through fail().
-import { randomBytes } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../core/clock.js';
@@ -15,6 +14,7 @@ import { openStateDir, StateDirError, type KeptState, type StateOpen } from '../
 import type { WorkspaceRoot } from '../workspace/paths.js';
 import type { TokenNews } from './banner.js';
 import { fail } from './fail.js';
+import { randomBase64url } from '../core/random.js';
 
 /**
  * What serving over HTTP needs beyond what stdio needs, and the OAuth server only when it is configured:
@@ -123,7 +123,7 @@ export interface BearerCredential {
 export function bearerCredential(c: Config, state: StateOpen | undefined): BearerCredential {
   if (c.authTokens.length > 0) return { tokens: c.authTokens };
   if (state?.kind !== 'on') {
-    const token = randomBytes(32).toString('base64url');
+    const token = randomBase64url(32);
     const why = state?.kind === 'unavailable' ? state.reason : 'SERVICE_STATE_DIR=off';
     return { tokens: [token], news: { kind: 'run', token, why } };
   }

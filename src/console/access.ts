@@ -3,9 +3,9 @@
 // every state-changing request must send back. Links die after LINK_TTL_MS or their first use; sessions after
 // SESSION_TTL_MS. The link key lets the operator's own CLI mint a fresh link; it lives in the state directory,
 // private to the operator, like the kept bearer token. Secrets compared in constant time.
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { safeEqual } from '../core/constant-time.js';
+import { randomBase64url } from '../core/random.js';
 
 export const LINK_TTL_MS = 10 * 60_000;
 export const SESSION_TTL_MS = 12 * 3600_000;
@@ -19,7 +19,7 @@ export interface Session {
 }
 
 function secret(): string {
-  return randomBytes(24).toString('base64url');
+  return randomBase64url(24);
 }
 
 export class ConsoleAccess {

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { isInside, toPosixRel } from '../workspace/paths.js';
 import type { GitPin } from './run.js';
+import { systemClock } from '../core/clock.js';
 
 export interface RepoPaths {
   /** Absolute paths as `git rev-parse --path-format=absolute` printed them. */
@@ -146,7 +147,7 @@ const SETTLE_MS = 2000n;
 const MAX_LISTINGS = 20_000;
 
 function listDir(dir: string): Listing | null {
-  const settledBefore = (BigInt(Date.now()) - SETTLE_MS) * 1_000_000n;
+  const settledBefore = (BigInt(systemClock.now()) - SETTLE_MS) * 1_000_000n;
   let st: BigIntStats;
   let entries: Dirent[];
   try {

@@ -16,6 +16,7 @@ import type { WorkspaceRoot } from '../workspace/paths.js';
 import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
 import { classifyGitFailure } from './failure.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
+import { systemClock } from '../core/clock.js';
 
 export interface GitRepo {
   /** Real path of the work tree's top (inside the workspace); every git process runs here. */
@@ -163,7 +164,7 @@ export async function openRepo(runtime: GitHost, dirReal: string, signal?: Abort
   const ws = runtime.root.real;
   const cached = fromCache(runtime, dirReal);
   if (cached) return { kind: 'repo', repo: { ...cached.repo, pin: confineRepo(ws, cached.found) } };
-  const started = Date.now();
+  const started = systemClock.now();
   const found = await discover(runtime, dirReal, signal);
   if ('kind' in found) return found;
   const pin = confineRepo(ws, found);

@@ -15,6 +15,7 @@ import { lingeringClose, readBody } from './body.js';
 import type { ServerMetrics } from './metrics.js';
 import { corsHeaders, rpcError, sendJson } from './respond.js';
 import { noteRequest } from './request-log.js';
+import { systemClock } from '../core/clock.js';
 
 /** Bodies from this size on are parsed in a stretch of their own. */
 const LARGE_BODY_CHARS = 256 * 1024;
@@ -117,7 +118,7 @@ async function answer(
   const cls = classify(msg, headerView(req));
   if (!cls.ok) return reject(cls.error.status, errorBody(msg.kind === 'request' ? msg.id : null, cls.error));
   // 7. The method.
-  const started = performance.now();
+  const started = systemClock.monotonic();
   const reply = await deps.dispatcher.handle(msg, cls, principal, deps.runtime.signal);
   if (msg.kind === 'request')
     deps.metrics?.request(
@@ -125,7 +126,7 @@ async function answer(
       msg.method,
       tool,
       reply.outcome ?? 'ok',
-      (performance.now() - started) / 1000,
+      (systemClock.monotonic() - started) / 1000,
     );
   sendJson(res, reply.status, reply.body, cors);
 }

@@ -7,6 +7,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import type { Registry as PromRegistry } from 'prom-client';
 import { DURATION_BUCKETS_S, type Labels, type ServerMetrics } from './metrics.js';
+import { systemClock } from '../core/clock.js';
 
 interface Value {
   value: number;
@@ -106,7 +107,7 @@ function processDefs(loop: IntervalHistogram): Def[] {
     const ns = q === 'max' ? loop.max : loop.percentile(q);
     return [{ value: Number.isFinite(ns) ? ns / 1e9 : 0 }];
   };
-  const started = Math.round(Date.now() / 1000 - process.uptime());
+  const started = Math.round(systemClock.now() / 1000 - process.uptime());
   return [
     [
       'process_resident_memory_bytes',

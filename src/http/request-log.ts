@@ -4,7 +4,7 @@
 // refusal of a quiet spell at once, then at most one summary per window, each naming where the last one came
 // from. A credential is never logged, only that it was refused and why.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../core/clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 
 /** What the /mcp route learns about a request as it goes, for the request log line. */
@@ -31,7 +31,7 @@ function clip(s: string | undefined, max = 80): string | undefined {
 
 /** Logs `req` at debug level once its response is sent. */
 export function traceRequest(req: IncomingMessage, res: ServerResponse, log: Logger): void {
-  const started = performance.now();
+  const started = systemClock.monotonic();
   const note: RequestNote = {};
   notes.set(req, note);
   res.once('close', () => {
@@ -41,7 +41,7 @@ export function traceRequest(req: IncomingMessage, res: ServerResponse, log: Log
       method: note.method,
       tool: note.tool,
       status: res.statusCode,
-      ms: Math.round((performance.now() - started) * 100) / 100,
+      ms: Math.round((systemClock.monotonic() - started) * 100) / 100,
       client: note.client ?? 'unauthenticated',
       agent: clip(req.headers['user-agent']),
       from: req.socket.remoteAddress,

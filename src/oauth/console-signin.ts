@@ -6,9 +6,9 @@
 // The password attempt limits (attempts.ts) do not apply here, so nobody who merely knows a client id can slow
 // this path. The page waits with a refresh to a wait URL that carries its own random token (never the form's
 // handle); that GET answers with the redirect once the operator decided.
-import { randomInt } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { randomToken, type RandomSource } from './secrets.js';
+import { randomIndex } from '../core/random.js';
 
 /** What the console offers (satisfied by policy/approvals.ts's ApprovalDesk, wired by the composition root). */
 export interface SignInApprovals {
@@ -44,7 +44,7 @@ export interface SignInWait {
 /** A pairing code like `K7P-2QX`. */
 export function pairingCode(): string {
   let s = '';
-  for (let i = 0; i < 6; i++) s += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  for (let i = 0; i < 6; i++) s += CODE_ALPHABET[randomIndex(CODE_ALPHABET.length)];
   return `${s.slice(0, 3)}-${s.slice(3)}`;
 }
 

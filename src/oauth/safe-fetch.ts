@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { mayConnect } from './public-address.js';
+import { systemClock } from '../core/clock.js';
 
 export interface SafeFetchOptions {
   /** Test-only setting (WB_TEST_CIMD_ALLOW_LOOPBACK): loopback addresses may be reached. */
@@ -67,7 +68,7 @@ function isJsonMediaType(contentType: string | undefined): boolean {
 /** GET `url` as JSON text under the rules above; never throws. */
 export async function safeFetchJson(url: URL, o: SafeFetchOptions): Promise<SafeFetchResult> {
   if (url.protocol !== 'https:') return { ok: false, reason: 'only https URLs are fetched' };
-  const deadline = Date.now() + o.timeoutMs;
+  const deadline = systemClock.monotonic() + o.timeoutMs;
   const target = await Promise.race([
     checkedAddress(url.hostname, o.allowLoopback),
     new Promise<{ ok: false; reason: string }>((r) =>
@@ -75,7 +76,7 @@ export async function safeFetchJson(url: URL, o: SafeFetchOptions): Promise<Safe
     ),
   ]);
   if (!target.ok) return target;
-  return request(url, target.address, target.family, o, Math.max(1, deadline - Date.now()));
+  return request(url, target.address, target.family, o, Math.max(1, deadline - systemClock.monotonic()));
 }
 
 /** Judges and reads a response: 200, JSON media type, at most `maxBytes` (declared or streamed). */

@@ -1,12 +1,11 @@
 // Randomness and digests for every secret the authorization server mints (client secrets, codes, refresh
 // tokens, CSRF handles, the generated password). Randomness is injected (docs/architecture.md#style, rule 7)
 // so tests can make it deterministic; stores keep only digests, never the secrets themselves.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { systemRandom, type RandomSource } from '../core/random.js';
 
-/** Where every random byte of the OAuth server comes from. */
-export type RandomSource = (bytes: number) => Buffer;
-
-export const systemRandom: RandomSource = (n) => randomBytes(n);
+/** Where every random byte of the OAuth server comes from (core/random.ts). */
+export { systemRandom, type RandomSource };
 
 /** A URL-safe random token carrying `bytes` bytes of entropy (base64url, no padding). */
 export function randomToken(random: RandomSource, bytes = 32): string {

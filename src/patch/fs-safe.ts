@@ -17,8 +17,8 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { at, fdPath, PathRaceError, type DirRef } from '../workspace/confined-fs.js';
+import { randomHex } from '../core/random.js';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 export type Probe =
@@ -82,7 +82,7 @@ export function readSnapshot(file: string, expectedReal: string = file): Snapsho
 }
 
 let siblingCounter = 0;
-const SIBLING_PREFIX = `${process.pid.toString(36)}-${randomBytes(3).toString('hex')}`;
+const SIBLING_PREFIX = `${process.pid.toString(36)}-${randomHex(3)}`;
 
 /**
  * A hidden sibling name for temp files and backups, short enough for any file-name limit, unique per process

@@ -6,11 +6,11 @@
 // wrong codes withdraw the request. A command is kept whole up to SUBJECT_KEPT characters, else its start and
 // its end with the count left out (the console shows that count: docs/console.md#what-you-see-is-what-runs).
 // Bounded, clock injected; every change is published for the console.
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { safeEqual } from '../core/constant-time.js';
 import { Feed } from '../core/feed.js';
 import { keepEnds } from '../core/visible-text.js';
+import { randomHex } from '../core/random.js';
 
 export type ApprovalKind = 'command' | 'network' | 'signin';
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'withdrawn' | 'used';
@@ -161,7 +161,7 @@ export class ApprovalDesk {
     const subject = keepEnds(a.subject, SUBJECT_KEPT);
     const command = a.command === undefined ? undefined : keepEnds(a.command, SUBJECT_KEPT);
     const view: ApprovalView = {
-      id: `R${randomBytes(3).toString('hex')}`,
+      id: `R${randomHex(3)}`,
       kind: a.kind,
       client: a.client,
       subject: subject.text,

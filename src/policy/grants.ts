@@ -4,8 +4,9 @@
 // runs once. A grant is bound to the exact tool and arguments, lives GRANT_TTL_MS, and is spent by its first
 // answer (accepted, declined or not), so a replayed or altered retry is refused. Process-local, bounded,
 // clock injected.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
+import { randomBase64url } from '../core/random.js';
 
 export const GRANT_TTL_MS = 120_000;
 const MAX_PENDING = 256;
@@ -53,7 +54,7 @@ export class OneTimeGrants {
   ask(tool: string, args: unknown, message: string): InputRequiredPayload {
     this.sweep();
     if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
-    const requestState = randomBytes(18).toString('base64url');
+    const requestState = randomBase64url(18);
     this.pending.set(requestState, {
       fingerprint: fingerprint(tool, args),
       expiresAt: this.clock.now() + GRANT_TTL_MS,

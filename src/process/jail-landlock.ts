@@ -13,6 +13,7 @@ import { allowList, maskedPaths, type SandboxContext } from './sandbox-mounts.js
 import { writeSeccompFilter } from './seccomp.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import { findExecutable } from './spawn.js';
+import { systemClock } from '../core/clock.js';
 
 const DEVICES_RW = ['/dev/null'];
 const DEVICES_RO = ['/dev/zero', '/dev/random', '/dev/urandom'];
@@ -121,7 +122,7 @@ export class LandlockJail {
 
   /** What `safe` commands may read (host-view.ts, the allow-list) and what is hidden inside it. */
   private view(): { read: string[]; hide: string[] } {
-    const now = Date.now();
+    const now = systemClock.monotonic();
     if (!this.cached || now - this.cached.at > MASKS_TTL_MS) {
       const c = this.ctx;
       const sandboxCtx: SandboxContext = {

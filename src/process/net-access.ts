@@ -9,7 +9,6 @@
 // the host names its earlier run of the same call was refused — revoked when the command ends; no host socket
 // ever enters a sandbox. Refused hosts are remembered per call (bounded, BLOCK_TTL_MS) so that the same call,
 // sent again by a client that can ask its user, asks for exactly those names.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/load.js';
@@ -23,6 +22,7 @@ import { BRIDGE_PORT, NetProxy } from './net-proxy.js';
 import type { RuntimeDirs } from './runtime-dir.js';
 import type { NetMounts } from './sandbox-mounts.js';
 import { builtProgram, placeProgram } from './native.js';
+import { randomBase64url } from '../core/random.js';
 
 /** Calls whose refused hosts are remembered, and for how long. */
 const MAX_BLOCKED_CALLS = 64;
@@ -139,7 +139,7 @@ export class NetAccess {
     const m = this.mountsValue;
     const proxy = this.proxy;
     if (!proxy || !m || !('socket' in m)) throw new Error('the proxy is not running');
-    const token = randomBytes(18).toString('base64url');
+    const token = randomBase64url(18);
     proxy.register(token, cmd.id);
     if (grant.length) proxy.grant(token, grant);
     this.byId.set(cmd.id, { cmd, token, callKey });

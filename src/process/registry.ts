@@ -5,7 +5,6 @@
 // process tree at shutdown. Finished commands are evicted oldest-first by age and bytes, but one whose final
 // status was never returned is kept (docs/design-notes.md#bash-and-retention) — up to twice the count and
 // byte limits, so memory stays bounded even when nobody polls.
-import { randomBytes } from 'node:crypto';
 import { ToolError } from '../core/tool-error.js';
 import type { Config } from '../config/load.js';
 import type { Clock } from '../core/clock.js';
@@ -40,6 +39,7 @@ import {
 import { Spawner } from './spawner.js';
 import { templateMemo } from './prepared.js';
 import { writeSeccompFilter } from './seccomp.js';
+import { randomBase64url } from '../core/random.js';
 
 export interface StartSpec {
   cmd: string;
@@ -382,5 +382,5 @@ export class CommandRegistry {
 }
 
 function newId(): string {
-  return randomBytes(15).toString('base64url');
+  return randomBase64url(15);
 }

@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { allowList, maskedPaths, type SandboxContext } from './sandbox-mounts.js';
 import { writeSeccompFilter } from './seccomp.js';
 import { placeProgram } from './native.js';
+import { systemClock } from '../core/clock.js';
 
 /** Devices a command may write (and use ioctls on): what bubblewrap's own /dev offers. */
 const DEVICES_RW = ['/dev/null', '/dev/zero', '/dev/full', '/dev/tty', '/dev/ptmx', '/dev/pts'];
@@ -86,7 +87,7 @@ export function planLandlock(
   if (why) return { unavailable: `the Landlock helper cannot confine a command here (${why})` };
   let cached: { at: number; args: string[]; path: Map<string, string> } | undefined;
   const fresh = () => {
-    const now = Date.now();
+    const now = systemClock.monotonic();
     if (!cached || now - cached.at > MASKS_TTL_MS)
       cached = { at: now, args: landlockArgs(ctx, slot), path: new Map() };
     return cached;

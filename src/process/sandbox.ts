@@ -20,6 +20,7 @@ import { mountArgs, type SandboxContext } from './sandbox-mounts.js';
 
 export type { SandboxContext };
 import { findExecutable } from './spawn.js';
+import { systemClock } from '../core/clock.js';
 
 export interface SandboxStatus {
   requested: SandboxMode;
@@ -159,7 +160,7 @@ export function planSandbox(context: SandboxContext): SandboxPlan {
   }
   let cached: { at: number; args: string[] } | undefined;
   const args = () => {
-    const now = Date.now();
+    const now = systemClock.monotonic();
     if (!cached || now - cached.at > ARGS_TTL_MS)
       cached = { at: now, args: [...mountArgs(ctx), ...isolationArgs(ctx, userns)] };
     return cached.args;

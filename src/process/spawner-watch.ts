@@ -2,6 +2,7 @@
 // unanswered too long is reported through `onSilent` (the spawner replaces it). A late tick means this process
 // was busy, not the helper: the pending ping's clock starts again.
 import { readFileSync } from 'node:fs';
+import { systemClock } from '../core/clock.js';
 
 /** The helper is pinged this often while it runs … */
 export const PING_MS = 250;
@@ -34,7 +35,7 @@ export class HelperWatch {
   private readonly timer: NodeJS.Timeout;
   /** The unanswered ping: its number and when it was sent. */
   private pending: { n: number; at: number } | undefined;
-  private lastTick = Date.now();
+  private lastTick = systemClock.monotonic();
 
   /** `nextNumber` numbers pings from the same sequence as commands (spawner.ts checks ids against it). */
   constructor(
@@ -59,7 +60,7 @@ export class HelperWatch {
    * HUNG_AFTER_MS any helper.
    */
   private tick(): void {
-    const now = Date.now();
+    const now = systemClock.monotonic();
     const late = now - this.lastTick > 2 * PING_MS;
     this.lastTick = now;
     if (this.pending && late) this.pending.at = now;

@@ -4,10 +4,10 @@
 // configured once keeps working; `workbench-mcp token rotate` replaces the token, and a running server picks
 // the new one up (watchToken) and refuses the old one from then on. A configured variable or flag always wins;
 // callers decide that. Nothing here prints a secret.
-import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
 import path from 'node:path';
 import { readKept, StateDirError, writeKept, type KeptState } from './state-dir.js';
+import { randomBase64url, systemRandom } from '../core/random.js';
 
 export const TOKEN_FILE = 'bearer-token';
 export const SIGNING_KEY_FILE = 'oauth-signing-key';
@@ -22,7 +22,7 @@ export function keptFile(state: KeptState, name: string): string {
 }
 
 function newToken(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBase64url(32);
 }
 
 /** The kept bearer token, or undefined when none was made yet. */
@@ -72,7 +72,7 @@ export function keptSigningKey(state: KeptState): { key: Buffer; created: boolea
   };
   const existing = read();
   if (existing) return { key: existing, created: false, file };
-  const key = randomBytes(32);
+  const key = systemRandom(32);
   if (writeKept(state, SIGNING_KEY_FILE, key.toString('hex') + '\n', { replace: false }))
     return { key, created: true, file };
   const theirs = read();

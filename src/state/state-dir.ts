@@ -5,7 +5,7 @@
 // writable by no one else, and their parent must not let others rename them; files are opened without
 // following symlinks, must be ours and private (0600), and are written atomically (a temporary file, fsync,
 // then link or rename). Nothing here prints a secret.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -26,6 +26,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { StateDirChoice } from '../config/load.js';
+import { randomHex } from '../core/random.js';
 
 /** A state directory that cannot be used safely: the server refuses to start (exit 2) with this message. */
 export class StateDirError extends Error {}
@@ -210,7 +211,7 @@ export function readKept(state: KeptState, name: string): string | undefined {
  */
 export function writeKept(state: KeptState, name: string, text: string, o: { replace: boolean }): boolean {
   const file = path.join(state.dir, name);
-  const tmp = path.join(state.dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = path.join(state.dir, `.${name}.${process.pid}.${randomHex(6)}.tmp`);
   const fd = openSync(
     tmp,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,

@@ -12,6 +12,7 @@ import { Dispatcher } from '../protocol/dispatch.js';
 import { errorBody, INVALID_REQUEST, ProtocolError } from '../protocol/errors.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
 import type { ProtocolHost } from '../protocol/host.js';
+import { systemClock } from '../core/clock.js';
 
 /** Settled: every message so far is handled and no input came for this long. */
 const SETTLE_MS = 50;
@@ -128,7 +129,7 @@ class StdioSession {
       return;
     }
     if (msg.kind === 'request' && msg.method === 'tools/call') this.settleNow();
-    const started = this.traced ? performance.now() : 0;
+    const started = this.traced ? systemClock.monotonic() : 0;
     const reply = await this.dispatcher.handle(msg, cls, STDIO_PRINCIPAL, this.runtime.signal);
     if (reply.body !== null) this.write(reply.body.toString());
     if (this.traced) this.logRequest(msg, reply.status, started);
@@ -142,7 +143,7 @@ class StdioSession {
       method: msg.method.slice(0, 64),
       tool: msg.method === 'tools/call' && typeof name === 'string' ? name.slice(0, 64) : undefined,
       status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
+      ms: Math.round((systemClock.monotonic() - started) * 100) / 100,
       client: 'stdio',
     });
   }

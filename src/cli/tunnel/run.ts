@@ -5,7 +5,6 @@
 // waits (--wait, saying every few seconds what it waits for) until https://<host>/.well-known/mcp.json
 // answers through the tunnel, prints the block, and stops both on Ctrl-C or when either dies. Exit codes:
 // TUNNEL_EXIT.
-import { randomBytes } from 'node:crypto';
 import { ConfigError, load, type Config } from '../../config/load.js';
 import { isLoopbackHostname } from '../../core/hosts.js';
 import { generatePassword, systemRandom } from '../../oauth/secrets.js';
@@ -27,6 +26,7 @@ import {
   type ProviderOptions,
 } from './provider.js';
 import { explainFailure, progress, waitReachable, watchOrigin } from './wait.js';
+import { randomBase64url } from '../../core/random.js';
 
 export const TUNNEL_EXIT = {
   /** Stopped by Ctrl-C, SIGTERM or SIGHUP. */
@@ -138,7 +138,7 @@ function credential(c: Config): Credential | { error: string } {
     if (e instanceof StateDirError) return { error: e.message };
     throw e;
   }
-  const token = randomBytes(32).toString('base64url');
+  const token = randomBase64url(32);
   return { env: { SERVICE_AUTH_TOKEN: token }, token, forRun: true };
 }
 

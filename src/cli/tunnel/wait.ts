@@ -7,6 +7,7 @@ import type { Config } from '../../config/load.js';
 import type { Child } from '../../process/supervised.js';
 import { selfCommand } from '../self.js';
 import type { Provider } from './provider.js';
+import { systemClock } from '../../core/clock.js';
 
 export type OriginResult = { origin: string } | { error: string };
 
@@ -48,8 +49,8 @@ export const PROGRESS_MS = 5_000;
 
 /** Calls `tick(elapsed seconds)` every PROGRESS_MS until the returned function is called. */
 export function progress(tick: (elapsedS: number) => void, everyMs = PROGRESS_MS): () => void {
-  const start = Date.now();
-  const timer = setInterval(() => tick(Math.round((Date.now() - start) / 1000)), everyMs);
+  const start = systemClock.monotonic();
+  const timer = setInterval(() => tick(Math.round((systemClock.monotonic() - start) / 1000)), everyMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -3,6 +3,7 @@
 // latest, or at its deadline or the exit. write_stdin uses it for every write and poll; exec_command for tty
 // commands, so a REPL answers its prompt without waiting out yield_time_ms.
 import type { Command } from '../../process/command.js';
+import { systemClock } from '../../core/clock.js';
 
 /** After the first new output, return once the command has been quiet this long … */
 const SETTLE_QUIET_MS = 100;
@@ -36,12 +37,12 @@ export async function waitForOutput(
   signal: AbortSignal,
   settle: { quietMs: number; maxMs: number } = { quietMs: SETTLE_QUIET_MS, maxMs: SETTLE_MAX_MS },
 ): Promise<void> {
-  const deadline = Date.now() + yieldMs;
+  const deadline = systemClock.monotonic() + yieldMs;
   const got = await c.waitUntil(() => !c.running || grown(c, since), yieldMs, signal);
   if (!got || !c.running) return;
-  const settleEnd = Math.min(deadline, Date.now() + settle.maxMs);
+  const settleEnd = Math.min(deadline, systemClock.monotonic() + settle.maxMs);
   for (;;) {
-    const left = settleEnd - Date.now();
+    const left = settleEnd - systemClock.monotonic();
     if (left <= 0 || signal.aborted) return;
     const last = totals(c);
     const more = await c.waitUntil(
