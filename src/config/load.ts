@@ -32,6 +32,9 @@ interface Computed {
   /** Test-only (config/network.ts): WB_TEST_RESOLVE maps host names to addresses for the proxy. Never documented
    *  for users, inert when unset. */
   testResolve?: Readonly<Record<string, readonly string[]>>;
+  /** Set by `workbench-mcp tunnel` for the server it starts (WB_TUNNEL_CHILD=1, src/cli/tunnel/run.ts): the
+   *  banner then says the tunnel publishes it instead of how to start one. Not a SERVICE_* setting. */
+  underTunnel?: boolean;
 }
 
 /**
@@ -227,6 +230,7 @@ export function load(
     testPause: pause,
     ...(env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1' ? { testCimdAllowLoopback: true } : {}),
     ...(resolve ? { testResolve: resolve } : {}),
+    ...(env.WB_TUNNEL_CHILD === '1' ? { underTunnel: true } : {}),
   };
   return { kind: 'serve', config: Object.freeze(config) };
 }
