@@ -3,7 +3,7 @@
 // `workbench-mcp console` mint a fresh link, kept in the workspace's state directory (private to the operator,
 // like the kept bearer token; removed at shutdown).
 import type { Runtime } from '../runtime/runtime.js';
-import { removeKept, writeKept, type StateOpen } from '../state/state-dir.js';
+import { readKept, removeKept, writeKept, type KeptState, type StateOpen } from '../state/state-dir.js';
 import { consoleHost } from './console-host.js';
 import { commandLine } from './self.js';
 
@@ -52,15 +52,52 @@ export async function startConsole(s: ConsoleStart): Promise<string> {
       key: con.access.linkKey,
       pid: process.pid,
     };
-    try {
-      writeKept(state, CONSOLE_FILE, JSON.stringify(info) + '\n', { replace: true });
-      rt.onShutdown(() => removeKept(state, CONSOLE_FILE));
-    } catch (e) {
-      rt.log.warn(`\`workbench-mcp console\` will not find this server: ${String((e as Error).message)}`);
-    }
+    claimConsoleFile(rt, state, info);
   }
   return (
     `  operator's console:      ${con.link()}\n` +
     `                           (one-time link, valid 10 minutes; a fresh one: ${fresh})\n`
   );
+}
+
+/** The pid named by console.json, when the file is there and names one. */
+function ownerPid(state: KeptState): number | undefined {
+  try {
+    const pid = (JSON.parse(readKept(state, CONSOLE_FILE) ?? 'null') as { pid?: unknown } | null)?.pid;
+    return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Writes console.json, naming this process as its owner, unless another server on the workspace that is
+ * still running owns it: `workbench-mcp console` keeps finding that one, and this server's console is reached
+ * by its banner's link. At shutdown the file is removed only while it is still this server's.
+ */
+function claimConsoleFile(rt: Runtime, state: KeptState, info: { port: number; key: string; pid: number }) {
+  const other = ownerPid(state);
+  if (other !== undefined && other !== process.pid && alive(other)) {
+    rt.log.info(
+      `another server (pid ${other}) runs on this workspace: \`workbench-mcp console\` opens its console; this one's opens with the link below`,
+    );
+    return;
+  }
+  try {
+    writeKept(state, CONSOLE_FILE, JSON.stringify(info) + '\n', { replace: true });
+    rt.onShutdown(() => {
+      if (ownerPid(state) === process.pid) removeKept(state, CONSOLE_FILE);
+    });
+  } catch (e) {
+    rt.log.warn(`\`workbench-mcp console\` will not find this server: ${String((e as Error).message)}`);
+  }
 }
