@@ -119,17 +119,21 @@ function startRuntime(config: Config, root: WorkspaceRoot, log: Logger): Runtime
   }
 }
 
-/** Shuts the runtime down once and exits; SIGINT and SIGTERM call it. */
+/**
+ * Shuts the runtime down once and exits; SIGINT and SIGTERM call it, and then one line says the server
+ * stopped (a Ctrl-C is a normal end, not a failure).
+ */
 function stopper(runtime: Runtime): (code?: number) => Promise<void> {
   let stopping = false;
-  const stop = async (code = 0) => {
+  const stop = async (code = 0, signal?: string) => {
     if (stopping) return;
     stopping = true;
     await runtime.shutdown();
+    if (signal) process.stderr.write(`workbench-mcp: stopped (${signal})\n`);
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop(0, 'SIGINT'));
+  process.on('SIGTERM', () => void stop(0, 'SIGTERM'));
   return stop;
 }
 
