@@ -33,7 +33,7 @@ export function tokenBanner(n: TokenNews, c: Config, self: string): string {
     return `workbench-mcp: bearer token: the one kept for this workspace in ${n.file} (show it: ${show})\n`;
   if (n.kind === 'kept')
     return (
-      `workbench-mcp: no SERVICE_AUTH_TOKEN set; generated a bearer token and kept it for this workspace (shown only now):\n\n    ${n.token}\n\n` +
+      `workbench-mcp: no SERVICE_AUTH_TOKEN set; generated a bearer token and kept it for this workspace (the show command below prints it again):\n\n    ${n.token}\n\n` +
       `  Send it as "Authorization: Bearer <token>". Later starts reuse it, so clients stay configured.\n` +
       `  Kept in ${n.file}\n` +
       `  show it: ${show}\n  replace it: ${commandLine(self, ['token', 'rotate', ...scope])}\n`

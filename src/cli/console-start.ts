@@ -51,6 +51,7 @@ export async function startConsole(s: ConsoleStart): Promise<string> {
       port: typeof a === 'object' && a ? a.port : port,
       key: con.access.linkKey,
       pid: process.pid,
+      url: s.local,
     };
     claimConsoleFile(rt, state, info);
   }
@@ -60,14 +61,25 @@ export async function startConsole(s: ConsoleStart): Promise<string> {
   );
 }
 
-/** The pid named by console.json, when the file is there and names one. */
-function ownerPid(state: KeptState): number | undefined {
+/** What console.json says of the server that wrote it, when the file is there and names a pid. */
+function owner(state: KeptState): { pid: number; url?: string } | undefined {
   try {
-    const pid = (JSON.parse(readKept(state, CONSOLE_FILE) ?? 'null') as { pid?: unknown } | null)?.pid;
-    return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    const j = JSON.parse(readKept(state, CONSOLE_FILE) ?? 'null') as { pid?: unknown; url?: unknown } | null;
+    const pid = j?.pid;
+    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
+    return typeof j?.url === 'string' ? { pid, url: j.url } : { pid };
   } catch {
     return undefined;
   }
+}
+
+const ownerPid = (state: KeptState) => owner(state)?.pid;
+
+/** This workspace's running server with a console (another process), by its console.json: pid and /mcp URL. */
+export function runningServer(state: StateOpen | undefined): { pid: number; url: string } | undefined {
+  if (state?.kind !== 'on') return undefined;
+  const o = owner(state.state);
+  return o?.url && o.pid !== process.pid && alive(o.pid) ? { pid: o.pid, url: o.url } : undefined;
 }
 
 function alive(pid: number): boolean {
@@ -84,7 +96,11 @@ function alive(pid: number): boolean {
  * still running owns it: `workbench-mcp console` keeps finding that one, and this server's console is reached
  * by its banner's link. At shutdown the file is removed only while it is still this server's.
  */
-function claimConsoleFile(rt: Runtime, state: KeptState, info: { port: number; key: string; pid: number }) {
+function claimConsoleFile(
+  rt: Runtime,
+  state: KeptState,
+  info: { port: number; key: string; pid: number; url: string },
+) {
   const other = ownerPid(state);
   if (other !== undefined && other !== process.pid && alive(other)) {
     rt.log.info(

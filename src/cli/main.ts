@@ -11,8 +11,8 @@ import { TOKEN_FILE } from '../state/credentials.js';
 import { removeKept, type StateOpen } from '../state/state-dir.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
 import { DANGEROUS_WARNING, passwordBanner, scopeArgs, servingBanner, tokenBanner } from './banner.js';
-import { startConsole } from './console-start.js';
-import { selfCommand } from './self.js';
+import { runningServer, startConsole } from './console-start.js';
+import { commandLine, selfCommand } from './self.js';
 import { configTableMarkdown } from '../config/describe.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { setPausePoints } from '../core/pause.js';
@@ -190,14 +190,7 @@ function serveHttp(s: HttpStart): void {
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => {
     // Exit 2 like fail(), but through stop() so the runtime directory made above is removed.
-    const hint =
-      e.code === 'EADDRINUSE'
-        ? '; another program uses that port: choose another with --port N, or --port 0 for any free port'
-        : e.code === 'EADDRNOTAVAIL'
-          ? '; that address is not on this machine: use --host 127.0.0.1'
-          : e.code === 'EACCES'
-            ? '; ports below 1024 need privileges: use --port 8765 or --port 0'
-            : '';
+    const hint = listenHint(e.code, s);
     process.stderr.write(
       `workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}${hint}\n`,
     );
@@ -210,6 +203,23 @@ function serveHttp(s: HttpStart): void {
     const addr = server.address();
     onListening(s, auth, typeof addr === 'object' && addr ? addr.port : config.port);
   });
+}
+
+/** What to do about a listen error; for a port in use, whether it is this workspace's own server. */
+function listenHint(code: string | undefined, s: HttpStart): string {
+  if (code === 'EADDRINUSE') {
+    const own = runningServer(s.state);
+    if (own && new URL(own.url).port === String(s.config.port))
+      return (
+        `; this workspace's server already runs there (pid ${own.pid}, ${own.url}): connect your clients to it, ` +
+        `get its console with ${commandLine(selfCommand(s.config.env.PATH), ['console', ...scopeArgs(s.config, { stateDir: true })])}, ` +
+        `or stop it (kill ${own.pid}) before starting another; --port 0 runs a second one beside it`
+      );
+    return '; another program uses that port: choose another with --port N, or --port 0 for any free port';
+  }
+  if (code === 'EADDRNOTAVAIL') return '; that address is not on this machine: use --host 127.0.0.1';
+  if (code === 'EACCES') return '; ports below 1024 need privileges: use --port 8765 or --port 0';
+  return '';
 }
 
 /** Listening: the one-time secrets, the warnings and the banner, then the console and the ready line. */

@@ -165,6 +165,25 @@ describe('console access', () => {
     expect(new URL(r.stdout.trim()).port).toBe(String(port));
   });
 
+  it("a start on the port this workspace's server listens on names that server, not another program", () => {
+    const r = spawnSync(process.execPath, [BIN, '--workspace', ws.dir, '--port', String(srv.port)], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: state,
+        SERVICE_STATE_DIR: state,
+        SERVICE_AUTH_TOKEN: TEST_TOKEN,
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(
+      `this workspace's server already runs there (pid ${srv.proc.pid}, http://127.0.0.1:${srv.port}/mcp)`,
+    );
+    expect(r.stderr).toMatch(/get its console with \S+.* console --workspace /);
+    expect(r.stderr).not.toContain('another program');
+  });
+
   it('the /mcp port answers 404 for every console path', async () => {
     const paths: Array<[string, string]> = [
       ['GET', '/'],
