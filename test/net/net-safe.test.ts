@@ -404,6 +404,17 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     // relay ended, accepts and relays the command's next connection itself. (Not told by the file's inode
     // number: ext4 gives a new file the number the removed one had.)
     process.kill(relay?.pid as number, 'SIGKILL');
+    // First the relay's death itself: until its process is gone (or a zombie), its listening socket still takes
+    // connections into its backlog, and on a busy machine the check below would pass against the dying relay,
+    // before the server listens again (the command's next fetch then finds nobody on the path).
+    const dead = async () => {
+      try {
+        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${relay?.pid}/stat`, 'utf8'));
+      } catch {
+        return true;
+      }
+    };
+    expect(await until(dead, (ok) => ok), 'the killed relay is gone').toBe(true);
     const accepted = () =>
       new Promise<boolean>((resolve) => {
         const s = net.connect(sock);

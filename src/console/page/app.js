@@ -286,6 +286,7 @@ function editCard(e) {
 }
 
 /* ---------- connection and safety ---------- */
+/* `text` is the text to copy, or a function that makes it (a settings snippet with the token filled in). */
 function copyButton(label, text) {
   return h(
     'button',
@@ -294,7 +295,7 @@ function copyButton(label, text) {
       'aria-label': `Copy ${label}`,
       onclick: async (ev) => {
         try {
-          await navigator.clipboard.writeText(text);
+          await navigator.clipboard.writeText(typeof text === 'function' ? await text() : text);
           ev.target.textContent = 'Copied';
         } catch {
           ev.target.textContent = 'Select and copy';
@@ -303,6 +304,15 @@ function copyButton(label, text) {
     },
     'Copy',
   );
+}
+
+/* A URL that wraps only between its parts (after the scheme, after each dot of the host, before the path), never
+ * inside one: `/mcp` stays whole on a phone. */
+function urlView(u) {
+  const m = /^([a-z]+:\/\/)([^/]*)(.*)$/.exec(u);
+  const parts = m ? [m[1], ...m[2].split(/(?<=\.)/), m[3]].filter(Boolean) : [u];
+  const kids = parts.flatMap((p, i) => (i ? [h('wbr', {}), h('span', {}, p)] : [h('span', {}, p)]));
+  return h('span', { class: 'mono url', 'data-url': u }, ...kids);
 }
 
 function renderConnection() {
@@ -314,13 +324,9 @@ function renderConnection() {
     'dl',
     { class: 'pairs' },
     h('dt', {}, 'On this machine'),
-    h('dd', { class: 'mono' }, c.local, ' ', copyButton('local URL', c.local)),
+    h('dd', {}, urlView(c.local), ' ', copyButton('local URL', c.local)),
     h('dt', {}, 'From anywhere'),
-    h(
-      'dd',
-      {},
-      c.public ? [h('span', { class: 'mono' }, c.public), ' ', copyButton('public URL', c.public)] : c.tunnel,
-    ),
+    h('dd', {}, c.public ? [urlView(c.public), ' ', copyButton('public URL', c.public)] : c.tunnel),
     h('dt', {}, 'Sign-in'),
     h(
       'dd',
@@ -334,12 +340,24 @@ function renderConnection() {
   );
   const body = [
     rows,
-    h('img', {
-      class: 'qr',
-      src: `data:image/svg+xml;base64,${btoa(c.qr)}`,
-      alt: `QR code of ${c.public || c.local}`,
-    }),
+    c.qr
+      ? h('img', {
+          class: 'qr',
+          src: `data:image/svg+xml;base64,${btoa(c.qr)}`,
+          alt: `QR code of ${c.public}`,
+        })
+      : h(
+          'p',
+          { class: 'muted', 'data-no-qr': '' },
+          'No QR code: only this machine can reach this address. Published through a tunnel, the public URL gets one.',
+        ),
   ];
+  // The bearer token, asked for once when a Copy needs it (each reveal is an audit-log line).
+  let token;
+  const filled = (text) => async () => {
+    token = token ?? (await post('/api/credential')).credential ?? '';
+    return text.replaceAll('TOKEN', token);
+  };
   if (c.revealable)
     body.push(
       h(
@@ -374,11 +392,22 @@ function renderConnection() {
     );
   body.push(
     h('h3', {}, 'Client settings'),
-    h('p', { class: 'muted' }, 'Replace TOKEN with the bearer token.'),
+    c.revealable
+      ? h('p', { class: 'muted' }, 'Shown with TOKEN in place of the bearer token; Copy fills it in.')
+      : false,
   );
   for (const s of c.clients)
     body.push(
-      h('p', {}, h('strong', {}, s.client), ' ', copyButton(`${s.client} settings`, s.text)),
+      h(
+        'p',
+        {},
+        h('strong', {}, s.client),
+        ' ',
+        copyButton(
+          `${s.client} settings`,
+          c.revealable && s.text.includes('TOKEN') ? filled(s.text) : s.text,
+        ),
+      ),
       h('pre', { class: 'mono' }, s.text),
     );
   $('connection-body').replaceChildren(...body);
