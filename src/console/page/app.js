@@ -137,19 +137,69 @@ function renderActivity() {
   for (let i = S.activity.length - 1; i >= 0 && rows.length < 200; i--) {
     const e = S.activity[i];
     const text =
-      e.kind === 'call' ? `${e.client} ${e.tool} ${e.summary} ${e.error || ''}` : `${e.client} ${e.what}`;
-    const failed = e.kind === 'refused' || !e.ok;
+      e.kind === 'call'
+        ? `${e.client} ${e.tool} ${e.summary} ${e.error || ''}`
+        : e.kind === 'connected'
+          ? `${e.client} connected ${e.name || ''} ${e.version || ''}`
+          : `${e.client} ${e.what}`;
+    const failed = e.kind === 'refused' || (e.kind === 'call' && !e.ok);
     if (failures && !failed) continue;
     if (q && !text.toLowerCase().includes(q)) continue;
     rows.push(activityRow(e));
   }
   $('activity-list').replaceChildren(...rows);
+  renderClients();
   $('activity-skipped').hidden = S.skipped === 0;
   $('activity-skipped').textContent =
     `${S.skipped} calls came too fast to list here (the audit log has them all).`;
 }
 
+/* Each client that said hello (initialize, server/discover) or called a tool: name, version, era, last seen. */
+function renderClients() {
+  const seen = new Map();
+  for (const e of S.activity) {
+    if (e.kind === 'connected') seen.set(`${e.client}\n${e.name || ''}\n${e.version || ''}`, { ...e });
+    else if (e.kind === 'call') {
+      const same = [...seen.values()].filter((c) => c.client === e.client);
+      for (const c of same) c.time = e.time;
+      if (!same.length) seen.set(e.client, { client: e.client, time: e.time });
+    }
+  }
+  const items = [...seen.values()].sort((a, b) => b.time - a.time);
+  $('client-list').replaceChildren(
+    ...items.map((c) =>
+      h(
+        'li',
+        { 'data-client': c.client },
+        h('strong', {}, [c.name, c.version].filter(Boolean).join(' ') || 'a client that gave no name'),
+        h(
+          'span',
+          { class: 'muted' },
+          ` · ${c.client}${c.era ? ` · ${c.era}` : ''} · last seen ${time(c.time)}`,
+        ),
+      ),
+    ),
+  );
+  $('clients-empty').hidden = items.length > 0;
+}
+
 function activityRow(e) {
+  if (e.kind === 'connected')
+    return h(
+      'li',
+      {},
+      h('span', { class: 'when' }, time(e.time)),
+      h(
+        'span',
+        {},
+        h('strong', {}, 'connected'),
+        h(
+          'span',
+          { class: 'muted' },
+          ` · ${[e.name, e.version].filter(Boolean).join(' ') || 'no name'} · ${e.client} · ${e.era}`,
+        ),
+      ),
+    );
   if (e.kind === 'refused')
     return h(
       'li',
