@@ -547,6 +547,9 @@ int main(int argc, char **argv) {
     return 127;
   }
   signal(SIGPIPE, SIG_IGN);
+  /* Ctrl-C reaches the whole foreground process group: the server stops the relay itself (or its end closes
+   * standard input, or PDEATHSIG), so the relay must not end first and look like a failure. */
+  signal(SIGINT, SIG_IGN);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   prctl(PR_SET_NAME, "wb-netrelay", 0, 0, 0);
   /* Standard input, output and error only. */

@@ -4,7 +4,8 @@
 // each printed as the user can run it (self.ts).
 import path from 'node:path';
 import type { Config } from '../config/load.js';
-import { commandLine, shellWord } from './self.js';
+import { commandLine } from './self.js';
+import { PROVIDER_IDS } from './tunnel/provider.js';
 
 /**
  * The arguments a subcommand (`doctor`, `token`, `tunnel`) needs to find the same workspace and state
@@ -32,7 +33,7 @@ export function tokenBanner(n: TokenNews, c: Config, self: string): string {
     return `workbench-mcp: bearer token: the one kept for this workspace in ${n.file} (show it: ${show})\n`;
   if (n.kind === 'kept')
     return (
-      `workbench-mcp: no SERVICE_AUTH_TOKEN set; generated a bearer token and kept it for this workspace (shown only now):\n\n    ${n.token}\n\n` +
+      `workbench-mcp: no SERVICE_AUTH_TOKEN set; generated a bearer token and kept it for this workspace (the show command below prints it again):\n\n    ${n.token}\n\n` +
       `  Send it as "Authorization: Bearer <token>". Later starts reuse it, so clients stay configured.\n` +
       `  Kept in ${n.file}\n` +
       `  show it: ${show}\n  replace it: ${commandLine(self, ['token', 'rotate', ...scope])}\n`
@@ -65,16 +66,31 @@ export function servingBanner(c: Config, self: string, port: number, workspace: 
     lines.push(
       '  noauth answers callers on this machine only; to publish it, restart with --auth-mode bearer or oauth and use the tunnel command',
     );
-  } else {
-    const tunnel = c.port === DEFAULT_PORT ? [...scope] : ['--port', String(c.port), ...scope];
-    if (c.authMode === 'oauth') tunnel.push('--auth-mode', 'oauth');
-    if (c.permissionMode !== 'safe') tunnel.push('--permission-mode', c.permissionMode);
+  } else if (c.underTunnel) {
     lines.push(
-      `  reach it from anywhere:  stop this server, then ${[self, 'tunnel', 'cloudflared|ngrok|devtunnel', ...tunnel.map(shellWord)].join(' ')}`,
+      '  reach it from anywhere:  through the tunnel starting now (its address follows once it answers)',
     );
-  }
+  } else lines.push(...tunnelLines(c, self, scope));
   return lines.join('\n') + '\n';
 }
+
+/**
+ * How to publish it: stop this server, then one full command per provider, each pasteable as printed (no
+ * `a|b|c` a shell would read as a pipe). devtunnel needs a fixed port, so it is not offered after --port 0.
+ */
+function tunnelLines(c: Config, self: string, scope: string[]): string[] {
+  const args = c.port === DEFAULT_PORT ? [...scope] : ['--port', String(c.port), ...scope];
+  if (c.authMode === 'oauth') args.push('--auth-mode', 'oauth');
+  if (c.permissionMode !== 'safe') args.push('--permission-mode', c.permissionMode);
+  const providers = PROVIDER_IDS.filter((p) => p !== 'devtunnel' || c.port !== 0);
+  return [
+    '  reach it from anywhere:  stop this server, then run one of:',
+    ...providers.map((p) => `${TUNNEL_INDENT}${commandLine(self, ['tunnel', p, ...args])}`),
+  ];
+}
+
+/** The indent of each tunnel command under "reach it from anywhere:". */
+export const TUNNEL_INDENT = ' '.repeat(27);
 
 /** The one warning line of `--permission-mode dangerous`. */
 export const DANGEROUS_WARNING =

@@ -269,7 +269,8 @@ class Doctor {
       proofs = fetchFailure(e);
     }
     const got = Array.isArray(proofs) ? proofs : [];
-    const missing = secrets.filter((s) => !got.includes(proofOf(s, nonce, this.config.port)));
+    const port = receivingPort(base, this.config.port);
+    const missing = secrets.filter((s) => !got.includes(proofOf(s, nonce, port)));
     if (missing.length === 0) {
       this.add('pass', name, `${base} proved it knows the configured secret(s) without receiving them`);
       return true;
@@ -277,7 +278,7 @@ class Doctor {
     this.add(
       'FAIL',
       name,
-      `${base} could not prove it knows the configured token or password, so none was sent: another program may be listening on port ${this.config.port}, or this server runs with other credentials`,
+      `${base} could not prove it knows the configured token or password, so none was sent: another program may be listening on port ${port}, or this server runs with other credentials`,
       `check what listens there (ss -ltnp), and run doctor with the same SERVICE_AUTH_TOKEN / SERVICE_OAUTH_PASSWORD and --port as the server`,
     );
     return false;
@@ -317,6 +318,17 @@ class Doctor {
     await this.tools(base, 'handshake', token, source);
     await this.tools(base, 'modern', token, source);
   }
+}
+
+/**
+ * The port the server at `base` receives doctor's requests on, which its proof is bound to (http/proof.ts): a
+ * loopback URL's own port (`doctor http://127.0.0.1:PORT/mcp` reaches the server directly), else the server's
+ * --port, where a tunnel or proxy in front delivers them.
+ */
+export function receivingPort(base: string, serverPort: number): number {
+  const u = new URL(base);
+  if (!isLoopbackHostname(u.hostname.replace(/^\[|\]$/g, ''))) return serverPort;
+  return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
 }
 
 function origin(u: string): string {

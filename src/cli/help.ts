@@ -45,6 +45,7 @@ Usage (as installed here, workbench-mcp is: ${self}):
                                      publish it through an HTTPS tunnel and print the client settings
   workbench-mcp doctor [URL]         check a running server (local and public), one line per check
   workbench-mcp token show|rotate    the bearer token kept for the workspace across restarts
+  workbench-mcp console              a fresh one-time link to the operator's console of the running server
 
 Options (each also settable by its variable; a flag wins over its variable):
 ${flags.join('\n')}

@@ -9,8 +9,8 @@ import { TOKEN_FILE } from '../state/credentials.js';
 import { removeKept, type StateOpen } from '../state/state-dir.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
 import { DANGEROUS_WARNING, passwordBanner, scopeArgs, servingBanner, tokenBanner } from './banner.js';
-import { startConsole } from './console-start.js';
-import { selfCommand } from './self.js';
+import { runningServer, startConsole } from './console-start.js';
+import { commandLine, selfCommand } from './self.js';
 import { configTableMarkdown } from '../config/describe.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { setPausePoints } from '../core/pause.js';
@@ -126,17 +126,21 @@ async function startRuntime(config: Config, root: WorkspaceRoot, log: Logger): P
   }
 }
 
-/** Shuts the runtime down once and exits; SIGINT and SIGTERM call it. */
+/**
+ * Shuts the runtime down once and exits; SIGINT and SIGTERM call it, and then one line says the server
+ * stopped (a Ctrl-C is a normal end, not a failure).
+ */
 function stopper(runtime: Runtime): (code?: number) => Promise<void> {
   let stopping = false;
-  const stop = async (code = 0) => {
+  const stop = async (code = 0, signal?: string) => {
     if (stopping) return;
     stopping = true;
     await runtime.shutdown();
+    if (signal) process.stderr.write(`workbench-mcp: stopped (${signal})\n`);
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop(0, 'SIGINT'));
+  process.on('SIGTERM', () => void stop(0, 'SIGTERM'));
   return stop;
 }
 
@@ -196,14 +200,7 @@ function serveHttp(s: HttpStart): void {
   runtime.onShutdown(() => server.closeAllConnections());
   server.on('error', (e: NodeJS.ErrnoException) => {
     // Exit 2 like fail(), but through stop() so the runtime directory made above is removed.
-    const hint =
-      e.code === 'EADDRINUSE'
-        ? '; another program uses that port: choose another with --port N, or --port 0 for any free port'
-        : e.code === 'EADDRNOTAVAIL'
-          ? '; that address is not on this machine: use --host 127.0.0.1'
-          : e.code === 'EACCES'
-            ? '; ports below 1024 need privileges: use --port 8765 or --port 0'
-            : '';
+    const hint = listenHint(e.code, s);
     process.stderr.write(
       `workbench-mcp: cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}${hint}\n`,
     );
@@ -216,6 +213,23 @@ function serveHttp(s: HttpStart): void {
     const addr = server.address();
     onListening(s, auth, typeof addr === 'object' && addr ? addr.port : config.port);
   });
+}
+
+/** What to do about a listen error; for a port in use, whether it is this workspace's own server. */
+function listenHint(code: string | undefined, s: HttpStart): string {
+  if (code === 'EADDRINUSE') {
+    const own = runningServer(s.state);
+    if (own && new URL(own.url).port === String(s.config.port))
+      return (
+        `; this workspace's server already runs there (pid ${own.pid}, ${own.url}): connect your clients to it, ` +
+        `get its console with ${commandLine(selfCommand(s.config.env.PATH), ['console', ...scopeArgs(s.config, { stateDir: true })])}, ` +
+        `or stop it (kill ${own.pid}) before starting another; --port 0 runs a second one beside it`
+      );
+    return '; another program uses that port: choose another with --port N, or --port 0 for any free port';
+  }
+  if (code === 'EADDRNOTAVAIL') return '; that address is not on this machine: use --host 127.0.0.1';
+  if (code === 'EACCES') return '; ports below 1024 need privileges: use --port 8765 or --port 0';
+  return '';
 }
 
 /** Listening: the one-time secrets, the warnings and the banner, then the console and the ready line. */

@@ -109,7 +109,7 @@ function rotate(state: KeptState, io: Io, say: (s: string) => void): number {
     throw e;
   }
   say(
-    `a new bearer token is kept in ${keptFile(state, TOKEN_FILE)} (shown only now); the old one is refused from now on, by a running server too — update your clients`,
+    `a new bearer token is kept in ${keptFile(state, TOKEN_FILE)} (printed below; \`token show\` prints it again); the old one is refused from now on, by a running server too — update your clients`,
   );
   io.out(token + '\n');
   return 0;

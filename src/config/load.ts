@@ -34,6 +34,9 @@ interface Computed {
   testResolve?: Readonly<Record<string, readonly string[]>>;
   /** SERVICE_READ_ALLOW as absolute paths (empty: none); optional for configurations made in tests. */
   readAllow?: readonly string[];
+  /** Set by `workbench-mcp tunnel` for the server it starts (WB_TUNNEL_CHILD=1, src/cli/tunnel/run.ts): the
+   *  banner then says the tunnel publishes it instead of how to start one. Not a SERVICE_* setting. */
+  underTunnel?: boolean;
 }
 
 /**
@@ -230,6 +233,7 @@ export function load(
     testPause: pause,
     ...(env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1' ? { testCimdAllowLoopback: true } : {}),
     ...(resolve ? { testResolve: resolve } : {}),
+    ...(env.WB_TUNNEL_CHILD === '1' ? { underTunnel: true } : {}),
   };
   return { kind: 'serve', config: Object.freeze(config) };
 }

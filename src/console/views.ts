@@ -50,7 +50,11 @@ export function editView(e: EditEntry): EditView {
 export function snapshot(host: ConsoleHost) {
   const connection = host.connection();
   return {
-    connection: { ...connection, qr: renderSVG(connection.public ?? connection.local, { border: 2 }) },
+    // A QR code only of an address a phone can reach: the public one (a loopback URL would lead nowhere).
+    connection: {
+      ...connection,
+      ...(connection.public ? { qr: renderSVG(connection.public, { border: 2 }) } : {}),
+    },
     safety: host.safety(),
     network_blocks: host.networkBlocks(),
     activity: host.activity.recent().slice(-200),

@@ -1,5 +1,5 @@
-// The operator's view of what clients do (docs/console.md#activity): one entry per tool call and per refused
-// credential or wrong password, newest last, bounded. Entries carry a one-line summary of the arguments, never
+// The operator's view of what clients do (docs/console.md#activity): one entry per tool call, per client's hello
+// (initialize, server/discover) and per refused credential or wrong password, newest last, bounded. Entries carry a one-line summary of the arguments, never
 // their full text; secret-looking keys are never summarised.
 import { Feed } from './feed.js';
 import { SECRET_KEY } from './log.js';
@@ -15,7 +15,9 @@ export type ActivityEntry =
       error?: string;
       ms: number;
     }
-  | { kind: 'refused'; time: number; client: string; what: string };
+  | { kind: 'refused'; time: number; client: string; what: string }
+  /** A client said hello (initialize, or server/discover in 2026-07-28), with the name it gave, if any. */
+  | { kind: 'connected'; time: number; client: string; era: string; name?: string; version?: string };
 
 export const ACTIVITY_KEPT = 500;
 const SUMMARY_CHARS = 160;

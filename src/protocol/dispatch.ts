@@ -58,10 +58,12 @@ export class Dispatcher {
     try {
       switch (msg.method) {
         case 'initialize':
+          this.hello(msg, era, principal);
           return this.ok(msg, era, this.initialize(msg));
         case 'ping':
           return this.ok(msg, era, {});
         case 'server/discover':
+          this.hello(msg, era, principal);
           return this.ok(msg, era, this.discover());
         case 'tools/list': {
           const [head, tail] = this.toolsList(era);
@@ -88,6 +90,25 @@ export class Dispatcher {
       );
     }
     return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method}`, 200));
+  }
+
+  /** A client that only connects still shows in the console's activity (docs/console.md#what-it-shows). */
+  private hello(msg: Request, era: Era, principal: Principal): void {
+    const activity = this.runtime.activity;
+    if (!activity) return;
+    const info = msg.params?.clientInfo;
+    const text = (k: string) => {
+      const v = isObject(info) ? (info as Record<string, unknown>)[k] : undefined;
+      return typeof v === 'string' && v ? { [k]: v.slice(0, 100) } : {};
+    };
+    activity.publish({
+      kind: 'connected',
+      time: this.runtime.clock.now(),
+      client: principal.label ?? `${principal.kind}:${principal.id}`,
+      era: era === 'modern' ? '2026-07-28' : 'handshake',
+      ...text('name'),
+      ...text('version'),
+    });
   }
 
   private initialize(msg: Request): Record<string, unknown> {

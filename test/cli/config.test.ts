@@ -57,6 +57,9 @@ describe('--help and --version (docs/configuration.md)', () => {
       expect(r.stdout).toContain(flag);
     }
     for (const e of ENTRIES.filter((x) => x.flag)) expect(r.stdout).toContain(`SERVICE_${e.env}`);
+    // Every subcommand is listed with what it does.
+    for (const sub of ['tunnel', 'doctor', 'token', 'console'])
+      expect(r.stdout).toMatch(new RegExp(`^  workbench-mcp ${sub}\\b`, 'm'));
   });
 
   it('--version prints the package version, exit 0', () => {

@@ -167,6 +167,17 @@ describe('issue 11 item 2 doctor, without a public URL', () => {
     }
   });
 
+  it('given http://127.0.0.1:PORT/mcp of a server on a port other than 8765, without --port: every check passes', async () => {
+    expect(bearer?.port).not.toBe(8765);
+    const r = await runDoctor([`http://127.0.0.1:${bearer?.port}/mcp`], {
+      PATH: process.env.PATH ?? '',
+      SERVICE_AUTH_TOKEN: TEST_TOKEN,
+    });
+    expect(r.out).toMatch(/^pass +server identity/m);
+    expect(r.out).toMatch(/^pass +authenticated tools\/list \(2026-07-28\)/m);
+    expect(r.code, r.out).toBe(0);
+  });
+
   it('nothing listening: the local endpoint fails with how to start the server, exit 1', async () => {
     const port = await freePort();
     const r = await runDoctor(['--port', String(port)], { PATH: process.env.PATH ?? '' });

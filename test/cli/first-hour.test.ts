@@ -187,11 +187,19 @@ describe('the start-up banner', () => {
     try {
       const err = await server.until(READY_LINE);
       const doctorLine = /^ {2}check it: +(.+)$/m.exec(err)?.[1] as string;
-      const tunnelLine = /^ {2}reach it from anywhere: +stop this server, then (.+)$/m.exec(
-        err,
-      )?.[1] as string;
+      // One pasteable command per provider (no `a|b|c` a shell reads as a pipe); no devtunnel after --port 0.
+      const tunnelLines =
+        /^ {2}reach it from anywhere: +stop this server, then run one of:\n((?: {27}\S.*\n)+)/m
+          .exec(err)?.[1]
+          ?.trimEnd()
+          .split('\n')
+          .map((l) => l.trim());
       expect(doctorLine, err).toMatch(/^(node \S+\/dist\/cli\/main\.js|workbench-mcp) doctor --port \d+$/);
-      expect(tunnelLine).toMatch(/ tunnel cloudflared\|ngrok\|devtunnel --port 0$/);
+      expect(tunnelLines, err).toHaveLength(2);
+      for (const [i, p] of ['cloudflared', 'ngrok'].entries())
+        expect(tunnelLines?.[i]).toMatch(
+          new RegExp(`^(node \\S+/dist/cli/main\\.js|workbench-mcp) tunnel ${p} --port 0$`),
+        );
 
       const doctor = spawnSync('sh', ['-c', doctorLine], {
         cwd: ws.dir,
@@ -206,7 +214,7 @@ describe('the start-up banner', () => {
       await server.stop();
       // The provider is picked by the user; its name never resolves here, so the wait ends (exit 6) after 1 s.
       const name = `wb${process.pid}.tunnel.invalid`;
-      const line = tunnelLine.replace('cloudflared|ngrok|devtunnel', 'ngrok') + ` --name ${name} --wait 1`;
+      const line = `${tunnelLines?.[1]} --name ${name} --wait 1`;
       const tunnel = spawnSync('sh', ['-c', line], {
         cwd: ws.dir,
         env,
@@ -220,6 +228,9 @@ describe('the start-up banner', () => {
         `workbench-mcp tunnel: waiting until https://${name}/.well-known/mcp.json answers`,
       );
       expect(tunnel.status, tunnel.stderr).toBe(6);
+      // The server the tunnel started says the tunnel publishes it, not how to start one.
+      expect(tunnel.stderr).toContain('reach it from anywhere:  through the tunnel starting now');
+      expect(tunnel.stderr).not.toContain('stop this server');
     } finally {
       await server.stop();
     }

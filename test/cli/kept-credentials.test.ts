@@ -79,7 +79,7 @@ describe('the kept bearer token', () => {
     const token = printed(first.stderr()) as string;
     expect(token, first.stderr()).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(first.stderr()).toContain(
-      'generated a bearer token and kept it for this workspace (shown only now)',
+      'generated a bearer token and kept it for this workspace (the show command below prints it again)',
     );
     const stateDir = path.join(xdg, 'workbench-mcp', workspaceId(ws.dir));
     const file = path.join(stateDir, 'bearer-token');
@@ -120,6 +120,10 @@ describe('the kept bearer token', () => {
       expect(fresh).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(fresh).not.toBe(old);
       expect(r.err).toContain('the old one is refused from now on');
+      // Not "shown only now": `token show` prints it again.
+      expect(r.err).toContain('(printed below; `token show` prints it again)');
+      expect(r.err).not.toContain('only now');
+      expect(bin(['token', 'show', '--workspace', other.dir], userEnv()).out.trim()).toBe(fresh);
       expect(r.err).not.toContain(fresh);
       // The server says when it picked the new one up (an inotify event, not a poll).
       expect(await waitFor(() => /the kept bearer token in .* was replaced/.test(s.stderr()))).toBe(true);

@@ -1,7 +1,8 @@
 // The parts of kept credentials, waits that talk and the request log that are decided by a value, not by a
 // process: how refused credentials are rate-limited (an injected clock), how a failure to reach the tunnel is
 // explained, what the grant store writes and reads back, and how the program names itself (self.ts).
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import {
   type GrantPersistence,
 } from '../../src/oauth/grants.js';
 import { systemRandom } from '../../src/oauth/secrets.js';
+import { REPO_ROOT } from '../helpers/server.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-units-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -138,34 +140,58 @@ describe('kept OAuth grants (refresh-token digests of clients that outlive the p
 });
 
 describe('the command printed for the user (src/cli/self.ts)', () => {
+  // Every PATH here is made of directories this test makes: whether the user ran `npm link` (which puts a
+  // workbench-mcp in the global bin, often /usr/bin or /usr/local/bin) must not change what is tested.
   const fakeMain = (root: string) => {
     const main = path.join(root, 'dist/cli/main.js');
     mkdirSync(path.dirname(main), { recursive: true });
     writeFileSync(main, '');
     return main;
   };
+  const binDir = (name: string, links: Record<string, string> = {}) => {
+    const bin = path.join(dir, name);
+    mkdirSync(bin, { recursive: true });
+    for (const [cli, target] of Object.entries(links)) symlinkSync(target, path.join(bin, cli));
+    return bin;
+  };
+  const empty = binDir('bin-empty');
 
   it('node <absolute path> for a checkout; quoted when it needs it', () => {
     const main = fakeMain(path.join(dir, 'my checkout'));
-    expect(selfCommand('/usr/bin', main)).toBe(`node '${main}'`);
+    expect(selfCommand(empty, main)).toBe(`node '${main}'`);
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
     expect(shellWord('/plain/path-1.js')).toBe('/plain/path-1.js');
   });
 
   it('workbench-mcp when that name on PATH is this installation (npm link, npm install -g), not another one', () => {
     const main = fakeMain(path.join(dir, 'linked'));
-    const bin = path.join(dir, 'bin-linked');
-    mkdirSync(bin);
-    symlinkSync(main, path.join(bin, 'workbench-mcp'));
     chmodSync(main, 0o755);
-    expect(selfCommand(`/usr/bin:${bin}`, main)).toBe('workbench-mcp');
+    const bin = binDir('bin-linked', { 'workbench-mcp': main });
+    expect(selfCommand(`${empty}:${bin}`, main)).toBe('workbench-mcp');
     const other = fakeMain(path.join(dir, 'other'));
-    expect(selfCommand(`/usr/bin:${bin}`, other)).toBe(`node ${other}`);
+    expect(selfCommand(`${empty}:${bin}`, other)).toBe(`node ${other}`);
+    // The first workbench-mcp on PATH is the one the shell runs: another installation before this one wins.
+    chmodSync(other, 0o755);
+    const shadow = binDir('bin-other', { 'workbench-mcp': other });
+    expect(selfCommand(`${shadow}:${bin}`, main)).toBe(`node ${main}`);
+    expect(selfCommand(`${shadow}:${bin}`, other)).toBe('workbench-mcp');
     // npx and `npm start` put node_modules/.bin on PATH for their own run only: not the user's command.
     const npxBin = path.join(dir, 'npx-cache/node_modules/.bin');
     mkdirSync(npxBin, { recursive: true });
     symlinkSync(main, path.join(npxBin, 'workbench-mcp'));
-    expect(selfCommand(`${npxBin}:/usr/bin`, main)).toBe(`node ${main}`);
+    expect(selfCommand(`${npxBin}:${empty}`, main)).toBe(`node ${main}`);
+  });
+
+  it('this build, linked the way `npm link` links it and not linked: what --help names', () => {
+    const main = path.join(REPO_ROOT, 'dist/cli/main.js');
+    const help = (PATH: string) =>
+      spawnSync(process.execPath, [main, '--help'], { env: { PATH }, encoding: 'utf8' }).stdout;
+    const linked = binDir('bin-npm-link', { 'workbench-mcp': main });
+    expect(selfCommand(`${empty}:${linked}`, main)).toBe('workbench-mcp');
+    expect(help(`${empty}:${linked}`)).toContain('(as installed here, workbench-mcp is: workbench-mcp)');
+    const node = `node ${shellWord(realpathSync(main))}`;
+    expect(selfCommand(empty, main)).toBe(node);
+    expect(help(empty)).toContain(`(as installed here, workbench-mcp is: ${node})`);
   });
 
   it('npx workbench-mcp only for a package installed from a registry', () => {
@@ -179,7 +205,7 @@ describe('the command printed for the user (src/cli/self.ts)', () => {
         path.join(prefix, 'node_modules/.package-lock.json'),
         JSON.stringify({ packages: { 'node_modules/workbench-mcp': { resolved } } }),
       );
-      expect(selfCommand('/usr/bin', main)).toBe(want ?? `node ${main}`);
+      expect(selfCommand(empty, main)).toBe(want ?? `node ${main}`);
     }
   });
 });

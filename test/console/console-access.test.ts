@@ -1,7 +1,8 @@
 // Who can reach the operator's console (docs/console.md#access), over raw HTTP: the one-time link (good, reused,
 // forged), the session cookie's attributes, Host and Origin checks (DNS rebinding, cross-site requests), the
 // CSRF token on every state change, the Content-Security-Policy, `workbench-mcp console` minting a fresh link
-// from the state directory, SERVICE_CONSOLE=0, and the /mcp port answering 404 for every console path.
+// from the state directory (still the first server's after a second one on the workspace stopped),
+// SERVICE_CONSOLE=0, and the /mcp port answering 404 for every console path.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -147,6 +148,40 @@ describe('console access', () => {
     expect((await request(port, 'GET', `${link.pathname}${link.search}`)).status).toBe(403);
     const bad = await request(port, 'POST', '/api/link', { authorization: 'Bearer not-the-key' });
     expect(bad.status).toBe(401);
+  });
+
+  it('a second server on the same workspace, stopped, leaves `workbench-mcp console` finding the first', async () => {
+    const second = await startServer({ workspace: ws.dir, env: { SERVICE_STATE_DIR: state } });
+    const secondPort = Number(new URL(consoleLink(second.stderr())).port);
+    expect(secondPort).not.toBe(port);
+    expect(second.stderr()).toMatch(/another server \(pid \d+\) runs on this workspace/);
+    await second.stop();
+    const r = spawnSync(process.execPath, [BIN, 'console', '--workspace', ws.dir], {
+      env: { PATH: process.env.PATH ?? '', HOME: state, SERVICE_STATE_DIR: state },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(new URL(r.stdout.trim()).port).toBe(String(port));
+  });
+
+  it("a start on the port this workspace's server listens on names that server, not another program", () => {
+    const r = spawnSync(process.execPath, [BIN, '--workspace', ws.dir, '--port', String(srv.port)], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: state,
+        SERVICE_STATE_DIR: state,
+        SERVICE_AUTH_TOKEN: TEST_TOKEN,
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(
+      `this workspace's server already runs there (pid ${srv.proc.pid}, http://127.0.0.1:${srv.port}/mcp)`,
+    );
+    expect(r.stderr).toMatch(/get its console with \S+.* console --workspace /);
+    expect(r.stderr).not.toContain('another program');
   });
 
   it('the /mcp port answers 404 for every console path', async () => {

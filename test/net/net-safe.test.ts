@@ -374,6 +374,20 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     }
     const root = server.runtime.dirs.root;
     const sock = path.join(root, 'net', 'proxy.sock');
+    // Whether a relay has the socket's path: the hand-over bytes with no descriptor, the relay closes on without
+    // a word; the server's parser would answer 400.
+    const relayHasPath = () =>
+      new Promise<boolean>((resolve) => {
+        const s = net.connect(sock);
+        let got = '';
+        s.on('data', (d) => (got += d.toString('latin1')));
+        s.on('close', () => resolve(got === ''));
+        s.on('error', () => resolve(false));
+        s.write('\0wbl');
+      });
+    // The relay that runs once one has the path: on a busy machine the first one may still be starting (and be
+    // replaced if it did not listen in time), and the one found before that would not be the one that serves.
+    expect(await until(relayHasPath, (ok) => ok), 'a relay serves the socket').toBe(true);
     const relay = descendantsOf(process.pid).find(
       (p) => p.cmdline.includes('wb-netrelay') && p.cmdline.includes(`${root}/proxy-server.sock`),
     );
@@ -406,6 +420,17 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
     // relay ended, accepts and relays the command's next connection itself. (Not told by the file's inode
     // number: ext4 gives a new file the number the removed one had.)
     process.kill(relay?.pid as number, 'SIGKILL');
+    // First the relay's death itself: until its process is gone (or a zombie), its listening socket still takes
+    // connections into its backlog, and on a busy machine the check below would pass against the dying relay,
+    // before the server listens again (the command's next fetch then finds nobody on the path).
+    const dead = async () => {
+      try {
+        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${relay?.pid}/stat`, 'utf8'));
+      } catch {
+        return true;
+      }
+    };
+    expect(await until(dead, (ok) => ok), 'the killed relay is gone').toBe(true);
     const accepted = () =>
       new Promise<boolean>((resolve) => {
         const s = net.connect(sock);
@@ -436,17 +461,7 @@ d('safe mode: HTTP(S) through the filtering proxy only', () => {
       (p) => p !== undefined,
     );
     expect(next, 'a new relay runs').toBeDefined();
-    // ...and has the socket's path: the hand-over bytes with no descriptor, the relay closes on without a word;
-    // the server's parser would answer 400.
-    const relayHasPath = () =>
-      new Promise<boolean>((resolve) => {
-        const s = net.connect(sock);
-        let got = '';
-        s.on('data', (d) => (got += d.toString('latin1')));
-        s.on('close', () => resolve(got === ''));
-        s.on('error', () => resolve(false));
-        s.write('\0wbl');
-      });
+    // ...and has the socket's path.
     expect(await until(relayHasPath, (ok) => ok), 'the new relay serves the socket').toBe(true);
     expect(path.dirname(readlinkSync(`/proc/${next?.pid}/exe`))).toBe(root);
     // The sandbox prepared before the new relay listened handed its listener to the relay that died, or offered

@@ -1,12 +1,14 @@
 // Waits that talk (docs/remote-access.md "When the URL does not answer"): while `workbench-mcp tunnel` waits
 // for the provider to name its URL, and then for that URL to answer, it prints a line every 5 s saying what it
 // waits for and what the last attempt met, in words; `--wait SECONDS` sets how long. Stand-in providers on PATH:
-// an ngrok whose reserved name can never resolve (`.invalid`, RFC 6761), and a cloudflared that never gets a
-// name. The tests wait on the printed lines and the exit, never on a clock.
+// an ngrok whose reserved name can never resolve (`.invalid`, RFC 6761), a cloudflared that never gets a name,
+// and one that cannot reach api.trycloudflare.com (its error names that URL, which is no tunnel's address).
+// The tests wait on the printed lines and the exit, never on a clock.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudflared } from '../../src/cli/tunnel/cloudflared.js';
 import { exitCode, standinBin, startTunnel } from '../helpers/tunnel-run.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
@@ -75,5 +77,31 @@ describe('tunnel: progress lines while it waits, --wait, and why it gave up', ()
     } finally {
       t.proc.kill('SIGKILL');
     }
+  });
+
+  it("cloudflared's error naming https://api.trycloudflare.com: exit 5 at once with its words, no wait for that URL", async () => {
+    const t = startTunnel(
+      ['cloudflared', '--wait', '600', '--workspace', ws.dir, '--port', '0'],
+      env({ STANDIN_OFFLINE: '1' }),
+    );
+    try {
+      expect(await exitCode(t)).toBe(5);
+      expect(t.err()).toContain(
+        'workbench-mcp tunnel: cloudflared could not get a quick tunnel: failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel"',
+      );
+      expect(t.err()).not.toContain('waiting until https://api.trycloudflare.com');
+    } finally {
+      t.proc.kill('SIGKILL');
+    }
+  });
+});
+
+describe("cloudflared's lines: only a quick tunnel's name is an address", () => {
+  it('dash-joined words on trycloudflare.com; never api.trycloudflare.com', () => {
+    const p = cloudflared({ port: 8765 });
+    expect(p.fromLine('INF |  https://quiet-river-bright-field.trycloudflare.com   |')).toEqual({
+      origin: 'https://quiet-river-bright-field.trycloudflare.com',
+    });
+    expect(p.fromLine('WRN retrying Post "https://api.trycloudflare.com/tunnel" in 2s')).toBeUndefined();
   });
 });

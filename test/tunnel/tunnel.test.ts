@@ -153,7 +153,7 @@ describe.runIf(ROOT)(
       try {
         await first.waitOut(/^ {2}URL +https:/m);
         const m =
-          /^ {2}Header +Authorization: Bearer (\S+) {3}\(generated and kept for this workspace, shown only now/m.exec(
+          /^ {2}Header +Authorization: Bearer (\S+) {3}\(generated and kept for this workspace; later runs reuse it/m.exec(
             first.out(),
           );
         expect(m, first.out()).not.toBeNull();

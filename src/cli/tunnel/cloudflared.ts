@@ -1,11 +1,15 @@
 // cloudflared quick tunnel (docs/remote-access.md#providers): `cloudflared tunnel --url
 // http://127.0.0.1:PORT` prints a box with `https://<words>.trycloudflare.com` on stderr, and its `--metrics`
 // server answers `GET /quicktunnel` with `{"hostname": …}`. The name is new on every run, so nothing is
-// pinned: cloudflared forwards the public Host header, from which the server derives its origin.
+// pinned: cloudflared forwards the public Host header, from which the server derives its origin. Only a
+// quick tunnel's name counts (dash-joined words: never `api.trycloudflare.com`, which its errors name), and a
+// line saying the quick tunnel could not be requested ends the wait at once with cloudflared's own words.
 import { isLoopbackHostname } from '../../core/hosts.js';
 import { getLocalJson, httpsOrigin, type Provider, type ProviderOptions } from './provider.js';
 
-const QUICK_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com\b/i;
+const QUICK_URL = /https:\/\/[a-z0-9]+(?:-[a-z0-9]+)+\.trycloudflare\.com\b/i;
+/** cloudflared's words when it cannot get a quick tunnel (offline, api.trycloudflare.com refusing, …). */
+const QUICK_FAILED = /(?:failed to|error) (?:request(?:ing)?|unmarshal(?:ing)?) (?:a )?quick ?tunnel/i;
 const METRICS = /Starting metrics server on ([^\s/]+)\/metrics/i;
 
 export function cloudflared(o: ProviderOptions): Provider {
@@ -31,6 +35,10 @@ export function cloudflared(o: ProviderOptions): Provider {
       '127.0.0.1:0',
     ],
     fromLine(line) {
+      if (QUICK_FAILED.test(line))
+        return {
+          error: `cloudflared could not get a quick tunnel: ${line.replace(/^\S*\d\S*Z\s+(?:ERR|FTL|WRN)\s+/, '').trim()} (is this machine online, and may it reach api.trycloudflare.com?)`,
+        };
       const m = QUICK_URL.exec(line);
       const origin = m ? httpsOrigin(m[0]) : undefined;
       return origin ? { origin } : undefined;

@@ -82,7 +82,7 @@ export function renderBlock(i: BlockInfo): string {
     );
   } else if (i.token) {
     out.push(
-      `  Header     Authorization: Bearer ${i.token}   (generated and kept for this workspace, shown only now; later runs reuse it)`,
+      `  Header     Authorization: Bearer ${i.token}   (generated and kept for this workspace; later runs reuse it, and \`token show\` prints it again)`,
     );
   } else if (i.keptShow) {
     out.push(

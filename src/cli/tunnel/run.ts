@@ -306,7 +306,8 @@ class Session {
    * its port, the event that came first, or undefined when it did not start within the ceiling.
    */
   private async startServer(port: number, pin: string | undefined): Promise<number | Event | undefined> {
-    const env: Record<string, string> = { ...this.config.env, ...this.cred.env };
+    // WB_TUNNEL_CHILD: the child's banner says the tunnel publishes it, not how to start one.
+    const env: Record<string, string> = { ...this.config.env, ...this.cred.env, WB_TUNNEL_CHILD: '1' };
     if (pin && !this.config.serverUrl) env.SERVICE_SERVER_URL = pin;
     if (pin && this.config.serverUrl && this.config.serverUrl !== pin)
       this.say(`SERVICE_SERVER_URL is ${this.config.serverUrl}, but the tunnel is ${pin}; keeping yours`);

@@ -184,19 +184,69 @@ function renderActivity() {
   for (let i = S.activity.length - 1; i >= 0 && rows.length < 200; i--) {
     const e = S.activity[i];
     const text =
-      e.kind === 'call' ? `${e.client} ${e.tool} ${e.summary} ${e.error || ''}` : `${e.client} ${e.what}`;
-    const failed = e.kind === 'refused' || !e.ok;
+      e.kind === 'call'
+        ? `${e.client} ${e.tool} ${e.summary} ${e.error || ''}`
+        : e.kind === 'connected'
+          ? `${e.client} connected ${e.name || ''} ${e.version || ''}`
+          : `${e.client} ${e.what}`;
+    const failed = e.kind === 'refused' || (e.kind === 'call' && !e.ok);
     if (failures && !failed) continue;
     if (q && !text.toLowerCase().includes(q)) continue;
     rows.push(activityRow(e));
   }
   $('activity-list').replaceChildren(...rows);
+  renderClients();
   $('activity-skipped').hidden = S.skipped === 0;
   $('activity-skipped').textContent =
     `${S.skipped} calls came too fast to list here (the audit log has them all).`;
 }
 
+/* Each client that said hello (initialize, server/discover) or called a tool: name, version, era, last seen. */
+function renderClients() {
+  const seen = new Map();
+  for (const e of S.activity) {
+    if (e.kind === 'connected') seen.set(`${e.client}\n${e.name || ''}\n${e.version || ''}`, { ...e });
+    else if (e.kind === 'call') {
+      const same = [...seen.values()].filter((c) => c.client === e.client);
+      for (const c of same) c.time = e.time;
+      if (!same.length) seen.set(e.client, { client: e.client, time: e.time });
+    }
+  }
+  const items = [...seen.values()].sort((a, b) => b.time - a.time);
+  $('client-list').replaceChildren(
+    ...items.map((c) =>
+      h(
+        'li',
+        { 'data-client': c.client },
+        h('strong', {}, [c.name, c.version].filter(Boolean).join(' ') || 'a client that gave no name'),
+        h(
+          'span',
+          { class: 'muted' },
+          ` · ${c.client}${c.era ? ` · ${c.era}` : ''} · last seen ${time(c.time)}`,
+        ),
+      ),
+    ),
+  );
+  $('clients-empty').hidden = items.length > 0;
+}
+
 function activityRow(e) {
+  if (e.kind === 'connected')
+    return h(
+      'li',
+      {},
+      h('span', { class: 'when' }, time(e.time)),
+      h(
+        'span',
+        {},
+        h('strong', {}, 'connected'),
+        h(
+          'span',
+          { class: 'muted' },
+          ` · ${[e.name, e.version].filter(Boolean).join(' ') || 'no name'} · ${e.client} · ${e.era}`,
+        ),
+      ),
+    );
   if (e.kind === 'refused')
     return h(
       'li',
@@ -356,6 +406,7 @@ function editCard(e) {
 }
 
 /* ---------- connection and safety ---------- */
+/* `text` is the text to copy, or a function that makes it (a settings snippet with the token filled in). */
 function copyButton(label, text) {
   return h(
     'button',
@@ -364,7 +415,7 @@ function copyButton(label, text) {
       'aria-label': `Copy ${label}`,
       onclick: async (ev) => {
         try {
-          await navigator.clipboard.writeText(text);
+          await navigator.clipboard.writeText(typeof text === 'function' ? await text() : text);
           ev.target.textContent = 'Copied';
         } catch {
           ev.target.textContent = 'Select and copy';
@@ -373,6 +424,15 @@ function copyButton(label, text) {
     },
     'Copy',
   );
+}
+
+/* A URL that wraps only between its parts (after the scheme, after each dot of the host, before the path), never
+ * inside one: `/mcp` stays whole on a phone. */
+function urlView(u) {
+  const m = /^([a-z]+:\/\/)([^/]*)(.*)$/.exec(u);
+  const parts = m ? [m[1], ...m[2].split(/(?<=\.)/), m[3]].filter(Boolean) : [u];
+  const kids = parts.flatMap((p, i) => (i ? [h('wbr', {}), h('span', {}, p)] : [h('span', {}, p)]));
+  return h('span', { class: 'mono url', 'data-url': u }, ...kids);
 }
 
 function renderConnection() {
@@ -384,13 +444,9 @@ function renderConnection() {
     'dl',
     { class: 'pairs' },
     h('dt', {}, 'On this machine'),
-    h('dd', { class: 'mono' }, c.local, ' ', copyButton('local URL', c.local)),
+    h('dd', {}, urlView(c.local), ' ', copyButton('local URL', c.local)),
     h('dt', {}, 'From anywhere'),
-    h(
-      'dd',
-      {},
-      c.public ? [h('span', { class: 'mono' }, c.public), ' ', copyButton('public URL', c.public)] : c.tunnel,
-    ),
+    h('dd', {}, c.public ? [urlView(c.public), ' ', copyButton('public URL', c.public)] : c.tunnel),
     h('dt', {}, 'Sign-in'),
     h(
       'dd',
@@ -404,12 +460,24 @@ function renderConnection() {
   );
   const body = [
     rows,
-    h('img', {
-      class: 'qr',
-      src: `data:image/svg+xml;base64,${btoa(c.qr)}`,
-      alt: `QR code of ${c.public || c.local}`,
-    }),
+    c.qr
+      ? h('img', {
+          class: 'qr',
+          src: `data:image/svg+xml;base64,${btoa(c.qr)}`,
+          alt: `QR code of ${c.public}`,
+        })
+      : h(
+          'p',
+          { class: 'muted', 'data-no-qr': '' },
+          'No QR code: only this machine can reach this address. Published through a tunnel, the public URL gets one.',
+        ),
   ];
+  // The bearer token, asked for once when a Copy needs it (each reveal is an audit-log line).
+  let token;
+  const filled = (text) => async () => {
+    token = token ?? (await post('/api/credential')).credential ?? '';
+    return text.replaceAll('TOKEN', token);
+  };
   if (c.revealable)
     body.push(
       h(
@@ -444,11 +512,22 @@ function renderConnection() {
     );
   body.push(
     h('h3', {}, 'Client settings'),
-    h('p', { class: 'muted' }, 'Replace TOKEN with the bearer token.'),
+    c.revealable
+      ? h('p', { class: 'muted' }, 'Shown with TOKEN in place of the bearer token; Copy fills it in.')
+      : false,
   );
   for (const s of c.clients)
     body.push(
-      h('p', {}, h('strong', {}, s.client), ' ', copyButton(`${s.client} settings`, s.text)),
+      h(
+        'p',
+        {},
+        h('strong', {}, s.client),
+        ' ',
+        copyButton(
+          `${s.client} settings`,
+          c.revealable && s.text.includes('TOKEN') ? filled(s.text) : s.text,
+        ),
+      ),
       h('pre', { class: 'mono' }, s.text),
     );
   $('connection-body').replaceChildren(...body);
