@@ -128,4 +128,9 @@ export default tseslint.config(
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '*.config.*'],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  {
+    // Tests, benchmarks and scripts make their own random data and measure time themselves.
+    files: ['test/**', 'bench/**', 'scripts/**', '*.config.*'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
 );
