@@ -1,5 +1,5 @@
 // What confinement costs (README "Security model"): every command a sandbox of its own, and git and ripgrep in
-// the jail of src/process/jail.ts. In one run, in alternating batches so machine load falls on all alike:
+// the jail of src/process/jail/jail.ts. In one run, in alternating batches so machine load falls on all alike:
 // - exec_command `true` over HTTP in `safe` against spawnSync('sh', ['-c', 'true']) and against bwrap running
 //   `true` with the same options (the per-command sandbox's own floor); target ≤ 8× the sh floor;
 // - git_status against `git status --porcelain` direct and in the same jail (the floor it now runs on);
@@ -62,7 +62,7 @@ function pickQuery(rg, ws) {
 
 async function main() {
   ensureBuilt();
-  const { ToolJail } = await import(path.join(REPO, 'dist/process/jail.js'));
+  const { ToolJail } = await import(path.join(REPO, 'dist/process/jail/jail.js'));
   const { findRipgrep } = await import(path.join(REPO, 'dist/workspace/search/engines.js'));
   const { createRuntimeDirs } = await import(path.join(REPO, 'dist/process/runtime-dir.js'));
   const ws = mkdtempSync(path.join(tmpdir(), 'wb-conf-ws-'));

@@ -71,7 +71,7 @@ function bwrapUsable() {
 
 /** The bwrap argv the server would build for a command in `ws` (same module, same options). */
 async function bwrapFloorArgv(ws) {
-  const { bwrapArgs } = await import(pathToFileURL(path.join(REPO, 'dist/process/sandbox.js')).href);
+  const { bwrapArgs } = await import(pathToFileURL(path.join(REPO, 'dist/process/sandbox/sandbox.js')).href);
   const root = mkdtempSync(path.join(tmpdir(), 'wb-bench-rt-'));
   const dirs = {
     root,

@@ -292,7 +292,7 @@ export function toolsListOnce(srv, agent) {
 }
 
 /**
- * spawnSync of a jailed argv from src/process/jail.ts (ToolJail.wrap / wrapAlone), as the server starts it: the
+ * spawnSync of a jailed argv from src/process/jail/jail.ts (ToolJail.wrap / wrapAlone), as the server starts it: the
  * seccomp filter on descriptor 3, the jail's own descriptors after it.
  */
 export function runJailed(j, cwd) {

@@ -11,7 +11,7 @@
 // clock; date before and after curl for the eight), so the sandbox's start-up, which `safe` pays either way, is
 // not counted; whole-command times are reported beside them. Each command starts SETTLE_MS after the one before,
 // as a model's call comes long after the result it read: what the servers do between commands (a `safe` server
-// prepares the next sandbox when a command ends, src/process/prepared.ts; the kernel tears down the last
+// prepares the next sandbox when a command ends, src/process/spawner/prepared.ts; the kernel tears down the last
 // command's network namespace) is then done before it, on either side.
 // Then what a `trusted` command's own network namespace and bridge add to starting it: `exec_command true` in
 // `trusted` (own namespace, the proxy) against the same sandbox on the host's network (`dangerous` under

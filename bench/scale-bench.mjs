@@ -1,7 +1,7 @@
 // `npm run bench:scale` (docs/operations.md#big-repositories): the server on a tree the size of the Linux kernel
 // (bench/scale-tree.mjs: 80,000 files in 4,000 directories, ~870 MB, made once under os.tmpdir() and reused),
 // in one run beside the tools a person would use directly, each measured direct and in the same bubblewrap jail
-// the server runs rg and git in (dist/process/jail.js):
+// the server runs rg and git in (dist/process/jail/jail.js):
 // - list_files: the first page (max_results 100) against `rg --files` (target ≤ 0.3×), and a full listing
 //   (every page, following next_action; every file exactly once) against `rg --files` (≤ 1.5×), with what bounds
 //   it measured in the same run: the CPU `rg --files` spends (it walks on every core), the stat of every file
@@ -282,7 +282,7 @@ async function main() {
   process.stderr.write(
     `tree ${tree}: ${summary.files} files, ${round(summary.bytes / 1e6, 0)} MB (${Math.round((Date.now() - t0) / 1000)} s)\n`,
   );
-  const { ToolJail } = await import(path.join(REPO, 'dist/process/jail.js'));
+  const { ToolJail } = await import(path.join(REPO, 'dist/process/jail/jail.js'));
   const { findRipgrep } = await import(path.join(REPO, 'dist/workspace/search/engines.js'));
   const { createRuntimeDirs } = await import(path.join(REPO, 'dist/process/runtime-dir.js'));
   const rt = mkdtempSync(path.join(tmpdir(), 'wb-scale-rt-'));

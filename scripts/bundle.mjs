@@ -64,10 +64,10 @@ await build({
 });
 
 // The spawner helper as one self-contained file (node built-ins only): the server forks it from a private copy in
-// its runtime directory (src/process/spawner.ts), never from dist/, which may lie inside the workspace a command
+// its runtime directory (src/process/spawner/spawner.ts), never from dist/, which may lie inside the workspace a command
 // can write (docs/security-model.md, rule B). `.mjs`: an ES module wherever the copy lies.
 await build({
-  entryPoints: [path.join(src, 'process/spawner-main.ts')],
+  entryPoints: [path.join(src, 'process/spawner/spawner-main.ts')],
   outfile: path.join(dist, 'helper/spawner.mjs'),
   bundle: true,
   format: 'esm',

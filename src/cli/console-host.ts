@@ -7,8 +7,8 @@ import type { ActivityFeed } from '../core/activity.js';
 import type { ConsoleHost, CommandView, ConnectionView, SafetyView } from '../console/host.js';
 import type { EditJournal } from '../patch/journal.js';
 import type { ApprovalDesk } from '../policy/approvals.js';
-import { DEFAULT_ALLOW } from '../process/net-allow.js';
-import type { Command } from '../process/command.js';
+import { DEFAULT_ALLOW } from '../process/net/net-allow.js';
+import type { Command } from '../process/commands/command.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 const TAIL_BYTES = 4096;

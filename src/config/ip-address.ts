@@ -3,7 +3,7 @@
 // IPv6 in any case, zero padding or compression, with an IPv4 tail, in brackets, with a zone id (`%eth0`, or
 // `%25eth0` as a URL encodes it) — becomes one number, and one canonical text. Parsing is Node's WHATWG URL
 // host parser (what browsers and Node's own clients use); the number is read back from its serialisation, so
-// the range checks (src/process/net-allow.ts) compare numbers, never spellings.
+// the range checks (src/process/net/net-allow.ts) compare numbers, never spellings.
 
 export interface Ip {
   family: 4 | 6;

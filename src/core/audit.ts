@@ -60,7 +60,7 @@ export class AuditLog {
     this.append(line);
   }
 
-  /** One decision of the `safe` filtering proxy (process/net-proxy.ts): host, port, allowed or why not, command. */
+  /** One decision of the `safe` filtering proxy (process/net/net-proxy.ts): host, port, allowed or why not, command. */
   network(e: object): void {
     this.append(JSON.stringify({ time: new Date(this.clock.now()).toISOString(), event: 'network', ...e }));
   }

@@ -272,7 +272,7 @@ export function confineRepo(ws: string, found: RepoPaths): GitPin {
 }
 
 /**
- * git in the jail (process/jail.ts) sees only the workspace, so a `.git` leading outside looks like no
+ * git in the jail (process/jail/jail.ts) sees only the workspace, so a `.git` leading outside looks like no
  * repository at all. Before saying "not a repository", find the `.git` of `dirReal` or of a directory above it
  * (up to the workspace root) and, when it leads outside, refuse it in the words confineRepo uses.
  */

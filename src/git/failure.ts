@@ -2,7 +2,7 @@
 // union the tools map to their ToolErrors (docs/architecture.md#style, rule 4). git's messages are English
 // because every git process runs with LANG=C.UTF-8 (git/run.ts gitEnv); the first pattern that matches wins,
 // in the order of FAILURES.
-import type { ArgvResult } from '../process/argv.js';
+import type { ArgvResult } from '../process/jail/argv.js';
 
 export type GitFailure =
   /** Stopped at GIT_TIMEOUT_MS (git/run.ts). */

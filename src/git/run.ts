@@ -7,9 +7,9 @@
 // (bounded, timed).
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
-import { runArgv, type ArgvResult } from '../process/argv.js';
+import { runArgv, type ArgvResult } from '../process/jail/argv.js';
 import { classifyGitFailure } from './failure.js';
-import type { ToolJail } from '../process/jail.js';
+import type { ToolJail } from '../process/jail/jail.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
 
 /** What git/ needs of the server (the composition root hands it over; git/ never sees the rest). */
@@ -20,7 +20,7 @@ export interface GitHost {
   /** Aborted at shutdown. */
   readonly signal: AbortSignal;
   /**
-   * Where git runs (process/jail.ts). Required, so that a tool whose narrow context lacks the jail cannot hand
+   * Where git runs (process/jail/jail.ts). Required, so that a tool whose narrow context lacks the jail cannot hand
    * it to git (tools/define.ts `uses`): it would run git unconfined.
    */
   readonly jail: ToolJail;

@@ -1,18 +1,18 @@
 // Everything the OAuth endpoints share, built once per process by server.ts (one runtime owns all state,
 // docs/design-notes.md#one-workspace-one-runtime). Handlers receive it; none of them holds state of its own.
-import type { ConsoleSignIns } from './console-signin.js';
+import type { ConsoleSignIns } from './grants/console-signin.js';
 import type { ActivityFeed } from '../core/activity.js';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { AccessTokens } from './access-tokens.js';
-import type { CimdResolver } from './cimd.js';
-import type { ClientAssertions } from './client-assertion.js';
-import type { PasswordAttempts } from './attempts.js';
+import type { AccessTokens } from './grants/access-tokens.js';
+import type { CimdResolver } from './clients/cimd.js';
+import type { ClientAssertions } from './clients/client-assertion.js';
+import type { PasswordAttempts } from './grants/attempts.js';
 import type { ClientRegistry } from './clients.js';
-import type { CodeStore } from './codes.js';
-import type { GrantStore } from './grants.js';
-import type { PendingRequests } from './pending.js';
+import type { CodeStore } from './grants/codes.js';
+import type { GrantStore } from './grants/grants.js';
+import type { PendingRequests } from './grants/pending.js';
 import type { RandomSource } from './secrets.js';
 
 export interface OAuthContext {

@@ -135,7 +135,7 @@ ${message}
   return { html: layout('Authorize access — workbench-mcp', body), formTargets };
 }
 
-/** Waiting for the operator's console (oauth/console-signin.ts): the pairing code, refreshed until decided. */
+/** Waiting for the operator's console (oauth/grants/console-signin.ts): the pairing code, refreshed until decided. */
 export function pairingPage(v: {
   clientName: string;
   redirectHost: string;

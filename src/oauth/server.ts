@@ -6,24 +6,24 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { corsHeaders, sendJson } from '../http/respond.js';
 import type { ExtraRoute } from '../http/server.js';
-import { AccessTokens } from './access-tokens.js';
-import { PasswordAttempts, WRONG_PASSWORD_DELAY_MS } from './attempts.js';
-import { OAuthAuthenticator } from './authenticator.js';
+import { AccessTokens } from './grants/access-tokens.js';
+import { PasswordAttempts, WRONG_PASSWORD_DELAY_MS } from './grants/attempts.js';
+import { OAuthAuthenticator } from './endpoints/authenticator.js';
 import {
   AUTHORIZE_WAIT_PATH,
   handleAuthorizeGet,
   handleAuthorizePost,
   handleAuthorizeWait,
-} from './authorize.js';
-import { ConsoleSignIns, type SignInApprovals } from './console-signin.js';
+} from './endpoints/authorize.js';
+import { ConsoleSignIns, type SignInApprovals } from './grants/console-signin.js';
 import type { ActivityFeed } from '../core/activity.js';
-import { CimdResolver, isCimdClientId } from './cimd.js';
-import { ClientAssertions } from './client-assertion.js';
+import { CimdResolver, isCimdClientId } from './clients/cimd.js';
+import { ClientAssertions } from './clients/client-assertion.js';
 import { ClientRegistry, preRegisteredClient, type PreRegisteredSettings } from './clients.js';
-import { CodeStore } from './codes.js';
+import { CodeStore } from './grants/codes.js';
 import type { OAuthContext } from './context.js';
 import { oauthError, sendErrorPage, sendOAuthJson } from './errors.js';
-import { GrantStore, type GrantPersistence } from './grants.js';
+import { GrantStore, type GrantPersistence } from './grants/grants.js';
 import { PUBLIC_CORS, sendPreflight } from './http-io.js';
 import {
   AS_METADATA_PATH,
@@ -33,11 +33,11 @@ import {
   protectedResourceMetadata,
   REGISTER_PATH,
   TOKEN_PATH,
-} from './metadata.js';
-import { PendingRequests } from './pending.js';
-import { handleRegister } from './register.js';
+} from './endpoints/metadata.js';
+import { PendingRequests } from './grants/pending.js';
+import { handleRegister } from './endpoints/register.js';
 import { systemRandom, type RandomSource } from './secrets.js';
-import { handleToken } from './token-endpoint.js';
+import { handleToken } from './endpoints/token-endpoint.js';
 
 export interface OAuthOptions {
   password: string;

@@ -44,7 +44,7 @@ export function fingerprint(tool: string, args: unknown): string {
     .digest('hex');
 }
 
-/** This process's one-time permission grants (oauth/grants.ts keeps the OAuth refresh grants, another thing). */
+/** This process's one-time permission grants (oauth/grants/grants.ts keeps the OAuth refresh grants, another thing). */
 export class OneTimeGrants {
   private readonly pending = new Map<string, Pending>();
 

@@ -17,10 +17,10 @@ import { StatBatch } from '../process/stat-batch.js';
 import { placeProgram } from '../process/native.js';
 import { FileLocks } from '../patch/locks.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../process/runtime-dir.js';
-import { CommandRegistry } from '../process/registry.js';
-import { privateFilesOf, sealedDirsOf } from '../process/sandbox-mounts.js';
-import type { SandboxStatus } from '../process/sandbox.js';
-import { ToolJail } from '../process/jail.js';
+import { CommandRegistry } from '../process/commands/registry.js';
+import { privateFilesOf, sealedDirsOf } from '../process/sandbox/sandbox-mounts.js';
+import type { SandboxStatus } from '../process/sandbox/sandbox.js';
+import { ToolJail } from '../process/jail/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
 import { OneTimeGrants } from '../policy/grants.js';
 import { ApprovalDesk } from '../policy/approvals.js';
@@ -53,7 +53,7 @@ export class Runtime {
   readonly startedAt: number;
   /** Per-instance HOME/TMPDIR/cache for children, outside the workspace. */
   readonly dirs: RuntimeDirs;
-  /** Where git and ripgrep run: the workspace read-only, nothing else of the host (process/jail.ts). */
+  /** Where git and ripgrep run: the workspace read-only, nothing else of the host (process/jail/jail.ts). */
   readonly jail: ToolJail;
   /** Commands: workspace resources any client may continue by id (docs/design-notes.md#one-workspace-one-runtime); ended at shutdown. */
   readonly commands: CommandRegistry;
@@ -125,7 +125,7 @@ export class Runtime {
   }
 
   /**
-   * Starts what runs beside the server, once: the command registry's start-up (process/registry.ts: the sandbox
+   * Starts what runs beside the server, once: the command registry's start-up (process/commands/registry.ts: the sandbox
    * probe when SERVICE_SANDBOX names one, which throws SandboxUnavailableError when it cannot run; the retention
    * sweep; the end of what a crashed earlier instance left running). The composition root (cli/main.ts) calls
    * it before serving either transport; the helpers start later, in the warm-up after the ready line

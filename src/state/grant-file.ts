@@ -1,4 +1,4 @@
-// The OAuth grants file of a state directory (oauth/grants.ts decides what goes in it: digests of refresh
+// The OAuth grants file of a state directory (oauth/grants/grants.ts decides what goes in it: digests of refresh
 // tokens of metadata-document and pre-registered clients, bounded and pruned). A file that cannot be read or
 // written costs the grants a restart, never the start: the failure is logged once per kind.
 import type { Logger } from '../core/log.js';

@@ -16,7 +16,7 @@ import {
   MAX_KEPT_FAMILIES,
   REFRESH_TOKEN_TTL_MS,
   type GrantPersistence,
-} from '../../src/oauth/grants.js';
+} from '../../src/oauth/grants/grants.js';
 import { systemRandom } from '../../src/oauth/secrets.js';
 import { REPO_ROOT } from '../helpers/server.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../../src/config/load.js';
 import { silentLogger } from '../../src/core/log.js';
-import { SandboxUnavailableError } from '../../src/process/sandbox.js';
+import { SandboxUnavailableError } from '../../src/process/sandbox/sandbox.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { checkRoot } from '../../src/workspace/paths.js';
 import { BIN, TEST_TOKEN } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// The `blocked` note for a write the Landlock sandbox refused (src/process/blocked-landlock.ts): named only
+// The `blocked` note for a write the Landlock sandbox refused (src/process/commands/blocked-landlock.ts): named only
 // when the command ran under Landlock, the message names an absolute path outside the writable roots, and the
 // server's own user could have written there. Real paths in a temp directory; the end-to-end case (a command
 // in the simulated container) is in confinement3-landlock-suite.ts.
@@ -6,8 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTE_MAX_BYTES, outputNote, type NoteContext } from '../../src/process/blocked.js';
-import { deniedPath } from '../../src/process/blocked-landlock.js';
+import { NOTE_MAX_BYTES, outputNote, type NoteContext } from '../../src/process/commands/blocked.js';
+import { deniedPath } from '../../src/process/commands/blocked-landlock.js';
 
 describe('the blocked note for a Landlock refusal', () => {
   let dir: string;

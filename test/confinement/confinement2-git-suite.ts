@@ -7,7 +7,7 @@
 // workspace closes it whatever the timing. Then single shots (no race) of core.fsmonitor, diff.external, a
 // textconv driver and a filter from an included file, each first shown to fire under plain git. With a
 // `variant` (test/helpers/container-sim.ts LANDLOCK_SIM: bubblewrap cannot start) the same attacks meet the
-// Landlock jail (src/process/jail-landlock.ts); server_info must name the jail in use, and search_text must
+// Landlock jail (src/process/jail/jail-landlock.ts); server_info must name the jail in use, and search_text must
 // still answer correctly through it.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

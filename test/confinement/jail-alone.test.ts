@@ -1,5 +1,5 @@
 // ripgrep runs in a jail of its own directory and the directory searched, bound from the descriptor the server
-// holds open (src/process/jail.ts wrapAlone; docs/security-model.md, rule A): nothing else exists for it, so a
+// holds open (src/process/jail/jail.ts wrapAlone; docs/security-model.md, rule A): nothing else exists for it, so a
 // page of its matches is the answer without re-reading the files. A program that needs the system (not static)
 // gets the jail with the system's files. Needs bubblewrap (skipped with the reason elsewhere, a failure under
 // CI=true).
@@ -8,7 +8,7 @@ import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStaticExecutable, ToolJail, type Jailed } from '../../src/process/jail.js';
+import { isStaticExecutable, ToolJail, type Jailed } from '../../src/process/jail/jail.js';
 import { createRuntimeDirs } from '../../src/process/runtime-dir.js';
 import { findRipgrep } from '../../src/workspace/search/engines.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';

@@ -1,5 +1,5 @@
-// The tool jail on the Landlock helper (src/process/jail-landlock.ts), driven directly: SERVICE_SANDBOX=landlock
-// makes ToolJail skip bubblewrap, so the programs below start exactly as git and rg do (process/argv.ts
+// The tool jail on the Landlock helper (src/process/jail/jail-landlock.ts), driven directly: SERVICE_SANDBOX=landlock
+// makes ToolJail skip bubblewrap, so the programs below start exactly as git and rg do (process/jail/argv.ts
 // runArgv with the jail). Each program stands for what a hostile repository would make git run if git's own
 // hardening (git/run.ts) ever let it: it must not write outside (a canary in a directory the server user may
 // write, outside every hidden path), nor in the workspace, nor reach a host TCP or UDP listener, nor read the
@@ -22,8 +22,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArgv } from '../../src/process/argv.js';
-import { ToolJail } from '../../src/process/jail.js';
+import { runArgv } from '../../src/process/jail/argv.js';
+import { ToolJail } from '../../src/process/jail/jail.js';
 import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../../src/process/runtime-dir.js';
 import { containerLauncher } from '../helpers/container-sim.js';
 import { REPO_ROOT } from '../helpers/server.js';

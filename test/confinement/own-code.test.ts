@@ -2,7 +2,7 @@
 // sandboxed command can rewrite the server's own files: nothing it rewrites runs outside the sandbox
 // (docs/security-model.md, rule B). The server loads all of its code with the tool modules, before its first
 // tool call runs (tools/lazy-catalog.ts), forks the spawner helper from a private copy in its runtime directory
-// (process/spawner.ts), runs its native programs from copies (process/native.ts) and reads the console's page
+// (process/spawner/spawner.ts), runs its native programs from copies (process/native.ts) and reads the console's page
 // once. A command here rewrites every script of the installed package and of the libraries the server would
 // load late (the PTY library, prom-client) so that each, when loaded, writes a marker file outside the
 // workspace; then every late path is taken (a search, a tty command, the console's script, a scrape of

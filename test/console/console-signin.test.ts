@@ -146,7 +146,7 @@ describe('sign-in approved from the console', () => {
       });
       statuses.push(wrong.status);
     }
-    // Counted for this client (oauth/attempts.ts); the console path is taken before that count is consulted.
+    // Counted for this client (oauth/grants/attempts.ts); the console path is taken before that count is consulted.
     expect(statuses).toEqual([401, 401]);
     // Both are listed in the console's activity, beside refused tokens.
     const listed = (await consoleCall(con, 'GET', '/api/state')).json.activity.filter(

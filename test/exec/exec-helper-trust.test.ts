@@ -1,4 +1,4 @@
-// The helper that starts pipe commands (src/process/spawner.ts) is not trusted blindly (README "Security
+// The helper that starts pipe commands (src/process/spawner/spawner.ts) is not trusted blindly (README "Security
 // model", rule B): a frame it never sent — written into its IPC socket from outside with pidfd_getfd, the way a
 // command once could — replaces it without crashing the server, and a helper that stops answering (SIGSTOP) is
 // replaced so that waiting calls return and new commands run. Needs root (pidfd_getfd of another process)

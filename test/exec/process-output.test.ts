@@ -1,7 +1,7 @@
 // Output buffers and their model-facing views (docs/tools.md#commands: output budget, read_output paging,
 // ANSI stripped from model-facing text only). Pure: no processes.
 import { describe, expect, it } from 'vitest';
-import { HEAD_BYTES, modelText, StreamBuffer } from '../../src/process/output.js';
+import { HEAD_BYTES, modelText, StreamBuffer } from '../../src/process/commands/output.js';
 import { readPage, viewNew } from '../../src/tools/exec/view.js';
 
 const REF = 'command:X:stdout';

@@ -1,4 +1,4 @@
-// The server's messages to the spawner helper go out in batches (src/process/spawner-outbox.ts): what is posted
+// The server's messages to the spawner helper go out in batches (src/process/spawner/spawner-outbox.ts): what is posted
 // in one turn of the event loop reaches the helper as one IPC message, in order; a later turn is a batch of its
 // own; a batch never mixes helpers, and flush() sends what waits at once. The peer is a real forked process
 // that reports what each of its 'message' events carried.
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HelperOutbox } from '../../src/process/spawner-outbox.js';
-import type { ToHelper } from '../../src/process/spawner-messages.js';
+import { HelperOutbox } from '../../src/process/spawner/spawner-outbox.js';
+import type { ToHelper } from '../../src/process/spawner/spawner-messages.js';
 
 let dir: string;
 let script: string;

@@ -250,7 +250,7 @@ describe('pinning (git/run GitPin): git uses the checked directories, not what .
       pin: null,
       filterArgs: [],
     });
-    // What the pin prevents; in the jail (process/jail.ts) the outside repository does not even exist.
+    // What the pin prevents; in the jail (process/jail/jail.ts) the outside repository does not even exist.
     if (srv.runtime.jail.status().in_use) expect(unpinned.stdout.toString()).not.toContain(SECRET_MSG);
     else expect(unpinned.stdout.toString()).toContain(SECRET_MSG);
   });

@@ -244,7 +244,7 @@ describe('hostile repository (docs/tools.md#git, docs/design-notes.md#git-harden
   });
 });
 
-describe('the same repository with git in the Landlock jail (SERVICE_SANDBOX=landlock, process/jail-landlock.ts)', () => {
+describe('the same repository with git in the Landlock jail (SERVICE_SANDBOX=landlock, process/jail/jail-landlock.ts)', () => {
   const maybe = containerLauncher('git in the Landlock jail') !== undefined ? it : it.skip;
   maybe(
     'no trap runs and .git/index is not written; an include.path the jail cannot read fails every tool (bubblewrap: absent, skipped); included from the workspace, every tool works',

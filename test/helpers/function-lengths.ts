@@ -7,7 +7,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 export interface FunctionLength {
-  /** `file#name`, e.g. `process/spawner.ts#Spawner.onHelperExit`. */
+  /** `file#name`, e.g. `process/spawner/spawner.ts#Spawner.onHelperExit`. */
   id: string;
   /** `file:line` of its first line. */
   at: string;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtProgram } from '../../src/process/native.js';
-import { MAX_PER_COMMAND } from '../../src/process/net-decision.js';
+import { MAX_PER_COMMAND } from '../../src/process/net/net-decision.js';
 import { call, pollUntil } from '../exec/exec-support.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
 import { REPO_ROOT } from '../helpers/server.js';

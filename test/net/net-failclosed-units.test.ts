@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { MAX_PER_COMMAND } from '../../src/process/net-decision.js';
-import { OriginTies, type Tied } from '../../src/process/net-origins.js';
-import { NetProxy } from '../../src/process/net-proxy.js';
+import { MAX_PER_COMMAND } from '../../src/process/net/net-decision.js';
+import { OriginTies, type Tied } from '../../src/process/net/net-origins.js';
+import { NetProxy } from '../../src/process/net/net-proxy.js';
 import { builtProgram } from '../../src/process/native.js';
-import { MAX_SOCKET_PATH, SocketPaths } from '../../src/process/socket-path.js';
+import { MAX_SOCKET_PATH, SocketPaths } from '../../src/process/net/socket-path.js';
 import { needBuilt } from '../helpers/native.js';
 
 describe('origin ties', () => {

@@ -24,8 +24,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fit, NOTE_MAX_BYTES, outputNote, proxyNote } from '../../src/process/blocked.js';
-import { Command } from '../../src/process/command.js';
+import { fit, NOTE_MAX_BYTES, outputNote, proxyNote } from '../../src/process/commands/blocked.js';
+import { Command } from '../../src/process/commands/command.js';
 import { ManualClock, systemClock } from '../../src/core/clock.js';
 import {
   addressKind,
@@ -34,11 +34,11 @@ import {
   matchesPattern,
   normalizeHost,
   privateAllowed,
-} from '../../src/process/net-allow.js';
+} from '../../src/process/net/net-allow.js';
 import { load } from '../../src/config/load.js';
 import { isHostPattern, isPrivateEntry, testResolve } from '../../src/config/network.js';
-import type { NetDecision } from '../../src/process/net-decision.js';
-import { NetProxy, parseAuthority } from '../../src/process/net-proxy.js';
+import type { NetDecision } from '../../src/process/net/net-decision.js';
+import { NetProxy, parseAuthority } from '../../src/process/net/net-proxy.js';
 import { builtProgram } from '../../src/process/native.js';
 import { needBuilt } from '../helpers/native.js';
 import { proxyExchange, until } from '../helpers/raw-http.js';

@@ -1,4 +1,4 @@
-// The proxy's name lookups (src/process/net-resolve.ts, docs/security-model.md#network-per-mode): one lookup
+// The proxy's name lookups (src/process/net/net-resolve.ts, docs/security-model.md#network-per-mode): one lookup
 // per name at a time, an answer kept for RESOLVE_TTL_MS on the injected clock, failures never kept, at most
 // RESOLVE_MAX_NAMES names, at most MAX_LOOKUPS lookups running (the rest wait their turn, within the timeout), and through the proxy itself: eight tunnels opened at once to one name cost one
 // lookup, and every one of them still goes to the checked address.
@@ -9,9 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { proxyExchange } from '../helpers/raw-http.js';
-import { DEFAULT_ALLOW } from '../../src/process/net-allow.js';
-import type { NetDecision } from '../../src/process/net-decision.js';
-import { NetProxy } from '../../src/process/net-proxy.js';
+import { DEFAULT_ALLOW } from '../../src/process/net/net-allow.js';
+import type { NetDecision } from '../../src/process/net/net-decision.js';
+import { NetProxy } from '../../src/process/net/net-proxy.js';
 import {
   HostResolver,
   LOOKUP_TIMEOUT_MS,
@@ -19,7 +19,7 @@ import {
   RESOLVE_MAX_NAMES,
   RESOLVE_TTL_MS,
   type LookupAll,
-} from '../../src/process/net-resolve.js';
+} from '../../src/process/net/net-resolve.js';
 
 /** A DNS stand-in that answers when told to, and counts what it was asked. */
 function dns(answers: Record<string, string[] | Error>) {

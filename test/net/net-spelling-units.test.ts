@@ -1,4 +1,4 @@
-// Addresses as numbers, as units (src/config/ip-address.ts, src/process/net-allow.ts): every spelling of an
+// Addresses as numbers, as units (src/config/ip-address.ts, src/process/net/net-allow.ts): every spelling of an
 // address parses to one number and one canonical text; the IPv6 forms that carry an IPv4 address take its kind;
 // what is no host is refused; SERVICE_NETWORK_ALLOW_PRIVATE, allow/deny patterns and grants compare canonical
 // addresses; the refusal names the canonical address and its kind. The proxy as a whole is
@@ -12,9 +12,9 @@ import {
   judgeAddresses,
   matchesPattern,
   privateAllowed,
-} from '../../src/process/net-allow.js';
-import { refusalBody } from '../../src/process/net-decision.js';
-import { parseAuthority } from '../../src/process/net-proxy.js';
+} from '../../src/process/net/net-allow.js';
+import { refusalBody } from '../../src/process/net/net-decision.js';
+import { parseAuthority } from '../../src/process/net/net-proxy.js';
 
 describe('one address, one number, one text', () => {
   it('IPv4 in short, decimal, octal and hex forms, with a trailing dot, is its dotted decimal', () => {

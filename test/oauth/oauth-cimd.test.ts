@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { CimdResolver } from '../../src/oauth/cimd.js';
-import { classifyAddress } from '../../src/oauth/public-address.js';
+import { CimdResolver } from '../../src/oauth/clients/cimd.js';
+import { classifyAddress } from '../../src/oauth/clients/public-address.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { CI, makeCert, startDocServer, type DocServer, type TestCert } from '../e2e/oauth-cimd-helpers.js';
 import {

@@ -3,7 +3,7 @@
 // Behind a tunnel everyone is 127.0.0.1, so a global lock of wrong passwords let anyone lock the operator
 // out; now a generated password has only a per-attempt delay, and a configured one is limited per page, per
 // client and by a global budget whose reserve only clients that have not been failing may spend
-// (src/oauth/attempts.ts). Real HTTP on 127.0.0.1; attackers are bounded loops; nothing waits on or asserts
+// (src/oauth/grants/attempts.ts). Real HTTP on 127.0.0.1; attackers are bounded loops; nothing waits on or asserts
 // elapsed time (the global budget runs on an injected clock).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
@@ -12,8 +12,8 @@ import {
   GLOBAL_REFILL_MS,
   GLOBAL_RESERVE,
   PAGE_MAX_FAILURES,
-} from '../../src/oauth/attempts.js';
-import { MAX_PENDING } from '../../src/oauth/pending.js';
+} from '../../src/oauth/grants/attempts.js';
+import { MAX_PENDING } from '../../src/oauth/grants/pending.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import {
   authorizeUrl,

@@ -2,7 +2,16 @@
 // passes, and a planted layer violation and a planted import cycle (of type imports alone) are each refused.
 // And no function in src/ is longer than the style allows (rule 8), measured by the TypeScript compiler.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +100,98 @@ describe(`functions of at most ${MAX_FUNCTION_LINES} lines (docs/architecture.md
   it('every listed function still needs its place on the list', () => {
     const over = new Set(all.filter((f) => f.lines > MAX_FUNCTION_LINES).map((f) => f.id));
     expect([...PARSERS.keys(), ...UNSPLIT].filter((id) => !over.has(id))).toEqual([]);
+  });
+});
+
+// The rooms of process/ and oauth/ (docs/architecture.md#the-rooms-of-process-and-oauth): for each rule, a file
+// planted where the rule forbids the import is refused, naming the rule.
+const PLANTED_ROOM_IMPORTS: ReadonlyArray<[rule: string, from: string, to: string]> = [
+  ['room-process-spawn', 'src/process/spawn', '../sandbox/sandbox.js'],
+  ['room-process-sandbox', 'src/process/sandbox', '../commands/command.js'],
+  ['room-process-jail', 'src/process/jail', '../net/net-allow.js'],
+  ['room-process-net', 'src/process/net', '../commands/command.js'],
+  ['room-process-spawner', 'src/process/spawner', '../commands/launch.js'],
+  ['room-process-commands', 'src/process/commands', '../planted-room/x.js'],
+  ['room-process-shared', 'src/process', './sandbox/seccomp.js'],
+  ['room-oauth-grants', 'src/oauth/grants', '../checks/check.js'],
+  ['room-oauth-checks', 'src/oauth/checks', '../clients/cimd.js'],
+  ['room-oauth-clients', 'src/oauth/clients', '../endpoints/metadata.js'],
+  ['room-oauth-endpoints', 'src/oauth/endpoints', '../planted-room/x.js'],
+  ['room-oauth-shared', 'src/oauth', './grants/codes.js'],
+  ['room-oauth-assembly', 'src/oauth/endpoints', '../server.js'],
+];
+
+describe('rooms of process/ and oauth/ (docs/architecture.md)', () => {
+  let copy: string;
+  beforeAll(() => {
+    copy = mkdtempSync(path.join(tmpdir(), 'wb-rooms-'));
+    for (const f of ['src', 'tsconfig.json', '.dependency-cruiser.cjs'])
+      cpSync(path.join(REPO_ROOT, f), path.join(copy, f), { recursive: true });
+    // A room no rule allows anyone to import, for the rooms that may import every other one.
+    for (const layer of ['process', 'oauth']) {
+      mkdirSync(path.join(copy, 'src', layer, 'planted-room'));
+      writeFileSync(path.join(copy, 'src', layer, 'planted-room', 'x.ts'), 'export const x = 1;\n');
+    }
+  });
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('each room rule refuses its planted import (one cruise over all the plants)', () => {
+    const plants = PLANTED_ROOM_IMPORTS.map(([rule, from, to]) => {
+      // The shared top-level files are named by their rule, so a plant there borrows one of their names.
+      const name = rule.endsWith('-shared')
+        ? rule.includes('process')
+          ? 'native.ts'
+          : 'html.ts'
+        : `planted-${rule}.ts`;
+      const file = path.join(copy, from, name);
+      const original = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      writeFileSync(
+        file,
+        `${original}\nimport * as planted from '${to}';\nexport const plantedRef = planted;\n`,
+      );
+      return { rule, where: `${from}/${name}` };
+    });
+    const r = cruise(copy);
+    expect(r.status, r.out).not.toBe(0);
+    const lines = r.out.split('\n');
+    for (const p of plants)
+      expect(
+        lines.some((l) => l.includes(`${p.rule}:`) && l.includes(p.where)),
+        `${p.rule} at ${p.where}\n${r.out}`,
+      ).toBe(true);
+    // Nothing but the plants is refused: the real source passes these rules (the first describe checks it too).
+    expect(lines.filter((l) => /error room-/.test(l))).toHaveLength(plants.length);
+  });
+
+  it('no folder of src/ holds more than 20 files directly, except oauth/checks (one rule per file)', () => {
+    const over: string[] = [];
+    const visit = (dir: string) => {
+      const entries = readdirSync(dir, { withFileTypes: true });
+      const files = entries.filter((e) => e.isFile() && e.name.endsWith('.ts'));
+      const rel = path.relative(path.join(REPO_ROOT, 'src'), dir);
+      if (files.length > 20 && rel !== path.join('oauth', 'checks')) over.push(`${rel}: ${files.length}`);
+      for (const e of entries) if (e.isDirectory()) visit(path.join(dir, e.name));
+    };
+    visit(path.join(REPO_ROOT, 'src'));
+    expect(over).toEqual([]);
+  });
+
+  it('every room opens with a README saying what it owns and who may import it', () => {
+    for (const room of [
+      'process/spawn',
+      'process/sandbox',
+      'process/jail',
+      'process/net',
+      'process/spawner',
+      'process/commands',
+      'oauth/grants',
+      'oauth/checks',
+      'oauth/clients',
+      'oauth/endpoints',
+    ]) {
+      const text = readFileSync(path.join(REPO_ROOT, 'src', room, 'README.md'), 'utf8');
+      expect(text, room).toMatch(/^# /);
+      expect(text, room).toMatch(/May import:/);
+    }
   });
 });

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { UNCONFINED_NOTE } from '../../process/sandbox.js';
-import { loadPty } from '../../process/spawn.js';
+import { UNCONFINED_NOTE } from '../../process/sandbox/sandbox.js';
+import { loadPty } from '../../process/spawn/spawn.js';
 import { defineTool, READ_ONLY, type ToolContext } from '../define.js';
 
 const input = z.object({});

@@ -3,7 +3,7 @@
 // return what it printed. The command is a workspace resource: the request only starts it.
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
-import { checkCallEnv } from '../../process/env.js';
+import { checkCallEnv } from '../../process/commands/env.js';
 import { classifyCommand, type Refusal } from '../../policy/classify.js';
 import { fingerprint, type Redeemed } from '../../policy/grants.js';
 import { requireDirectory, resolveExisting } from '../common.js';

@@ -6,7 +6,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
 import { defineTool, READ_ONLY } from '../define.js';
-import { HEAD_BYTES } from '../../process/output.js';
+import { HEAD_BYTES } from '../../process/commands/output.js';
 import { fmt, READ_LIMIT_MAX, readPage } from './view.js';
 
 const REF = /^command:(?<id>[A-Za-z0-9_-]{1,200}):(?<stream>stdout|stderr)$/;

@@ -2,7 +2,7 @@
 // been quiet for SETTLE_QUIET_MS (a prompt, a finished burst), or SETTLE_MAX_MS after that first output at the
 // latest, or at its deadline or the exit. write_stdin uses it for every write and poll; exec_command for tty
 // commands, so a REPL answers its prompt without waiting out yield_time_ms.
-import type { Command } from '../../process/command.js';
+import type { Command } from '../../process/commands/command.js';
 import { systemClock } from '../../core/clock.js';
 
 /** After the first new output, return once the command has been quiet this long … */

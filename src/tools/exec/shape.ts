@@ -4,8 +4,8 @@
 // when output was left out. Handing back a final status is recorded, so retention keeps a command until that
 // happened once.
 import * as z from 'zod';
-import type { Command, StreamName } from '../../process/command.js';
-import type { CommandRegistry } from '../../process/registry.js';
+import type { Command, StreamName } from '../../process/commands/command.js';
+import type { CommandRegistry } from '../../process/commands/registry.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';
 import { fmt, outputRef, READ_LIMIT_MAX, viewNew } from './view.js';
@@ -30,7 +30,7 @@ export const COMMAND_RESULT = z.object({
   stderr_omitted_bytes: z.number().optional(),
   output_refs: z.object({ stdout: z.string().optional(), stderr: z.string().optional() }).optional(),
   next_action: NEXT_ACTION.optional(),
-  /** What the sandbox or the proxy stopped, only when something was (process/blocked.ts, ≤ 200 bytes). */
+  /** What the sandbox or the proxy stopped, only when something was (process/commands/blocked.ts, ≤ 200 bytes). */
   blocked: z.object({ what: z.string(), why: z.string(), next: z.string() }).optional(),
 });
 

@@ -2,7 +2,7 @@
 // within a byte budget, keeping head and tail with a marker that names how much was left out and the exact
 // read_output call that pages it; and one read_output page. Offsets are raw bytes; text is cleaned by
 // modelText (ANSI escapes stripped) and cut only at UTF-8 character boundaries.
-import { forwardToBoundary, modelText, type Span, type StreamBuffer } from '../../process/output.js';
+import { forwardToBoundary, modelText, type Span, type StreamBuffer } from '../../process/commands/output.js';
 import { utf8Boundary } from '../../workspace/text.js';
 import { callText } from '../result.js';
 

@@ -3,7 +3,7 @@
 // An exited command answers a poll with its final status; a write to it is COMMAND_CLOSED.
 import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
-import type { Command } from '../../process/command.js';
+import type { Command } from '../../process/commands/command.js';
 import { defineTool } from '../define.js';
 import { callText } from '../result.js';
 import { MAX_YIELD_MS } from './exec_command.js';

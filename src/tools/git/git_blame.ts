@@ -9,7 +9,7 @@ import { gitPath, nearestDir, validateRev, type GitPath } from '../../git/args.j
 import { classifyGitFailure } from '../../git/failure.js';
 import { parseBlamePorcelain, type BlameLine } from '../../git/parse-blame.js';
 import { gitFailed, runGit } from '../../git/run.js';
-import type { ArgvResult } from '../../process/argv.js';
+import type { ArgvResult } from '../../process/jail/argv.js';
 import { notFound } from '../../workspace/paths.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';

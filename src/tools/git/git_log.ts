@@ -7,7 +7,7 @@ import { LOG_FORMAT, parseLog } from '../../git/parse-log.js';
 import { classifyGitFailure } from '../../git/failure.js';
 import { gitFailed, runGit } from '../../git/run.js';
 import type { GitRepo } from '../../git/repo.js';
-import type { ArgvResult } from '../../process/argv.js';
+import type { ArgvResult } from '../../process/jail/argv.js';
 import { ToolError } from '../../core/tool-error.js';
 import { NEXT_ACTION } from '../schema.js';
 import { callText, lean } from '../result.js';

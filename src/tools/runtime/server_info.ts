@@ -21,7 +21,7 @@ const output = z.object({
     reason: z.string(),
     network_unavailable: z.string().optional(),
   }),
-  /** Where git and ripgrep run (process/jail.ts). */
+  /** Where git and ripgrep run (process/jail/jail.ts). */
   git_search_sandbox: z.object({ in_use: z.string().optional(), reason: z.string() }),
   process_limit: z.object({ max_processes: z.number(), enforced_by: z.string(), reason: z.string() }),
   auth_mode: z.string(),

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { WorkspaceRoot } from '../paths.js';
 import type { SearchOutcome, SearchRequest } from './types.js';
-import type { ToolJail } from '../../process/jail.js';
+import type { ToolJail } from '../../process/jail/jail.js';
 
 export type EngineChoice = { kind: 'ripgrep'; path: string; source: 'bundled' | 'PATH' } | { kind: 'js' };
 
@@ -41,7 +41,7 @@ export function findRipgrep(env: Record<string, string>): EngineChoice {
 export class SearchEngines {
   private choice: EngineChoice | undefined;
   private readonly childEnv: Record<string, string>;
-  /** `jail`: where ripgrep runs (process/jail.ts); without one it runs as the server's own child. */
+  /** `jail`: where ripgrep runs (process/jail/jail.ts); without one it runs as the server's own child. */
   constructor(
     private readonly env: Record<string, string>,
     private readonly jail?: ToolJail,

@@ -4,8 +4,8 @@
 // Ignore semantics are pinned so they equal the JS engine's: only .gitignore (+ .git/info/exclude), with or
 // without a git repository, no parent/global/.ignore files. Globs run relative to the search base in both.
 import path from 'node:path';
-import { runArgv } from '../../process/argv.js';
-import type { ToolJail } from '../../process/jail.js';
+import { runArgv } from '../../process/jail/argv.js';
+import type { ToolJail } from '../../process/jail/jail.js';
 import { closeDir, openDirForTool, type DirRef } from '../confined-fs.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { DEFAULT_EXCLUDES } from '../ignore-rules.js';

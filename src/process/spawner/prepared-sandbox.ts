@@ -1,0 +1,78 @@
+// The helper's side of a sandbox prepared ahead of its command (docs/security-model.md, "A sandbox per
+// command, prepared ahead"): bubblewrap (and the network bridge) set up with native/wb-exec waiting at the end,
+// so that when the command comes only the request has to be written: wb-exec changes to its directory and
+// execs it with its environment. One at a time; a sandbox is never used twice — it becomes one command, or is
+// killed. Runs in the spawner helper; imports stay light (pipes.ts, cgroup.ts, tree.ts).
+import { killCgroup, releaseCgroup, type CgroupTarget } from '../spawn/cgroup.js';
+import { startChild, type Spawned } from '../spawn/pipes.js';
+import { signalTree } from '../spawn/tree.js';
+
+/** What the server asks to have ready: the argv ending in wb-exec, where bwrap starts, its filter and cgroup. */
+export interface PrepareSpec {
+  argv: readonly string[];
+  cwd: string;
+  seccomp?: string;
+  cgroup?: CgroupTarget;
+}
+
+/** wb-exec's request (native/wb-exec.c): "WBX1", three little-endian u32 (length, argc, envc), the strings. */
+export function startRequest(cwd: string, argv: readonly string[], env: Record<string, string>): Buffer {
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const body = Buffer.from([cwd, ...argv, ...vars].map((s) => `${s}\0`).join(''));
+  const head = Buffer.alloc(16);
+  head.write('WBX1', 0, 'latin1');
+  head.writeUInt32LE(body.length, 4);
+  head.writeUInt32LE(argv.length, 8);
+  head.writeUInt32LE(vars.length, 12);
+  return Buffer.concat([head, body]);
+}
+
+/** The one prepared sandbox of this helper, numbered by the server. */
+export class PreparedSandbox {
+  private exited = false;
+  private readonly onExit = () => {
+    this.exited = true;
+    if (this.cgroup) releaseCgroup(this.cgroup.dir);
+  };
+
+  private constructor(
+    readonly n: number,
+    readonly started: Spawned,
+    readonly cgroup: CgroupTarget | undefined,
+  ) {
+    const child = started.result;
+    // Until it is used nobody reads it: a sandbox that fails to come up only exits.
+    for (const s of [child.stdin, child.stdout, child.stderr]) s.on('error', () => {});
+    child.once('exit', this.onExit);
+  }
+
+  /** Starts one (undefined when it cannot start; the command then starts the usual way). */
+  static start(n: number, spec: PrepareSpec): PreparedSandbox | undefined {
+    // bwrap itself needs no environment: the command's arrives with the request.
+    const started = startChild({ ...spec, env: {}, sandboxed: true });
+    if ('error' in started) return undefined;
+    return new PreparedSandbox(n, started, spec.cgroup);
+  }
+
+  /** Still waiting for its command (its exit not seen). */
+  get usable(): boolean {
+    return !this.exited && this.started.result.exitCode === null && this.started.result.signalCode === null;
+  }
+
+  /** Hand it its command: what it runs, where, with which environment. */
+  use(cwd: string, argv: readonly string[], env: Record<string, string>): Spawned {
+    // From here on the command's own handle watches the process and ends its cgroup.
+    this.exited = true;
+    this.started.result.off('exit', this.onExit);
+    this.started.result.stdin.write(startRequest(cwd, argv, env));
+    return this.started;
+  }
+
+  /** Not needed after all (another was asked for, or the helper goes): its whole tree is killed. */
+  discard(): void {
+    if (this.exited) return;
+    const pid = this.started.result.pid;
+    if (pid) signalTree({ leader: pid, bySession: true, spareLeader: false }, 'SIGKILL');
+    if (this.cgroup) killCgroup(this.cgroup.dir);
+  }
+}

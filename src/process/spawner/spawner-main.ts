@@ -1,0 +1,105 @@
+// The spawner helper: a small Node process that starts pipe commands for the server and relays their output
+// and exit over IPC. Why: fork() copies the page tables of the process that calls it, so its cost grows with
+// the server's memory (~3 ms per command at 100 MB, blocking the event loop); this process stays small.
+// It loads pipes.ts and nothing else of the server, holds no state beyond the live commands, and exits when
+// the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. It runs
+// outside every sandbox, beside the server: each command it starts is a bubblewrap sandbox of its own, in whose
+// PID namespace this process does not exist. It answers the server's pings (spawner.ts watches it). It keeps
+// at most one sandbox prepared ahead (prepared-sandbox.ts), which a spawn that names it turns into its command.
+import { adoptChild, spawnPipes, type PipeHandle } from '../spawn/pipes.js';
+import { PreparedSandbox } from './prepared-sandbox.js';
+import type { FromHelper, ToHelper } from './spawner-messages.js';
+
+/** Chunks of one command allowed in flight on the IPC channel before its output is paused. */
+const MAX_IN_FLIGHT = 16;
+
+interface Live {
+  handle: PipeHandle;
+  inFlight: number;
+  paused: boolean;
+}
+
+const live = new Map<number, Live>();
+let prepared: PreparedSandbox | undefined;
+const send = (msg: FromHelper, cb?: () => void) => {
+  if (process.connected) process.send?.(msg, undefined, undefined, cb);
+};
+
+function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
+  const id = m.id;
+  const out = (fd: 1 | 2) => (d: Buffer) => {
+    const l = live.get(id);
+    if (l) {
+      l.inFlight++;
+      if (l.inFlight > MAX_IN_FLIGHT && !l.paused) {
+        l.paused = true;
+        l.handle.pause();
+      }
+    }
+    send({ t: 'out', id, fd, d }, () => {
+      if (!l) return;
+      l.inFlight--;
+      if (l.paused && l.inFlight <= MAX_IN_FLIGHT / 4) {
+        l.paused = false;
+        l.handle.resume();
+      }
+    });
+  };
+  const spec = {
+    argv: m.argv,
+    cwd: m.cwd,
+    env: m.env,
+    tty: false,
+    sandboxed: m.sandboxed,
+    cgroup: m.cgroup,
+    seccomp: m.seccomp,
+  };
+  const events = {
+    onStdout: out(1),
+    onStderr: out(2),
+    onExit: (code: number | null, signal: string | null, startError?: string) => {
+      live.delete(id);
+      send({ t: 'exit', id, code, signal, startError });
+    },
+  };
+  const ready = m.warm && prepared?.n === m.warm.n && prepared.usable ? prepared : undefined;
+  if (ready) prepared = undefined;
+  const handle = ready
+    ? adoptChild(ready.use(m.cwd, m.warm?.argv ?? [], m.env), { ...spec, cgroup: ready.cgroup }, events)
+    : spawnPipes(spec, events);
+  live.set(id, { handle, inFlight: 0, paused: false });
+  send({ t: 'spawned', id, pid: handle.pid, limited: handle.limited, warm: ready !== undefined });
+}
+
+function prepare(m: Extract<ToHelper, { t: 'prepare' }>): void {
+  prepared?.discard();
+  prepared = PreparedSandbox.start(m.n, m);
+}
+
+function handle(m: ToHelper): void {
+  if (m.t === 'ping') return send({ t: 'pong', n: m.n });
+  if (m.t === 'spawn') return start(m);
+  if (m.t === 'prepare') return prepare(m);
+  const l = live.get(m.id);
+  if (!l) return;
+  if (m.t === 'write') l.handle.write(m.data);
+  else if (m.t === 'end') l.handle.closeStdin();
+  else if (m.t === 'signal') l.handle.signal(m.sig);
+}
+
+// The server batches what it posts in one turn (spawner-outbox.ts). A prepare comes last: setting up the next
+// sandbox must not delay the end of stdin or a write that came with the command it follows.
+process.on('message', (m: ToHelper | ToHelper[]) => {
+  const batch = Array.isArray(m) ? m : [m];
+  for (const x of batch) if (x.t !== 'prepare') handle(x);
+  for (const x of batch) if (x.t === 'prepare') handle(x);
+});
+send({ t: 'ready', pid: process.pid });
+process.on('disconnect', () => {
+  prepared?.discard();
+  process.exit(0);
+});
+// A terminal's Ctrl-C reaches the whole process group: the server shuts its commands down and then lets this
+// helper go (disconnect), so the helper must not die first (which the server would report as a crash).
+process.on('SIGINT', () => {});
+process.on('SIGHUP', () => {});
