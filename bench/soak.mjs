@@ -1,4 +1,4 @@
-// Issue 15 "Soak": days of use compressed into minutes. One server over HTTP and one over stdio serve the same git
+// Soak: days of use compressed into minutes. One server over HTTP and one over stdio serve the same git
 // workspace while 16 mixed clients work on it: reads, lists, searches, patches (each adds a line nobody else
 // writes), commands run to the end, started and abandoned, killed, PTY sessions, requests cancelled by dropping
 // the connection, handshake sessions opened and deleted, stateless 2026-07-28 calls, and a stdio client. Before
@@ -40,7 +40,7 @@ const CLIENTS = Number(values.clients);
 const MODERN = '2026-07-28';
 const HANDSHAKE = '2025-11-25';
 const FILES = 40;
-/** The server's memory budget (issue 14): RSS after the soak may exceed its tolerance only below this. */
+/** The server's memory budget (docs/operations.md): RSS after the soak may exceed its tolerance only below this. */
 const RSS_BUDGET_MB = 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -287,7 +287,7 @@ function kinds(srv, stdio) {
         'write_stdin',
         await tool(srv, 'write_stdin', { command_id: r.command_id, chars: 'exit\n', yield_time_ms: 500 }),
       );
-      // Once a final status was returned the command may be dropped (decision 19): poll only while it runs.
+      // Once a final status was returned the command may be dropped (docs/design-notes.md#bash-and-retention): poll only while it runs.
       if (end.status === 'running') await finish(srv, r.command_id, 'handshake');
       note('ptys');
     },
@@ -549,7 +549,7 @@ async function main() {
     const rows = Object.keys(tol).map((key) => {
       const d = after[key] - before[key];
       // The heap (after a GC) and external memory tell a leak; RSS also holds what the allocator keeps after a
-      // busy minute, so it passes within its tolerance or within the server's memory budget (issue 14: 100 MB).
+      // busy minute, so it passes within its tolerance or within the server's memory budget (100 MB, docs/operations.md).
       const budget = key === 'rss_mb' && after.rss_mb <= RSS_BUDGET_MB;
       return {
         target: `${key.replace(/_/g, ' ')} after vs before`,
@@ -562,7 +562,7 @@ async function main() {
       };
     });
     rows.push({
-      target: 'finished commands kept (abandoned ones included; decision 19 bounds them)',
+      target: 'finished commands kept (abandoned ones included; retention bounds them)',
       measured: after.kept,
       limit: after.kept_limit,
       pass: after.kept <= after.kept_limit,
@@ -610,20 +610,15 @@ async function main() {
         .map(([a, b]) => `${a} ${b}`)
         .join(', '),
     });
-    writeResults(
-      values.out,
-      `Soak (issue 15): ${CLIENTS} mixed clients for ${SECONDS} s, idle before and after`,
-      rows,
-      {
-        before,
-        after,
-        peak_rss_mb: peak,
-        launcher_peak_rss_mb: launcher,
-        counts,
-        warmup_errors: warmErrors,
-        errors,
-      },
-    );
+    writeResults(values.out, `Soak: ${CLIENTS} mixed clients for ${SECONDS} s, idle before and after`, rows, {
+      before,
+      after,
+      peak_rss_mb: peak,
+      launcher_peak_rss_mb: launcher,
+      counts,
+      warmup_errors: warmErrors,
+      errors,
+    });
     return rows.every((r) => r.pass) && warmErrors.length === 0;
   } finally {
     await stdio.close();

@@ -1,4 +1,4 @@
-// The second build step (issue 14, fast start-up), after tsc has written dist/ file by file: bundles the server
+// The second build step (fast start-up, docs/architecture.md), after tsc has written dist/ file by file: bundles the server
 // into dist/cli/main.js (the bin) with esbuild, so start-up reads one file instead of ~200 ES modules, with the
 // parts a mode may not need (HTTP and OAuth over stdio, the subcommands) in dist/chunks/, loaded on first use.
 // tsc's per-file output stays beside it for tests and scripts; the spawner helper, started as its own small

@@ -1,4 +1,4 @@
-// `workbench-mcp doctor [URL]` (issue 11 item 2; decisions.md 31): run from the built bin against real servers
+// `workbench-mcp doctor [URL]` (docs/remote-access.md; the TLS set-up of docs/design-notes.md#tests): run from the built bin against real servers
 // behind a local TLS proxy on 443 with real-shaped public names. It passes through the proxy in bearer mode and,
 // with SERVICE_OAUTH_PASSWORD, through a full OAuth sign-in; it fails with the right line and fix for a wrong
 // token, and for OAuth metadata that names the loopback origin (no SERVICE_SERVER_URL or trusted proxy headers
@@ -66,7 +66,7 @@ afterAll(async () => {
   removeDir(dir);
 });
 
-describe.runIf(ROOT)('issue 11 item 2 doctor, through the TLS proxy (decisions.md 31)', () => {
+describe.runIf(ROOT)('doctor, through the TLS proxy', () => {
   it('bearer mode: every check passes, exit 0', async () => {
     const r = await runDoctor(
       [`https://${BEARER_HOST}/mcp`, '--port', String(bearer?.port)],
@@ -149,7 +149,7 @@ describe.runIf(ROOT)('issue 11 item 2 doctor, through the TLS proxy (decisions.m
   });
 });
 
-describe('issue 11 item 2 doctor, without a public URL', () => {
+describe('doctor, without a public URL', () => {
   it('checks the local endpoint with the token from SERVICE_AUTH_TOKEN_FILE; the public checks are skipped', async () => {
     const file = path.join(ws.dir, '..', `wb-doctor-token-${tag}`);
     writeFileSync(file, `${TEST_TOKEN}\n`, { mode: 0o600 });

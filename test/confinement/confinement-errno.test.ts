@@ -1,4 +1,4 @@
-// Issue 10 attack 7 / Build 6 (tool-contract "Paths", decision 15): ENAMETOOLONG (a 300-character component,
+// Specific errors for hostile paths (docs/tools.md#paths, docs/design-notes.md#patch-failures): ENAMETOOLONG (a 300-character component,
 // a path over PATH_MAX), ELOOP (a symlink loop) and EACCES (mode 000 — with the server run as an unprivileged
 // user, since root ignores permission bits) reach every file tool as specific errors, never INTERNAL_ERROR.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -83,7 +83,7 @@ async function runCases(srv: { url: string; stderr: () => string }, label: strin
   console.log(`[errno] ${label}:\n  ${seen.join('\n  ')}`);
 }
 
-describe('ENAMETOOLONG and ELOOP are specific errors (issue 10 Build 6)', () => {
+describe('ENAMETOOLONG and ELOOP are specific errors', () => {
   let ws: TempWorkspace;
   let srv: SpawnedServer;
   beforeAll(async () => {
@@ -197,7 +197,7 @@ function startAs(
   });
 }
 
-describe('EACCES is a specific error, with the server as an unprivileged user (issue 10 Build 6)', () => {
+describe('EACCES is a specific error, with the server as an unprivileged user', () => {
   const how = unprivileged();
   const dirs: string[] = [];
   let proc: ChildProcess | undefined;

@@ -1,5 +1,5 @@
-// Slow clients and connection reuse on the node:http front: contract "Other routes" ("HTTP/1.1 keep-alive,
-// request header and body timeouts (no slowloris)"), decision 7 (10 s to receive headers, 30 s to receive a
+// Slow clients and connection reuse on the node:http front (docs/http.md#limits-and-timeouts: HTTP/1.1
+// keep-alive, request header and body timeouts, no slowloris; 10 s to receive headers, 30 s to receive a
 // body). The timeouts are shortened here through the server's limits so the test takes seconds; the defaults
 // are checked as configured values. No upper bound is near the shortened limit: a busy machine fires timers
 // late, so "on time" means before the much longer default would have acted.

@@ -1,6 +1,6 @@
-// tool-contract "apply_patch" (fsynced temp file renamed into place; rollback): crash safety at exact points.
+// apply_patch (docs/tools.md#editing-files: fsynced temp file renamed into place; rollback): crash safety at exact points.
 // The built server (dist/cli/main.js --stdio) applies a multi-file patch with a test pause point armed
-// (WB_TEST_PAUSE, decisions.md 41); when it reports the pause on stderr the test SIGKILLs it, then finds every
+// (WB_TEST_PAUSE, docs/design-notes.md#pause-points); when it reports the pause on stderr the test SIGKILLs it, then finds every
 // file wholly old or wholly new — never torn, never missing — with only our hidden temp/backup files beside.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -145,7 +145,7 @@ function expectTree(want: (k: number) => Expect, patchDone: boolean): string[] {
   return leftovers;
 }
 
-describe('crash safety at exact points (tool-contract "apply_patch": fsynced temp file renamed into place)', () => {
+describe('crash safety at exact points (fsynced temp file renamed into place)', () => {
   it('SIGKILL after every temp file is written, before the first rename: every file wholly old', async () => {
     for (let run = 0; run < REPEAT; run++) {
       reset();
@@ -192,7 +192,7 @@ describe('crash safety at exact points (tool-contract "apply_patch": fsynced tem
   });
 });
 
-describe('pause points are test-only and checked (decisions.md 41)', () => {
+describe('pause points are test-only and checked (docs/design-notes.md#pause-points)', () => {
   it('an unknown WB_TEST_PAUSE point stops the server at start with exit 2 and one line naming the known ones', () => {
     const r = spawnSync(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
       env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', WB_TEST_PAUSE: 'patch.no-such-point' },

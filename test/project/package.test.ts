@@ -1,4 +1,4 @@
-// Issue 11 "First impression": `npm pack` yields a package that installs with `--omit=dev` (no TypeScript, no
+// First impression: `npm pack` yields a package that installs with `--omit=dev` (no TypeScript, no
 // test tools) and runs — what `npx workbench-mcp` does once it is published (and does here, from the tarball). The packed tarball is installed
 // into a temporary prefix (runtime dependencies come from the npm registry) and answers tools/list over stdio.
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { REPO_ROOT, startServer } from '../helpers/server.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('the packed package (issue 11: npm pack, install --omit=dev, run)', () => {
+describe('the packed package (npm pack, install --omit=dev, run)', () => {
   it('installs without dev dependencies and answers tools/list with the 19 tools', () => {
     const pack = spawnSync('npm', ['pack', '--silent', '--pack-destination', dir], {
       cwd: REPO_ROOT,

@@ -1,6 +1,6 @@
 // Both protocol eras from one stateless dispatcher, over real HTTP (startInProcess) and the spawned bin for
-// start-up refusals. Checks spec §4.1, §6, §7, §9; contract "POST /mcp, in this order" steps 4–7 and
-// "Server card"; decisions.md 1, 2, 4, 6, 13, 22, 25.
+// start-up refusals. Checks docs/http.md#eras and #order-of-checks, docs/design-notes.md#statuses,
+// #stateless-era-order, #cache-hints, #output-schemas-accept-errors, #server-card and #fake-read-only-annotations.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -56,7 +56,7 @@ function rpcError(r: RawReply, status: number, code: number) {
   return r.json.error;
 }
 
-describe('handshake era (spec §4.1, contract step 6)', () => {
+describe('handshake era (docs/http.md#eras)', () => {
   it('initialize is optional: tools/list and tools/call work on a fresh server without it', async () => {
     const fresh = await startInProcess({ workspace: ws.dir });
     try {
@@ -140,14 +140,14 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
     expect(r.structuredContent.matches[0]).toMatchObject({ path: 'src/main.ts', line: 1 });
   });
 
-  it('an unknown method → HTTP 200 with -32601 (decision 1)', async () => {
+  it('an unknown method → HTTP 200 with -32601 (docs/design-notes.md#statuses)', async () => {
     rpcError(await call('handshake', 'no/such'), 200, -32601);
     rpcError(await call('handshake', 'server/discover'), 200, -32601);
     rpcError(await call('handshake', 'logging/setLevel', { level: 'info' }), 200, -32601);
   });
 
   // | MCP-Protocol-Version header on a body without _meta | method | status | code |
-  // A 2026-07-28 header there (decision 39, conformance server-stateless): a method that does not exist in
+  // A 2026-07-28 header there (docs/design-notes.md#stateless-era-order, conformance server-stateless): a method that does not exist in
   // that era → 404/-32601; any other request is missing its _meta → 400/-32602.
   const HEADER_TABLE: Array<[string, string, number, number | null]> = [
     ...['tools/list', 'ping', 'initialize'].flatMap((m): Array<[string, string, number, number | null]> => [
@@ -182,7 +182,7 @@ describe('handshake era (spec §4.1, contract step 6)', () => {
   });
 });
 
-describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)', () => {
+describe('modern era 2026-07-28 (docs/http.md#eras, docs/design-notes.md#statuses)', () => {
   it('server/discover: supportedVersions, capabilities, instructions, ttlMs, cacheScope, resultType, serverInfo in _meta', async () => {
     const r = result(await call('modern', 'server/discover'));
     expect(r.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']));
@@ -281,7 +281,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
     expect(r.json.id).toBe(3);
   });
 
-  it('header 2026-07-28 contradicting an unsupported _meta version v999.0.0 → 400 -32020 (spec §7, decision 39)', async () => {
+  it('header 2026-07-28 contradicting an unsupported _meta version v999.0.0 → 400 -32020 (docs/design-notes.md#stateless-era-order)', async () => {
     const r = await raw(s.url, {
       headers: {
         'content-type': 'application/json',
@@ -416,7 +416,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
     expect({ status: r.status, code: r.json?.error?.code ?? null }, r.text).toEqual({ status, code });
   });
 
-  // | method | extra headers | status | code | (decision 4: mirror headers first, then -32601)
+  // | method | extra headers | status | code | (docs/design-notes.md#statuses: mirror headers first, then -32601)
   const METHODS: Array<
     [string, Record<string, unknown>, Record<string, string | undefined>, number, number | null]
   > = [
@@ -436,7 +436,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
     expect({ status: r.status, code: r.json?.error?.code ?? null }, r.text).toEqual({ status, code });
   });
 
-  it('initialize with _meta is the handshake era (no modern fields); with a 2026-07-28 header it does not exist (404/-32601, decision 39)', async () => {
+  it('initialize with _meta is the handshake era (no modern fields); with a 2026-07-28 header it does not exist (404/-32601, docs/design-notes.md#stateless-era-order)', async () => {
     const body = {
       jsonrpc: '2.0',
       id: 9,
@@ -463,7 +463,7 @@ describe('modern era 2026-07-28 (spec §4.1, contract step 5, decisions 2, 4, 6)
   });
 });
 
-describe('both eras: unknown tool and invalid arguments (decision 2, tool-contract "Envelope")', () => {
+describe('both eras: unknown tool and invalid arguments (docs/design-notes.md#statuses)', () => {
   it.each(ERAS)('%s: unknown tool → -32602 with HTTP 200', async (era) => {
     const e = rpcError(await call(era, 'tools/call', { name: 'no_such_tool', arguments: {} }), 200, -32602);
     expect(e.message).toContain('no_such_tool');
@@ -493,7 +493,7 @@ describe('both eras: unknown tool and invalid arguments (decision 2, tool-contra
   }
 });
 
-describe('--dangerously-fake-readonly-annotations (spec §2.6, contract "Server card", decision 25)', () => {
+describe('--dangerously-fake-readonly-annotations (docs/design-notes.md#fake-read-only-annotations)', () => {
   let fake: InProcessServer;
   beforeAll(async () => {
     fake = await startInProcess({
