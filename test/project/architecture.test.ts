@@ -195,3 +195,29 @@ describe('rooms of process/ and oauth/ (docs/architecture.md)', () => {
     }
   });
 });
+
+// docs/architecture.md#style, rule 7: time and randomness are read only by src/core/clock.ts and src/core/random.ts;
+// eslint refuses a planted read anywhere else in src/ (and lets those two modules, and the tests, read them).
+describe('time and randomness are injected (eslint)', () => {
+  const planted = [
+    "import { randomBytes } from 'node:crypto';\nexport const a = randomBytes(4);\n",
+    'export const b = Date.now();\n',
+    'export const c = Math.random();\n',
+    'export const d = performance.now();\n',
+  ].join('');
+
+  it('a planted read in src/ is refused, once per kind; the clock and random modules may read them', async () => {
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: REPO_ROOT });
+    const messages = async (file: string) =>
+      (await eslint.lintText(planted, { filePath: path.join(REPO_ROOT, file) }))[0]?.messages ?? [];
+    const inTools = await messages('src/tools/planted.ts');
+    expect(inTools.filter((m) => m.ruleId === 'no-restricted-imports')).toHaveLength(1);
+    expect(inTools.filter((m) => m.ruleId === 'no-restricted-syntax')).toHaveLength(3);
+    for (const file of ['src/core/clock.ts', 'src/core/random.ts', 'test/planted.test.ts']) {
+      const rules = (await messages(file)).map((m) => m.ruleId);
+      expect(rules, file).not.toContain('no-restricted-imports');
+      expect(rules, file).not.toContain('no-restricted-syntax');
+    }
+  });
+});
