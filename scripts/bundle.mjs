@@ -77,7 +77,7 @@ await build({
 });
 
 // The operator's console page (src/console/page/): served by dist/console/server.js from dist/console/page/.
-// No framework: the script is bundled with what it imports (src/core/visible-text.ts) and minified, the HTML and
+// No framework: the script is bundled with what it imports (src/core/text/visible-text.ts) and minified, the HTML and
 // CSS copied.
 const pageSrc = path.join(src, 'console/page');
 const pageOut = path.join(dist, 'console/page');

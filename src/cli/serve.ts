@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   checkCombination(config);
   const http = config.stdio ? undefined : await httpParts(config);
   const log = createLogger(config.logLevel);
-  if (inherited.length) log.info('closed inherited descriptors', { fds: inherited });
+  if (inherited.length) log.debug('closed inherited descriptors', { fds: inherited });
   const state = stateForStart(config, http, root, log);
   const oauth = oauthSetup(config, http, state, log);
   const bearer = http && config.authMode === 'bearer' ? bearerCredential(config, state) : undefined;

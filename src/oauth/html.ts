@@ -3,12 +3,12 @@
 // clickjacking), X-Frame-Options DENY, no-store, referrer to this origin only (so the form's POST carries a
 // real Origin header for the same-origin check; no-referrer would make it `null`). Every value from a client
 // (its name, its redirect host, its id, its metadata document's host) is escaped here and nowhere else, through
-// shownHtml: what could hide or reorder text is made visible (src/core/visible-text.ts), a name is capped with a
+// shownHtml: what could hide or reorder text is made visible (src/core/text/visible-text.ts), a name is capped with a
 // mark and its line breaks shown as `\n`, and each value is isolated from the page's own sentences (`<bdi>`).
 // The redirect host has its own labelled field, apart from the name. No script runs on these pages.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { visibleText } from '../core/visible-text.js';
+import { visibleText } from '../core/text/visible-text.js';
 
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}

@@ -9,7 +9,7 @@
 import type { Clock } from '../core/clock.js';
 import { safeEqual } from '../core/constant-time.js';
 import { Feed } from '../core/feed.js';
-import { keepEnds } from '../core/visible-text.js';
+import { keepEnds } from '../core/text/visible-text.js';
 import { randomHex } from '../core/random.js';
 
 export type ApprovalKind = 'command' | 'network' | 'signin';

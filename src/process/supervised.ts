@@ -3,7 +3,7 @@
 // their output split into lines (the last ones kept for the message when a process dies), an `exited` promise,
 // and stop(): SIGTERM, then SIGKILL if it is still there after a grace period.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineFramer } from '../core/line-framer.js';
+import { LineFramer } from '../core/text/line-framer.js';
 
 export interface Exit {
   code: number | null;

@@ -5,7 +5,7 @@
 // start blocks for some milliseconds and must not delay them (docs/architecture.md). A tools/call that comes
 // first needs what the warm-up starts, so it starts it at once, in parallel, instead of waiting.
 import type { Readable, Writable } from 'node:stream';
-import { LineFramer } from '../core/line-framer.js';
+import { LineFramer } from '../core/text/line-framer.js';
 import { STDIO_PRINCIPAL } from '../core/principal.js';
 import { classify } from '../protocol/classify.js';
 import { Dispatcher } from '../protocol/dispatch.js';

@@ -1,4 +1,4 @@
-// How text from outside the server is shown (src/core/visible-text.ts, docs/console.md#what-you-see-is-what-runs):
+// How text from outside the server is shown (src/core/text/visible-text.ts, docs/console.md#what-you-see-is-what-runs):
 // the payloads that hid or reordered an approval's command, a file name or a client's name come out with every
 // control, bidirectional and invisible format character as a mark, runs of spaces and line breaks counted, and a
 // long text cut only around a mark that counts what it hides.
@@ -8,7 +8,7 @@ import {
   MAX_COMMAND_LINES,
   visibleText,
   type VisibleOptions,
-} from '../../src/core/visible-text.js';
+} from '../../src/core/text/visible-text.js';
 
 /** The parts with each mark in brackets, as a test can read them. */
 function show(text: string, o: VisibleOptions): string {

@@ -1,7 +1,7 @@
-// The one line framer (src/core/line-framer.ts) that the stdio transport and ripgrep's output parser share:
+// The one line framer (src/core/text/line-framer.ts) that the stdio transport and ripgrep's output parser share:
 // lines across chunks, a character split between chunks, the byte limit for a whole and a growing line, stop.
 import { describe, expect, it } from 'vitest';
-import { LineFramer } from '../../src/core/line-framer.js';
+import { LineFramer } from '../../src/core/text/line-framer.js';
 
 function frame(chunks: (string | Buffer)[], max?: number, stopAfter?: number) {
   const out: string[] = [];

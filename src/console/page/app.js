@@ -1,10 +1,10 @@
 // The operator's console page (docs/console.md): one event stream from /api/events, rendered with plain DOM
 // calls. Every value from the server goes in as text (textContent, attributes), never as markup; every value
 // that comes from outside the server (a command, a path, output, a client's name, a model's reason, a host) goes
-// through shown(): src/core/visible-text.ts (bundled in) makes what could hide, reorder or cut it visible, and
+// through shown(): src/core/text/visible-text.ts (bundled in) makes what could hide, reorder or cut it visible, and
 // each such field is isolated from the page's own text in a <bdi>. State changes are POSTs carrying the
 // session's CSRF token.
-import { grouped, visibleText } from '../../core/visible-text.js';
+import { grouped, visibleText } from '../../core/text/visible-text.js';
 
 const csrf = document.querySelector('meta[name="csrf"]').getAttribute('content');
 const S = {
@@ -38,7 +38,7 @@ function h(tag, attrs, ...kids) {
 const SHOWN = { command: 3000, name: 120, line: 400, reason: 2000, block: 64 * 1024 };
 
 /**
- * Text from outside the server, as a <bdi>: escapes and counts (src/core/visible-text.ts) drawn as marks.
+ * Text from outside the server, as a <bdi>: escapes and counts (src/core/text/visible-text.ts) drawn as marks.
  * `mode` is line, command or block; `omitted` counts characters the server already left out of the middle.
  */
 function shown(text, mode, max, omitted) {

@@ -2,7 +2,7 @@
 // preview shows is decoded) into a MatchPage: `path\0LINE:COL:OFFSET:text` for a match,
 // `path\0LINE-OFFSET-text` for a context line. rg is a sandboxed peer (docs/security-model.md): a malformed
 // line is skipped, never trusted, and nothing it prints grows memory beyond one page and one pending line.
-import { LineFramer } from '../../core/line-framer.js';
+import { LineFramer } from '../../core/text/line-framer.js';
 import { excludedByAncestor } from '../glob.js';
 import { comparePaths } from '../path-order.js';
 import { codePointLength, truncateUtf8 } from '../text.js';
