@@ -1,6 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** config/ is the only reader of the environment (docs/architecture.md#style, rule 6). */
+const ENV_ONLY_IN_CONFIG = {
+  selector: "MemberExpression[object.name='process'][property.name='env']",
+  message: 'Only src/config reads process.env.',
+};
+
 /** Time and randomness are injected (docs/architecture.md#style, rule 7): only src/core/clock.ts and random.ts read them. */
 const TIME_AND_RANDOMNESS = [
   {
@@ -84,14 +90,7 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: 'Only src/config reads process.env.',
-        },
-        ...TIME_AND_RANDOMNESS,
-      ],
+      'no-restricted-syntax': ['error', ENV_ONLY_IN_CONFIG, ...TIME_AND_RANDOMNESS],
       'no-restricted-imports': ['error', RANDOM_IMPORTS],
     },
   },
@@ -99,13 +98,7 @@ export default tseslint.config(
     // The two modules that read the time and randomness directly; everything else has them injected.
     files: ['src/core/clock.ts', 'src/core/random.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: 'Only src/config reads process.env.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ENV_ONLY_IN_CONFIG],
       'no-restricted-imports': 'off',
     },
   },

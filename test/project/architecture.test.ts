@@ -28,12 +28,18 @@ function cruise(cwd: string): { status: number | null; out: string } {
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
+/** A copy of what dependency-cruiser reads, for planting violations without touching the repository. */
+function sourceCopy(prefix: string): string {
+  const copy = mkdtempSync(path.join(tmpdir(), prefix));
+  for (const f of ['src', 'tsconfig.json', '.dependency-cruiser.cjs'])
+    cpSync(path.join(REPO_ROOT, f), path.join(copy, f), { recursive: true });
+  return copy;
+}
+
 describe('layers and cycles (docs/architecture.md)', () => {
   let copy: string;
   beforeAll(() => {
-    copy = mkdtempSync(path.join(tmpdir(), 'wb-layers-'));
-    for (const f of ['src', 'tsconfig.json', '.dependency-cruiser.cjs'])
-      cpSync(path.join(REPO_ROOT, f), path.join(copy, f), { recursive: true });
+    copy = sourceCopy('wb-layers-');
   });
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
@@ -124,9 +130,7 @@ const PLANTED_ROOM_IMPORTS: ReadonlyArray<[rule: string, from: string, to: strin
 describe('rooms of process/ and oauth/ (docs/architecture.md)', () => {
   let copy: string;
   beforeAll(() => {
-    copy = mkdtempSync(path.join(tmpdir(), 'wb-rooms-'));
-    for (const f of ['src', 'tsconfig.json', '.dependency-cruiser.cjs'])
-      cpSync(path.join(REPO_ROOT, f), path.join(copy, f), { recursive: true });
+    copy = sourceCopy('wb-rooms-');
     // A room no rule allows anyone to import, for the rooms that may import every other one.
     for (const layer of ['process', 'oauth']) {
       mkdirSync(path.join(copy, 'src', layer, 'planted-room'));

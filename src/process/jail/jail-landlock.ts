@@ -23,9 +23,13 @@ const MASKS_TTL_MS = 30_000;
 export interface LandlockJailContext {
   pathVar: string | undefined;
   workspaceReal: string;
+  /** The instance's runtime directories (root: where the seccomp filter is kept). */
   dirs: RuntimeDirs;
+  /** The server's own secret files (token file, audit log): unreadable in the Landlock jail. */
   privateFiles: readonly string[];
+  /** Kept state of every instance (sandbox-mounts.ts sealedDirsOf): unreadable in the Landlock jail. */
   sealed?: readonly string[];
+  /** SERVICE_READ_ALLOW: readable in the Landlock jail as for `safe` commands. */
   readAllow?: readonly string[];
 }
 

@@ -11,24 +11,14 @@ import { closeSync, constants, openSync, readSync, realpathSync } from 'node:fs'
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
 import { SYSTEM_TOPS, systemBinds } from '../sandbox/host-view.js';
-import { LandlockJail } from './jail-landlock.js';
-import type { RuntimeDirs } from '../runtime-dir.js';
+import { LandlockJail, type LandlockJailContext } from './jail-landlock.js';
 import { probeRun, SECCOMP_FD } from '../sandbox/sandbox.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
 import { findExecutable } from '../spawn/spawn.js';
 
-export interface JailContext {
+/** What either jail is built from (the Landlock jail's fields), and which one was asked for. */
+export interface JailContext extends LandlockJailContext {
   requested: SandboxMode;
-  pathVar: string | undefined;
-  workspaceReal: string;
-  /** The instance's runtime directories (root: where the seccomp filter is kept). */
-  dirs: RuntimeDirs;
-  /** The server's own secret files (token file, audit log): unreadable in the Landlock jail. */
-  privateFiles: readonly string[];
-  /** Kept state of every instance (sandbox-mounts.ts sealedDirsOf): unreadable in the Landlock jail. */
-  sealed?: readonly string[];
-  /** SERVICE_READ_ALLOW: readable in the Landlock jail as for `safe` commands. */
-  readAllow?: readonly string[];
 }
 
 export interface JailStatus {
