@@ -13,13 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { ManualClock } from '../../src/core/clock.js';
 import { GRANT_TTL_MS } from '../../src/policy/grants.js';
-import { bearer, META, request, send } from '../helpers/raw-http.js';
+import { bearer, ELICIT_META, META, request, send } from '../helpers/raw-http.js';
 import { startInProcess, TEST_TOKEN, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { needBwrap } from './exec-support.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const ELICIT_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 
 let ws: TempWorkspace;
 let server: InProcessServer;

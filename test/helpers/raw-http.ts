@@ -87,6 +87,12 @@ export const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
+/** META of a 2026-07-28 client that declares elicitation (it can ask its user). */
+export const ELICIT_META = {
+  ...META,
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+
 export type Era = 'handshake' | 'modern';
 
 /** Body and headers of a well-formed request in either era (mirror headers filled in for modern). */

@@ -26,7 +26,7 @@ import { builtProgram } from '../../src/process/native.js';
 import { NOTE_MAX_BYTES } from '../../src/process/commands/blocked.js';
 import { planSandbox } from '../../src/process/sandbox/sandbox.js';
 import { call, needBwrap } from '../exec/exec-support.js';
-import { bearer, META, request, send, until } from '../helpers/raw-http.js';
+import { bearer, ELICIT_META, META, request, send, until } from '../helpers/raw-http.js';
 import { descendantsOf, descriptorLinks } from '../helpers/hostile-bin.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import {
@@ -50,7 +50,6 @@ function needBridge(): boolean {
 
 const enabled = needBwrap('the safe-mode network tests') && needBridge();
 const d = enabled ? describe : describe.skip;
-const ELICIT_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 const RESOLVE = `${NPM_NAME}=127.0.0.1,${PYPI_NAME}=127.0.0.1,${FILES_NAME}=127.0.0.1,granted.test=127.0.0.1`;
 
 d('safe mode: HTTP(S) through the filtering proxy only', () => {

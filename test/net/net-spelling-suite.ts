@@ -15,21 +15,12 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtProgram } from '../../src/process/native.js';
+import { needBuilt } from '../helpers/native.js';
 import { call, pollUntil } from '../exec/exec-support.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
-import { bearer, META, request, send } from '../helpers/raw-http.js';
+import { bearer, ELICIT_META, request, send } from '../helpers/raw-http.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const ELICIT_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
-
-function needBridge(what: string): boolean {
-  if (builtProgram('wb-netbridge')) return true;
-  const why = 'dist/native/wb-netbridge is not built (no C compiler when npm run build ran)';
-  if (process.env.CI === 'true') throw new Error(`${what} needs the bridge under CI=true, but ${why}`);
-  console.log(`SKIP ${what}: ${why}`);
-  return false;
-}
 
 /**
  * Sends each request of argv[1] (JSON: [authority, form]) through the command's proxy URL, one connection each,
@@ -160,7 +151,7 @@ const REFUSED_KINDS = /\((loopback|private|link-local|metadata|unspecified|reser
 
 export function spellingSuite(as: RunAs): void {
   const what = 'the proxy-spelling tests';
-  const d = canRunAs(as, what) && needBridge(what) ? describe : describe.skip;
+  const d = canRunAs(as, what) && needBuilt(['wb-netbridge'], what) ? describe : describe.skip;
   d(`the proxy decides by numbers, never by spelling (server as ${as})`, () => {
     let ws: string;
     let rt: string;

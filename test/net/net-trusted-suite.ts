@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtProgram } from '../../src/process/native.js';
+import { needBuilt } from '../helpers/native.js';
 import { call, pollUntil } from '../exec/exec-support.js';
 import {
   canRunAs,
@@ -24,19 +25,10 @@ import {
   type BinServer,
   type RunAs,
 } from '../helpers/hostile-bin.js';
-import { bearer, META, request, send, until } from '../helpers/raw-http.js';
+import { bearer, ELICIT_META, META, request, send, until } from '../helpers/raw-http.js';
 import { startStandinRegistry, type StandinRegistry } from '../helpers/standin-registry.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const ELICIT_META = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
-
-function needBridge(what: string): boolean {
-  if (builtProgram('wb-netbridge')) return true;
-  const why = 'dist/native/wb-netbridge is not built (no C compiler when npm run build ran)';
-  if (process.env.CI === 'true') throw new Error(`${what} needs the bridge under CI=true, but ${why}`);
-  console.log(`SKIP ${what}: ${why}`);
-  return false;
-}
 
 /** Receives one descriptor on pass.sock, waits for the file `go`, then tries to talk through it. */
 const RECEIVER = `
@@ -84,7 +76,7 @@ if os.path.exists("pass.sock"):
 
 export function trustedNetSuite(as: RunAs): void {
   const what = 'the trusted-network and grant tests';
-  const d = canRunAs(as, what) && needBridge(what) ? describe : describe.skip;
+  const d = canRunAs(as, what) && needBuilt(['wb-netbridge'], what) ? describe : describe.skip;
   d(`trusted has a network namespace of its own; grants end with their command (server as ${as})`, () => {
     const tag = randomBytes(4).toString('hex');
     let ws: string;
