@@ -22,33 +22,20 @@ const TIME_AND_RANDOMNESS = [
     message: 'Read the time through a Clock (src/core/clock.ts), injected where it decides something.',
   },
 ];
+const RANDOM_NAMES = [
+  'randomBytes',
+  'randomInt',
+  'randomUUID',
+  'getRandomValues',
+  'randomFillSync',
+  'randomFill',
+];
 const RANDOM_IMPORTS = {
-  paths: [
-    {
-      name: 'node:crypto',
-      importNames: [
-        'randomBytes',
-        'randomInt',
-        'randomUUID',
-        'getRandomValues',
-        'randomFillSync',
-        'randomFill',
-      ],
-      message: 'Take randomness from src/core/random.ts.',
-    },
-    {
-      name: 'crypto',
-      importNames: [
-        'randomBytes',
-        'randomInt',
-        'randomUUID',
-        'getRandomValues',
-        'randomFillSync',
-        'randomFill',
-      ],
-      message: 'Take randomness from src/core/random.ts.',
-    },
-  ],
+  paths: ['node:crypto', 'crypto'].map((name) => ({
+    name,
+    importNames: RANDOM_NAMES,
+    message: 'Take randomness from src/core/random.ts.',
+  })),
 };
 
 export default tseslint.config(

@@ -1,5 +1,5 @@
 // Descriptors the server inherited from whoever started it (docs/security-model.md#descriptors): a shell's
-// `200>>/outside/file 300</root/canary`, a launcher's stray pipe, a terminal. Every child the server starts
+// `200>>outside.log 300<canary`, a launcher's stray pipe, a terminal. Every child the server starts
 // would get them too (Node's spawn, bubblewrap and node-pty pass on whatever is not close-on-exec), so a
 // command could write into that file or inject keystrokes into that terminal (TIOCSTI). Closed once, first
 // thing at start: how they are told apart from the server's own is that Node and libuv open every descriptor
