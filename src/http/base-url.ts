@@ -37,7 +37,16 @@ export function baseUrl(req: IncomingMessage, cfg: BaseUrlConfig): string {
     if (host && hostnameOf(host)) return `${proto === 'http' ? 'http' : 'https'}://${host}`;
   }
   const host = req.headers.host ?? '127.0.0.1';
-  const name = hostnameOf(host);
-  const scheme = name && isLoopbackHostname(name) ? 'http' : 'https';
-  return `${scheme}://${host}`;
+  let url = byHost.get(host);
+  if (url === undefined) {
+    const name = hostnameOf(host);
+    url = `${name && isLoopbackHostname(name) ? 'http' : 'https'}://${host}`;
+    // Every request asks (authentication needs it for a challenge); a client sends the same Host each time.
+    if (byHost.size >= 64) byHost.clear();
+    byHost.set(host, url);
+  }
+  return url;
 }
+
+/** The base URL of each Host header lately seen (bounded: a client choosing Host values only clears it). */
+const byHost = new Map<string, string>();
