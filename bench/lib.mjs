@@ -47,14 +47,17 @@ export async function readyLineReader() {
 /**
  * Start the built bin on a free port, launched as an installed bin is: the file itself through its shebang (and
  * the V8 flags the shebang carries), or with `nodeArgs` through `node <nodeArgs> <bin>` (the soak's probe).
- * Resolves {url, base, host, port, pid, child, token, stop, stderr}.
+ * `cpu` (optional) pins it to that CPU with taskset. Resolves {url, base, host, port, pid, child, token, stop,
+ * stderr}.
  */
-export async function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js'), nodeArgs) {
+export async function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js'), nodeArgs, cpu) {
   const parseReadyLine = await readyLineReader();
   const token = randomBytes(24).toString('base64url');
   const args = ['--workspace', workspace, '--port', '0'];
   const [file, argv] = nodeArgs ? [process.execPath, [...nodeArgs, bin, ...args]] : [bin, args];
-  const child = spawn(file, argv, {
+  // `cpu` pins the server (and what it starts) to that CPU: taskset execs it, so the pid stays the server's.
+  const [run, runArgv] = cpu === undefined ? [file, argv] : ['taskset', ['-c', String(cpu), file, ...argv]];
+  const child = spawn(run, runArgv, {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -7,13 +7,15 @@
 // ±15 % in per-call CPU for as long as they run (the JIT's choices, heap layout), so one server per build
 // compared processes more than builds: each of the three groups is `--servers` processes (default 3), each
 // measured every round, and a group's figure is the median over its servers of each server's median.
+// On a machine of two CPUs or more (and taskset), the servers run on the last CPU and this client on the
+// first, so that where the scheduler put a server (beside the client or not) is not part of its per-call CPU.
 // Target: every ratio ≤ 1.05 (no regression beyond noise). Results: bench/results/regression.{json,md}.
 // Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--warmup 5] [--servers 3]
-//        [--mode safe|dangerous]
+//        [--mode safe|dangerous] [--no-pin]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     // safe (the default) runs each command in its sandbox; dangerous runs it bare, which leaves the server's
     // own path: what a refactor could have made slower.
     mode: { type: 'string', default: 'safe' },
+    'no-pin': { type: 'boolean', default: false },
   },
 });
 const CALLS = Number(values.calls);
@@ -47,6 +50,10 @@ const ROUNDS = Number(values.rounds);
 const WARMUP = Number(values.warmup);
 const SERVERS = Number(values.servers);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const CPUS = availableParallelism();
+const PIN = !values['no-pin'] && CPUS >= 2 && spawnSync('taskset', ['-V']).status === 0;
+/** The CPU the servers run on when pinned (the client takes CPU 0). */
+const SERVER_CPU = PIN ? CPUS - 1 : undefined;
 const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
 /** The earlier commit, built in a temporary worktree; returns its bin and a cleanup. */
@@ -109,11 +116,12 @@ async function main() {
   const env = { SERVICE_STATE_DIR: 'off', SERVICE_CONSOLE: '0', SERVICE_PERMISSION_MODE: values.mode };
   /** Per group, its servers; a server's rounds go into got[group][server]. */
   const groups = { before: [], now: [], control: [] };
+  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
   try {
     for (let i = 0; i < SERVERS; i++) {
-      groups.before.push(await startServer(ws, env, base.bin));
-      groups.now.push(await startServer(ws, env));
-      groups.control.push(await startServer(ws, env, base.bin));
+      groups.before.push(await startServer(ws, env, base.bin, undefined, SERVER_CPU));
+      groups.now.push(await startServer(ws, env, undefined, undefined, SERVER_CPU));
+      groups.control.push(await startServer(ws, env, base.bin, undefined, SERVER_CPU));
     }
     const all = Object.values(groups).flat();
     // Warm-up: modules, JIT, the command helper.
@@ -145,13 +153,14 @@ async function main() {
           limit: 1.05,
           pass: ratio <= 1.05,
           note:
-            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (${SERVERS} servers a build, ${ROUNDS} rounds); ` +
+            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (${SERVERS} servers a build, ${ROUNDS} rounds${PIN ? ', servers pinned to one CPU' : ''}); ` +
             `noise in the same run, ${values.base} vs itself: ${round(control / before, 3)}×`,
         });
       }
     const file = values.mode === 'safe' ? 'regression' : `regression-${values.mode}`;
     writeResults(file, `The current build against ${values.base}, side by side (${values.mode} mode)`, rows, {
       servers: SERVERS,
+      pinned: PIN,
       rounds: got,
     });
   } finally {
