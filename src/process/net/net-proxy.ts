@@ -13,16 +13,21 @@
 // checked, so a second DNS answer cannot rebind it (answers are shared and kept a while: net-resolve.ts). A
 // refusal is a 403 with a short plain-text body, sent at once. Which command asked is known from the per-command
 // credential in its proxy URL (Proxy-Authorization: Basic wb:<token>); every decision is reported (audit log, the
-// command's `blocked` note), and the connections a command opened end with it (revoke). Bounded: at most
-// MAX_UPSTREAM connections out at once, and at most MAX_PER_COMMAND of them for one command (those without a
-// credential share one such allowance), so one command cannot starve the others; idle ones closed after IDLE_MS.
+// command's `blocked` note), and the connections a command opened end with it (revoke). Bounded by the
+// allowances of net-credentials.ts, so one command cannot starve the others; idle ones closed after IDLE_MS.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { checkHost, judgeAddresses, normalizeHost, ownAddresses, type NetRules } from './net-allow.js';
-import { MAX_PER_COMMAND, refusalBody, type NetDecision, type Refusal } from './net-decision.js';
+import { refusalBody, type NetDecision, type Refusal } from './net-decision.js';
+import {
+  MAX_UPSTREAM,
+  ProxyCredentials,
+  type Bucket,
+  type Client,
+  type Closable,
+} from './net-credentials.js';
 import { ProxyEndpoints, type RelayPlan } from './net-proxy-endpoints.js';
 import { parseConnectHead } from './net-relay-link.js';
-import { OriginTies, type Tied } from './net-origins.js';
 import { HostResolver, type LookupAll } from './net-resolve.js';
 import type { Clock } from '../../core/clock.js';
 import {
@@ -35,13 +40,11 @@ import {
   unreachable,
 } from './net-relay.js';
 
-export { parseAuthority };
+export { parseAuthority, MAX_UPSTREAM };
 export { SIDE_SUFFIX } from './net-proxy-endpoints.js';
 
 /** The port the bridge listens on inside each sandbox (its own network namespace: nothing else is there). */
 export const BRIDGE_PORT = 3128;
-/** Connections out at once, over every command. */
-export const MAX_UPSTREAM = 256;
 /** A tunnel or request with no bytes either way for this long is closed. */
 export const IDLE_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -68,16 +71,6 @@ export interface ProxyOptions {
   onNotice?: (message: string) => void;
 }
 
-/** Something the proxy can cut: a socket it holds, or a connection the relay holds. */
-interface Closable {
-  destroy(): void;
-}
-
-/** Connections out at once, of one command (or of those without a credential, together). */
-interface Bucket {
-  open: number;
-}
-
 /** A CONNECT's outcome: the answer to write and close, or the checked address to connect to (counted). */
 type ConnectOutcome = { answer: string } | { host: string; port: number; address: string; owner: Bucket };
 
@@ -89,27 +82,14 @@ interface Relayed {
   counted: Bucket | undefined;
 }
 
-interface Client extends Bucket, Tied {
-  commandId: string;
-  /** Host names the user granted this command ('*': any). */
-  granted: Set<string>;
-  /** Its connections open through the proxy: cut when the command ends (revoke). */
-  live: Set<Closable>;
-  ended: boolean;
-}
-
 export class NetProxy {
   private readonly server: http.Server;
-  private readonly clients = new Map<string, Client>();
-  private upstream = 0;
-  /** The allowance shared by connections without a (live) credential. */
-  private readonly anonymous: Bucket = { open: 0 };
+  /** Who asks, what each holds, and the allowances (net-credentials.ts). */
+  private readonly creds = new ProxyCredentials();
   private closed = false;
   private readonly endpoints: ProxyEndpoints;
   private readonly relayed = new Map<number, Relayed>();
   private readonly resolver: HostResolver;
-  /** Which sandbox each credential may be used from (net-origins.ts). */
-  private readonly ties = new OriginTies<Client>();
   private own: { at: number; set: ReadonlySet<string> } | undefined;
 
   constructor(private readonly opts: ProxyOptions) {
@@ -142,7 +122,7 @@ export class NetProxy {
         // The relay ended: so did every connection it held, and the numbers of its origins.
         exit: () => {
           for (const id of [...this.relayed.keys()]) this.relayClosed(id);
-          this.ties.reset(this.clients.values());
+          this.creds.untieAll();
         },
       },
     );
@@ -174,49 +154,22 @@ export class NetProxy {
 
   /** A new credential for one command; its grants live and die with it. */
   register(token: string, commandId: string): void {
-    this.clients.set(token, { commandId, granted: new Set(), live: new Set(), ended: false, open: 0 });
+    this.creds.register(token, commandId);
   }
 
   /** The user's grant for one command: these host names ('*': any) pass the allow-list for it. */
   grant(token: string, hosts: Iterable<string>): void {
-    const c = this.clients.get(token);
-    if (!c) return;
-    // Kept as the proxy compares them (an address as its canonical text); a grant never passes the address rules.
-    for (const h of hosts) {
-      const n = h === '*' ? h : normalizeHost(h);
-      if (n) c.granted.add(n);
-    }
+    this.creds.grant(token, hosts);
   }
 
-  /**
-   * The command ended: its credential and grants are gone, and so is every connection it opened through the
-   * proxy, so a socket it handed to another process (SCM_RIGHTS) carries nothing more.
-   */
+  /** The command ended: its credential, its grants and every connection it opened through the proxy are gone. */
   revoke(token: string): void {
-    const c = this.clients.get(token);
-    this.clients.delete(token);
-    if (!c) return;
-    c.ended = true;
-    this.ties.forget(c);
-    for (const s of c.live) s.destroy();
-    c.live.clear();
-  }
-
-  /**
-   * Ties a connection to the command whose credential came with it; false when that command has ended. A socket
-   * leaves the set when it closes; a relayed connection when the relay says so (relayClosed).
-   */
-  private track(client: Client | undefined, conn: Duplex | Closable): boolean {
-    if (!client) return true;
-    if (client.ended) return false;
-    client.live.add(conn);
-    if ('once' in conn) conn.once('close', () => client.live.delete(conn));
-    return true;
+    this.creds.revoke(token);
   }
 
   close(): Promise<void> {
     this.closed = true;
-    this.clients.clear();
+    this.creds.clear();
     this.endpoints.close();
     this.relayed.clear();
     return new Promise((resolve) => {
@@ -226,17 +179,7 @@ export class NetProxy {
   }
 
   private client(req: IncomingMessage): Client | undefined {
-    return this.clientFor(req.headers['proxy-authorization']);
-  }
-
-  /** The command whose credential a Proxy-Authorization value carries. */
-  private clientFor(h: string | undefined): Client | undefined {
-    const m = typeof h === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h) : null;
-    if (!m) return undefined;
-    const [user, token] = Buffer.from(m[1] as string, 'base64')
-      .toString('latin1')
-      .split(':');
-    return user === 'wb' && token ? this.clients.get(token) : undefined;
+    return this.creds.fromHeader(req.headers['proxy-authorization']);
   }
 
   private async onConnect(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -244,9 +187,9 @@ export class NetProxy {
     const client = this.client(req);
     const o = await this.connectOutcome(req.url ?? '', client);
     if ('answer' in o) return void socket.end(o.answer);
-    if (socket.destroyed || !this.track(client, socket)) {
+    if (socket.destroyed || !this.creds.track(client, socket)) {
       socket.destroy();
-      return this.release(o.owner);
+      return this.creds.release(o.owner);
     }
     openTunnel({
       socket,
@@ -254,7 +197,7 @@ export class NetProxy {
       head,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       idleMs: IDLE_MS,
-      onClose: () => this.release(o.owner),
+      onClose: () => this.creds.release(o.owner),
     });
   }
 
@@ -263,7 +206,7 @@ export class NetProxy {
     const link = this.endpoints.relay;
     if (!link) return;
     const parsed = parseConnectHead(head);
-    const client = this.ties.resolve(this.clientFor(parsed?.auth), origin);
+    const client = this.creds.ties.resolve(this.creds.fromHeader(parsed?.auth), origin);
     if (client === 'foreign') return link.reply(id, this.foreign(parsed?.target ?? '', origin));
     const entry: Relayed = { client, closer: { destroy: () => link.kill(id) }, counted: undefined };
     this.relayed.set(id, entry);
@@ -274,9 +217,9 @@ export class NetProxy {
     );
     if ('answer' in o) return link.reply(id, o.answer);
     // Closed, or the relay gone, while the name was looked up.
-    if (this.relayed.get(id) !== entry) return this.release(o.owner);
+    if (this.relayed.get(id) !== entry) return this.creds.release(o.owner);
     entry.counted = o.owner;
-    if (!this.track(client, entry.closer)) return link.kill(id);
+    if (!this.creds.track(client, entry.closer)) return link.kill(id);
     link.connect(id, o.address, o.port, unreachable(o.host, o.port, o.address));
   }
 
@@ -288,7 +231,7 @@ export class NetProxy {
       method: 'CONNECT',
       allowed: false,
       reason: 'foreign_credential',
-      commandId: this.ties.owner(origin)?.commandId,
+      commandId: this.creds.ties.owner(origin)?.commandId,
     };
     this.decide(d);
     return reply(403, 'Forbidden', refusalBody(d));
@@ -299,8 +242,8 @@ export class NetProxy {
     const e = this.relayed.get(id);
     if (!e) return;
     this.relayed.delete(id);
-    e.client?.live.delete(e.closer);
-    if (e.counted) this.release(e.counted);
+    this.creds.untrack(e.client, e.closer);
+    if (e.counted) this.creds.release(e.counted);
   }
 
   /** The decision for `CONNECT authority`: an answer (refused, malformed), or where to connect (counted). */
@@ -348,9 +291,9 @@ export class NetProxy {
     const port = url.port ? Number(url.port) : 80;
     const r = await this.check(host, port, req.method ?? 'GET', client);
     if (!r.ok) return void send(res, r.status, r.body);
-    if (!this.track(client, req.socket)) {
+    if (!this.creds.track(client, req.socket)) {
       req.socket.destroy();
-      return this.release(r.owner);
+      return this.creds.release(r.owner);
     }
     forwardHttp({
       req,
@@ -360,7 +303,7 @@ export class NetProxy {
       address: r.address,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       idleMs: IDLE_MS,
-      onDone: () => this.release(r.owner),
+      onDone: () => this.creds.release(r.owner),
     });
   }
 
@@ -395,11 +338,9 @@ export class NetProxy {
     if (addresses.length === 0) return refuse('unresolved');
     const judged = judgeAddresses(this.opts.rules.allowPrivate, host, addresses, this.ownAddresses());
     if ('refused' in judged) return refuse('private_address', judged.refused);
-    const owner = client ?? this.anonymous;
-    if (owner.open >= MAX_PER_COMMAND) return refuse('command_busy');
-    if (this.upstream >= MAX_UPSTREAM) return refuse('busy');
-    this.upstream++;
-    owner.open++;
+    const taken = this.creds.take(client);
+    if ('refused' in taken) return refuse(taken.refused);
+    const owner = taken.owner;
     const address = judged.address;
     this.decide({ ...base, allowed: true, address, ...(granted ? { granted } : {}) });
     return { ok: true, address, owner };
@@ -410,11 +351,6 @@ export class NetProxy {
     const now = this.opts.clock.monotonic();
     if (!this.own || now - this.own.at >= OWN_ADDRESSES_MS) this.own = { at: now, set: ownAddresses() };
     return this.own.set;
-  }
-
-  private release(owner: Bucket): void {
-    if (this.upstream > 0) this.upstream--;
-    if (owner.open > 0) owner.open--;
   }
 
   private decide(d: NetDecision): void {
