@@ -3,38 +3,15 @@
 // change, same verdict), then for real; the whole resulting tree (names, bytes, executable bits, no
 // leftovers) is compared with expected/, or with input/ when expected_error.json names the error code and
 // patch line.
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { expectWellFormed, goldenOf, goldenServer, readJson, resetTree } from '../helpers/golden.js';
 import { callTool } from '../helpers/rpc.js';
-import { REPO_ROOT, startInProcess, type InProcessServer } from '../helpers/server.js';
 import { readableTree } from '../helpers/tree-snapshot.js';
-import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
-const GOLDEN = path.join(REPO_ROOT, 'test/golden/apply_patch');
-const SCENARIOS = readdirSync(GOLDEN)
-  .filter((n) => /^\d{3}_/.test(n))
-  .sort();
-
-let ws: TempWorkspace;
-let srv: InProcessServer;
-
-beforeAll(async () => {
-  ws = makeWorkspace();
-  srv = await startInProcess({ workspace: ws.dir });
-});
-afterAll(async () => {
-  await srv.close();
-  ws.cleanup();
-});
-
-function resetWorkspace(from: string): void {
-  for (const name of readdirSync(ws.dir)) rmSync(path.join(ws.dir, name), { recursive: true, force: true });
-  if (existsSync(from)) cpSync(from, ws.dir, { recursive: true });
-  rmSync(path.join(ws.dir, '.keep'), { force: true });
-}
-
-const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+const GOLDEN = goldenOf('apply_patch');
+const served = goldenServer();
 
 /** The A/M/D/R lines the text shows for affected_files. */
 function summaryOf(files: Array<{ path: string; operation: string; old_path?: string }>): string {
@@ -48,24 +25,18 @@ function summaryOf(files: Array<{ path: string; operation: string; old_path?: st
 
 describe('apply_patch golden scenarios (docs/tools.md#editing-files, docs/design-notes.md#tests)', () => {
   it('has at least 40 scenarios, each with a patch and an expectation', () => {
-    expect(SCENARIOS.length).toBeGreaterThanOrEqual(40);
-    for (const s of SCENARIOS) {
-      const dir = path.join(GOLDEN, s);
-      expect(existsSync(path.join(dir, 'patch.txt')), s).toBe(true);
-      expect(
-        existsSync(path.join(dir, 'expected')) !== existsSync(path.join(dir, 'expected_error.json')),
-        s,
-      ).toBe(true);
-    }
+    expectWellFormed(GOLDEN, 'patch.txt');
   });
 
-  for (const name of SCENARIOS) {
+  for (const name of GOLDEN.scenarios) {
     it(name, async () => {
-      const dir = path.join(GOLDEN, name);
+      const ws = served.ws();
+      const srv = served.srv();
+      const dir = path.join(GOLDEN.root, name);
       const input = path.join(dir, 'input');
       const patch = readFileSync(path.join(dir, 'patch.txt'), 'utf8');
       const errorFile = path.join(dir, 'expected_error.json');
-      resetWorkspace(input);
+      resetTree(ws.dir, input);
       const before = readableTree(ws.dir);
 
       const dry = await callTool(srv.url, 'apply_patch', { patch, dry_run: true });

@@ -3,46 +3,32 @@
 // with expected/, or with input/ when expected_error.json names the error. A near miss must offer the file's
 // own text as old_string, and sending that retry verbatim must succeed. setup.json makes symlinks, some into a
 // directory outside the workspace, which must never change.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectWellFormed, goldenOf, goldenServer, readJson, resetTree } from '../helpers/golden.js';
 import { callTool } from '../helpers/rpc.js';
-import { REPO_ROOT, startInProcess, type InProcessServer } from '../helpers/server.js';
 import { readableTree } from '../helpers/tree-snapshot.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 
-const GOLDEN = path.join(REPO_ROOT, 'test/golden/edit_file');
-const SCENARIOS = readdirSync(GOLDEN)
-  .filter((n) => /^\d{3}_/.test(n))
-  .sort();
-
-let ws: TempWorkspace;
+const GOLDEN = goldenOf('edit_file');
+const served = goldenServer();
 let outside: TempWorkspace;
-let srv: InProcessServer;
 
-beforeAll(async () => {
-  ws = makeWorkspace();
+beforeAll(() => {
   outside = makeWorkspace({ 'secret.txt': 'secret\n' });
-  srv = await startInProcess({ workspace: ws.dir });
 });
-afterAll(async () => {
-  await srv.close();
-  ws.cleanup();
-  outside.cleanup();
-});
+afterAll(() => outside.cleanup());
 
-const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-
-function resetWorkspace(dir: string): void {
-  for (const name of readdirSync(ws.dir)) rmSync(path.join(ws.dir, name), { recursive: true, force: true });
-  cpSync(path.join(dir, 'input'), ws.dir, { recursive: true });
-  rmSync(path.join(ws.dir, '.keep'), { force: true });
+/** The scenario's input, then the symlinks its setup.json makes (some into a directory outside the workspace). */
+function resetWorkspace(wsDir: string, dir: string): void {
+  resetTree(wsDir, path.join(dir, 'input'));
   const setup = path.join(dir, 'setup.json');
   if (!existsSync(setup)) return;
   const { symlinks } = readJson(setup) as { symlinks: Record<string, string> };
   for (const [link, target] of Object.entries(symlinks)) {
-    mkdirSync(path.dirname(path.join(ws.dir, link)), { recursive: true });
-    symlinkSync(target.replace('{outside}', outside.dir), path.join(ws.dir, link));
+    mkdirSync(path.dirname(path.join(wsDir, link)), { recursive: true });
+    symlinkSync(target.replace('{outside}', outside.dir), path.join(wsDir, link));
   }
 }
 
@@ -55,22 +41,16 @@ interface ExpectedError {
 
 describe('edit_file golden scenarios (README "Editing files")', () => {
   it('has scenarios of every kind, each with arguments and one expectation', () => {
-    expect(SCENARIOS.length).toBeGreaterThanOrEqual(40);
-    for (const s of SCENARIOS) {
-      const dir = path.join(GOLDEN, s);
-      expect(existsSync(path.join(dir, 'args.json')), s).toBe(true);
-      expect(
-        existsSync(path.join(dir, 'expected')) !== existsSync(path.join(dir, 'expected_error.json')),
-        s,
-      ).toBe(true);
-    }
+    expectWellFormed(GOLDEN, 'args.json');
   });
 
-  for (const name of SCENARIOS) {
+  for (const name of GOLDEN.scenarios) {
     it(name, async () => {
-      const dir = path.join(GOLDEN, name);
+      const ws = served.ws();
+      const srv = served.srv();
+      const dir = path.join(GOLDEN.root, name);
       const args = readJson(path.join(dir, 'args.json')) as Record<string, unknown>;
-      resetWorkspace(dir);
+      resetWorkspace(ws.dir, dir);
       const before = readableTree(ws.dir);
       const outsideBefore = readableTree(outside.dir);
       const r = await callTool(srv.url, 'edit_file', args);
