@@ -23,7 +23,7 @@ import {
   type DocServer,
   type TestCert,
 } from './oauth-cimd-helpers.js';
-import { startOAuthBin } from './oauth-helpers.js';
+import { runToEnd, startOAuthBin } from './oauth-helpers.js';
 
 const CLAUDE = cached('claude-code', '@anthropic-ai/claude-code/bin/claude.exe');
 const reason = CLAUDE
@@ -45,23 +45,8 @@ describe('Claude Code for the client test', () => {
   });
 });
 
-function claude(
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CLAUDE as string, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const ceiling = setTimeout(() => child.kill('SIGKILL'), 150_000);
-    child.on('exit', (code) => {
-      clearTimeout(ceiling);
-      resolve({ code, out });
-    });
-  });
-}
+const claude = (args: string[], env: Record<string, string>, cwd: string) =>
+  runToEnd(CLAUDE as string, args, { env, cwd });
 
 afterAll(() => cert?.cleanup());
 

@@ -25,7 +25,7 @@ import {
   type RecordingProxy,
   settledBrowserLog,
 } from './oauth-cimd-helpers.js';
-import { startOAuthBin } from './oauth-helpers.js';
+import { runToEnd, startOAuthBin } from './oauth-helpers.js';
 
 const GEMINI = cached('gemini-cli', '@google/gemini-cli/bundle/gemini.js');
 const reason = GEMINI
@@ -39,24 +39,8 @@ describe('Gemini CLI for the OAuth test', () => {
   });
 });
 
-/** Runs a command to its end (a ceiling only ends a hung run); stdout and stderr together. */
-function run(
-  cmd: string,
-  args: string[],
-  o: { cwd: string; env: Record<string, string> },
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { ...o, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const ceiling = setTimeout(() => child.kill('SIGKILL'), 150_000);
-    child.on('exit', (code) => {
-      clearTimeout(ceiling);
-      resolve({ code, out });
-    });
-  });
-}
+const run = (cmd: string, args: string[], o: { cwd: string; env: Record<string, string> }) =>
+  runToEnd(cmd, args, o);
 
 /** A stand-in for the Gemini API: JSON for the router's classifier, one SSE text chunk for a turn. */
 function startModelStub(): Promise<{ server: http.Server; base: string; sawTools: () => boolean }> {

@@ -1,6 +1,7 @@
 // Shared helpers for the OAuth tests: an in-process server in oauth mode (real node:http stack on 127.0.0.1,
 // config read exactly as the CLI reads it, injected clock), PKCE pairs, and the three legs of the flow as a
 // browser and a client would drive them over real HTTP: register, the password page, the token endpoint.
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { load } from '../../src/config/load.js';
@@ -299,5 +300,28 @@ export function startOAuthBin(workspace: string, env: Record<string, string> = {
       SERVICE_AUTH_TOKEN: '',
       ...env,
     },
+  });
+}
+
+/**
+ * Runs a client's command to its end (a ceiling only ends a hung run): its exit code and stdout and stderr
+ * together. `stdin: 'pipe'` keeps its stdin open until it exits (a stdio bridge ends when its stdin does).
+ */
+export function runToEnd(
+  cmd: string,
+  args: string[],
+  o: { cwd?: string; env: Record<string, string>; ceilingMs?: number; stdin?: 'ignore' | 'pipe' },
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: [o.stdin ?? 'ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    const ceiling = setTimeout(() => child.kill('SIGKILL'), o.ceilingMs ?? 150_000);
+    child.on('exit', (code) => {
+      clearTimeout(ceiling);
+      child.stdin?.destroy();
+      resolve({ code, out });
+    });
   });
 }

@@ -3,14 +3,13 @@
 // (application_type native, a localhost callback), and opens the authorize URL through $BROWSER — here a
 // script that fetches the page, submits the password form and follows the 302 to mcp-remote's own
 // localhost callback. Then mcp-remote lists tools. A second run reuses the stored tokens (no browser).
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { PASSWORD, startOAuthBin } from './oauth-helpers.js';
+import { PASSWORD, runToEnd, startOAuthBin } from './oauth-helpers.js';
 import { cachedPath, missingReason } from '../helpers/cached-tools.js';
 
 const BRIDGE = cachedPath('mcp-remote');
@@ -64,19 +63,8 @@ function runBridge(
   env: Record<string, string>,
   timeoutMs = 90_000,
 ): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    // stdin stays open: mcp-remote shuts down when its stdin ends (it is a stdio bridge).
-    const child = spawn(process.execPath, [BRIDGE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      child.stdin.destroy();
-      resolve({ code, out });
-    });
-  });
+  // stdin stays open: mcp-remote shuts down when its stdin ends (it is a stdio bridge).
+  return runToEnd(process.execPath, [BRIDGE, ...args], { env, ceilingMs: timeoutMs, stdin: 'pipe' });
 }
 
 beforeAll(async () => {
