@@ -50,7 +50,7 @@ describe('8,000 nested directories', () => {
   let ws: TempWorkspace;
   let srv: ProbedServer;
   beforeAll(async () => {
-    ws = makeWorkspace({ 'top.txt': 'needle\n' });
+    ws = makeWorkspace({ 'top.txt': 'needle\n' }, { inMemory: true });
     await makeTree('nested', ws.dir, '8000', 'd');
     srv = await startProbedServer({ workspace: ws.dir });
   }, FIXTURE_CEILING_MS);
@@ -91,7 +91,7 @@ describe('200,000 files', () => {
   let ws: TempWorkspace;
   let srv: ProbedServer;
   beforeAll(async () => {
-    ws = makeWorkspace();
+    ws = makeWorkspace({}, { inMemory: true });
     await makeTree('files', ws.dir, '200000', '1000');
     srv = await startProbedServer({ workspace: ws.dir });
   }, FIXTURE_CEILING_MS);
@@ -161,7 +161,7 @@ describe('paging through 20,000 files', () => {
   let srv: InProcessServer;
   const expected: string[] = [];
   beforeAll(async () => {
-    ws = makeWorkspace();
+    ws = makeWorkspace({}, { inMemory: true });
     await makeTree('files', ws.dir, '20000', '700');
     for (let i = 0; i < 20_000; i++)
       expected.push(
