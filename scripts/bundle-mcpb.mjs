@@ -33,7 +33,16 @@ try {
   run('npm', ['pack', '--silent', '--pack-destination', work]);
   const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'));
   const stage = path.join(work, 'bundle');
-  run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefix', stage, path.join(work, tgz)]);
+  run('npm', [
+    'install',
+    '--omit=dev',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    '--prefix',
+    stage,
+    path.join(work, tgz),
+  ]);
   // What npm wrote about this install names the tarball's path on this machine: not part of the bundle.
   for (const f of ['package.json', 'package-lock.json', 'node_modules/.package-lock.json'])
     rmSync(path.join(stage, f), { force: true });

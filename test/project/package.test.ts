@@ -26,7 +26,16 @@ describe('the packed package (npm pack, install --omit=dev, run)', () => {
     const prefix = path.join(dir, 'prefix');
     const install = spawnSync(
       'npm',
-      ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefix', prefix, path.join(dir, tgz)],
+      [
+        'install',
+        '--omit=dev',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--prefix',
+        prefix,
+        path.join(dir, tgz),
+      ],
       { encoding: 'utf8', timeout: 240_000 },
     );
     expect(install.status, install.stderr).toBe(0);
@@ -58,7 +67,12 @@ describe('the packed package (npm pack, install --omit=dev, run)', () => {
         input,
         encoding: 'utf8',
         timeout: 240_000,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir },
+        // The dependencies are in npm's cache already (this checkout installed them): no registry round trips.
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? dir,
+          npm_config_prefer_offline: 'true',
+        },
       });
     const help = npx(['--help']);
     expect(help.status, help.stderr).toBe(0);
