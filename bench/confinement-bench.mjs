@@ -11,7 +11,7 @@
 // Usage: npm run build && node bench/confinement-bench.mjs [--samples 120] [--batch 10]
 import { spawnSync } from 'node:child_process';
 import { constants, cpSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -68,6 +68,7 @@ async function main() {
   const { ToolJail } = await import(path.join(REPO, 'dist/process/jail/jail.js'));
   const { findRipgrep } = await import(path.join(REPO, 'dist/workspace/search/engines.js'));
   const { createRuntimeDirs } = await import(path.join(REPO, 'dist/process/runtime-dir.js'));
+  const load = loadavg()[0];
   const ws = mkdtempSync(path.join(tmpdir(), 'wb-conf-ws-'));
   cpSync(benchWorkspace(), ws, { recursive: true });
   const rt = mkdtempSync(path.join(tmpdir(), 'wb-conf-rt-'));
@@ -149,10 +150,19 @@ async function main() {
     },
     ...(await directFloorRows({ rg, samples: SAMPLES, batch: BATCH })),
   ];
-  writeResults('confinement', 'Confinement costs: a sandbox per command, git and ripgrep jailed', rows, {
-    medians_ms: Object.fromEntries(Object.entries(md).map(([k, v]) => [k, round(v, 3)])),
-    samples: SAMPLES,
-  });
+  writeResults(
+    'confinement',
+    'Confinement costs: a sandbox per command, git and ripgrep jailed',
+    rows,
+    {
+      medians_ms: Object.fromEntries(Object.entries(md).map(([k, v]) => [k, round(v, 3)])),
+      samples: SAMPLES,
+    },
+    [
+      `${SAMPLES} samples of each, in batches of ${BATCH}, on ${cpus().length} CPUs shared with other work ` +
+        `(load average ${load.toFixed(1)} at the start): ratios and differences within this run are what count.`,
+    ],
+  );
 }
 
 await main();

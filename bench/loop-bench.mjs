@@ -12,7 +12,8 @@
 // The three take turns within a run, in a rotating order, so machine load falls on all alike. Then, per mode,
 // exec_command `true` with --gap-ms (20) between calls: p50 and p90 (target p90 ≤ 2× p50).
 // Results: bench/results/loop.{json,md}.
-// Usage: npm run bench:loop [-- --runs 6 --mode safe --latency-samples 60 --python-ref "coding-tools-mcp"]
+// Usage: npm run bench:loop [-- --runs 6 --mode safe --settle 0 --latency-samples 60 --latency-modes safe,trusted,dangerous
+//   --gap-ms 20 --python-ref "coding-tools-mcp"]
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,10 +33,14 @@ const { values } = parseArgs({
     'latency-samples': { type: 'string', default: '60' },
     'latency-modes': { type: 'string', default: 'safe,trusted,dangerous' },
     'gap-ms': { type: 'string', default: '20' },
+    // A pause between tools/list and the first call (a model reads the tools before it calls one); 0 by default,
+    // the hardest case for the first command.
+    settle: { type: 'string', default: '0' },
   },
 });
 const RUNS = Number(values.runs);
 const GAP_MS = Number(values['gap-ms']);
+const SETTLE_MS = Number(values.settle);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The Python reference server's command line: --python-ref, else coding-tools-mcp on PATH, else undefined. */
@@ -52,6 +57,7 @@ async function ourLoop(dir, env) {
   const client = httpToolClient(srv.url, srv.token);
   try {
     await toolsListOnce(srv, agent);
+    if (SETTLE_MS > 0) await sleep(SETTLE_MS);
     return await toolLoop(client.callTool);
   } finally {
     client.close();
@@ -63,6 +69,7 @@ async function ourLoop(dir, env) {
 async function refLoop(commandLine, dir) {
   const ref = await stdioServer(commandLine, dir);
   try {
+    if (SETTLE_MS > 0) await sleep(SETTLE_MS);
     return await toolLoop(ref.call);
   } finally {
     await ref.close();
@@ -128,7 +135,8 @@ async function main() {
     const rows = [...loopRows(times, { mode: values.mode, ref }), ...lat.map((l) => latencyRow(l, GAP_MS))];
     const notes = [
       `${RUNS} runs, each on a fresh copy of the project and (for the servers) a fresh server; this server over ` +
-        `HTTP in \`${values.mode}\`, asked tools/list first as a client does, then the six calls at once; ` +
+        `HTTP in \`${values.mode}\`, asked tools/list first as a client does, then the six calls ` +
+        `${SETTLE_MS ? `${SETTLE_MS} ms later` : 'at once'}; ` +
         `the sides take turns in a rotating order. Times are wall time per call from the client's side; ` +
         `a loop is the sum of its six. Medians over runs, min–max beside them.`,
       ref
@@ -146,6 +154,7 @@ async function main() {
         mode: values.mode,
         runs: RUNS,
         python_reference: ref ?? null,
+        settle_ms: SETTLE_MS,
         load_average_at_start: load,
         steps: STEPS.map(([k]) => k),
         loops_ms: times,
