@@ -45,7 +45,7 @@ export function loopRows(times, { mode, ref }) {
     limit: 1.3,
     unit: '×',
     pass: vsDirect <= 1.3,
-    note: `${spread(ours)} vs ${spread(direct)}`,
+    note: `${spread(ours)} vs ${spread(direct)}; paired by run (the two ran one after the other): median ${round(median(ours.map((o, i) => o / direct[i])), 2)}×`,
   });
   if (times.ref) {
     const py = times.ref.map(total);
@@ -56,7 +56,7 @@ export function loopRows(times, { mode, ref }) {
       limit: 0.8,
       unit: '×',
       pass: vsRef <= 0.8,
-      note: `${spread(ours)} vs ${spread(py)} (\`${ref}\`)`,
+      note: `${spread(ours)} vs ${spread(py)} (\`${ref}\`); paired by run: median ${round(median(ours.map((o, i) => o / py[i])), 2)}×`,
     });
   } else {
     rows.push({
