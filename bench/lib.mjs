@@ -102,8 +102,14 @@ export function ensureBuilt() {
 
 export const round = (x, d = 3) => (x == null || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
 
-/** rows: [{target, measured, limit, unit, pass, note}] */
-export function writeResults(name, title, rows, extra = {}) {
+/** A row's result column: its own word when it has one ('reported', 'not installed'), else pass or MISS. */
+export const resultWord = (r) => r.result ?? (r.pass ? 'pass' : 'MISS');
+
+/**
+ * rows: [{target, measured, limit, unit, pass, note, result?}]; `notes`: lines printed under the table (how it
+ * was measured, what was absent).
+ */
+export function writeResults(name, title, rows, extra = {}, notes = []) {
   mkdirSync(RESULTS, { recursive: true });
   const env = {
     node: process.version,
@@ -123,9 +129,10 @@ export function writeResults(name, title, rows, extra = {}) {
     '|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.target} | ${r.measured ?? 'n/a'} ${r.unit ?? ''} | ${r.op ?? '≤'} ${r.limit} ${r.unit ?? ''} | ${r.pass ? 'pass' : 'MISS'} | ${r.note ?? ''} |`,
+        `| ${r.target} | ${r.measured ?? 'n/a'} ${r.unit ?? ''} | ${r.op ?? '≤'} ${r.limit} ${r.unit ?? ''} | ${resultWord(r)} | ${r.note ?? ''} |`,
     ),
     '',
+    ...(notes.length ? [...notes, ''] : []),
   ].join('\n');
   writeFileSync(path.join(RESULTS, `${name}.md`), md);
   process.stdout.write('\n' + md);

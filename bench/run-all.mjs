@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, REPO, RESULTS } from './lib.mjs';
+import { ensureBuilt, REPO, RESULTS, resultWord } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +24,7 @@ const { values } = parseArgs({
 const STEPS = [
   ['startup', 'bench/startup-bench.mjs', []],
   ['exec-speed', 'bench/exec-speed-bench.mjs', []],
+  ['loop', 'bench/loop-bench.mjs', []],
   ['core', 'bench/core-bench.mjs', []],
   ['patch', 'bench/patch-bench.mjs', []],
   ['git', 'bench/git-bench.mjs', []],
@@ -84,7 +85,7 @@ const table = (rows) => [
   '|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.target} | ${fmt(r.measured)} ${r.unit ?? ''} | ${r.op ?? '≤'} ${r.limit} ${r.unit ?? ''} | ${r.pass ? 'pass' : 'MISS'} | ${r.note ?? ''} |`,
+      `| ${r.target} | ${fmt(r.measured)} ${r.unit ?? ''} | ${r.op ?? '≤'} ${r.limit} ${r.unit ?? ''} | ${resultWord(r)} | ${r.note ?? ''} |`,
   ),
 ];
 

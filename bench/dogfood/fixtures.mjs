@@ -100,6 +100,12 @@ function writeProject(dir, files) {
   git(dir, 'commit', '-q', '-m', 'Initial commit');
 }
 
+/** The JS project alone in `dir` (bench/loop-bench.mjs: a fresh copy for every run of the loop). */
+export function makeJsProject(dir) {
+  writeProject(dir, JS_FILES);
+  return dir;
+}
+
 /** Creates <root>/js and <root>/py; returns their paths. */
 export function makeFixtures(root) {
   const js = path.join(root, 'js');
