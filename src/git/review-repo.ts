@@ -89,9 +89,16 @@ export class ReviewRepo {
 
   /** The workspace's HEAD commit, or the empty tree when it has none yet. */
   async headOrEmpty(): Promise<string> {
-    const r = await this.git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], 'rev-parse', { allowCode: 1 });
+    // The workspace's own repository (pinned as every git tool runs), not the private one.
+    const r = await runGit(this.host, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], {
+      cwd: this.repo.top,
+      pin: this.repo.pin,
+      filterArgs: this.repo.filterArgs,
+    });
     const sha = r.stdout.toString('utf8').trim();
-    return r.code === 0 && sha ? sha : EMPTY_TREE;
+    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(sha)) return sha;
+    if (r.code === 1) return EMPTY_TREE;
+    throw gitFailed('rev-parse', r);
   }
 
   /**
