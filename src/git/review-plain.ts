@@ -122,7 +122,10 @@ export class PlainReview {
     return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
   }
 
-  private counts(a: string | undefined, b: string | undefined): { added: number | null; removed: number | null } {
+  private counts(
+    a: string | undefined,
+    b: string | undefined,
+  ): { added: number | null; removed: number | null } {
     const ba = a ? this.blob(a) : Buffer.alloc(0);
     const bb = b ? this.blob(b) : Buffer.alloc(0);
     if (isBinary(ba) || isBinary(bb)) return { added: null, removed: null };

@@ -75,7 +75,11 @@ export class ReviewPoints {
 
   get(id: string): ReviewPoint {
     const p = this.points.find((x) => x.id === id);
-    if (!p) throw unknownPoint(id, this.points.map((x) => x.id));
+    if (!p)
+      throw unknownPoint(
+        id,
+        this.points.map((x) => x.id),
+      );
     return p;
   }
 
@@ -110,7 +114,8 @@ export class ReviewPoints {
       const base = last?.handle ?? (b.kind === 'git' ? await b.git.headOrEmpty() : b.plain.empty());
       if (b.kind === 'git') {
         const tree = await b.git.snapshotTree(base);
-        if (last && last.tree === tree) return { point: last.id, since: last.id, files: [], from: base, to: base };
+        if (last && last.tree === tree)
+          return { point: last.id, since: last.id, files: [], from: base, to: base };
         const id = this.nextId();
         const commit = await b.git.keep(id, tree, last?.handle ?? null);
         const files = await b.git.changes(base, commit);
@@ -134,7 +139,14 @@ export class ReviewPoints {
     const point: ReviewPoint = { ...p, base, time: this.host.clock.now() };
     this.points.push(point);
     this.feed.publish(point);
-    return { point: p.id, since: p.since, files: p.files, from: base, to: p.handle, ...(first ? { first } : {}) };
+    return {
+      point: p.id,
+      since: p.since,
+      files: p.files,
+      from: base,
+      to: p.handle,
+      ...(first ? { first } : {}),
+    };
   }
 
   private nextId(): string {
@@ -196,7 +208,10 @@ export class ReviewPoints {
       const unreviewed = new Set((await diff(last.handle, now)).map((f) => f.path));
       const lost = touched.filter((p) => unreviewed.has(p));
       if (lost.length) throw unreviewedWork(id, last.id, lost);
-      const at = b.kind === 'git' ? await b.git.filesAt(target.handle, touched) : b.plain.filesAt(target.handle, touched);
+      const at =
+        b.kind === 'git'
+          ? await b.git.filesAt(target.handle, touched)
+          : b.plain.filesAt(target.handle, touched);
       const cur = b.kind === 'git' ? await b.git.filesAt(now, touched) : b.plain.filesAt(now, touched);
       if (b.kind === 'plain') b.plain.drop(now);
       return {

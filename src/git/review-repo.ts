@@ -169,12 +169,23 @@ function joinChanges(nameStatus: string, counts: NumstatEntry[]): TreeChange[] {
     if (code === 'R' || code === 'C') {
       const from = parts[i + 1] as string;
       const to = parts[i + 2] as string;
-      out.push({ path: to, from, status: 'renamed', added: c ? c.additions : 0, removed: c ? c.deletions : 0 });
+      out.push({
+        path: to,
+        from,
+        status: 'renamed',
+        added: c ? c.additions : 0,
+        removed: c ? c.deletions : 0,
+      });
       i += 3;
       continue;
     }
     const status: ChangeStatus = code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified';
-    out.push({ path: parts[i + 1] as string, status, added: c ? c.additions : 0, removed: c ? c.deletions : 0 });
+    out.push({
+      path: parts[i + 1] as string,
+      status,
+      added: c ? c.additions : 0,
+      removed: c ? c.deletions : 0,
+    });
     i += 2;
   }
   return out;

@@ -5,13 +5,29 @@
 // it; and a filter driver the repository's own configuration defines never runs while a point is taken.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, HUNG_MS } from '../exec/exec-support.js';
 import type { SuiteVariant } from '../helpers/container-sim.js';
-import { canRunAs, NOBODY, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
+import {
+  canRunAs,
+  NOBODY,
+  ownedDir,
+  startBinAs,
+  type BinServer,
+  type RunAs,
+} from '../helpers/hostile-bin.js';
 import { git } from '../helpers/workspace.js';
 
 /** Directories named `name` below `dir` (the test runs as root and sees the whole runtime root). */
@@ -55,7 +71,13 @@ export function reviewSuite(as: RunAs, variant?: SuiteVariant): void {
         execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, ws]);
         chownSync(marker, NOBODY, NOBODY);
       }
-      srv = await startBinAs({ workspace: ws, runtimeRoot: rt, as, launcher: variant?.launcher(), env: variant?.env });
+      srv = await startBinAs({
+        workspace: ws,
+        runtimeRoot: rt,
+        as,
+        launcher: variant?.launcher(),
+        env: variant?.env,
+      });
     }, HUNG_MS);
 
     afterAll(async () => {
@@ -64,8 +86,11 @@ export function reviewSuite(as: RunAs, variant?: SuiteVariant): void {
     });
 
     it('show_changes takes points in a private repository of the runtime directory, none in .git', async () => {
-      const gitBefore = execFileSync('find', [path.join(ws, '.git'), '-newer', path.join(ws, '.git', 'HEAD')])
-        .toString();
+      const gitBefore = execFileSync('find', [
+        path.join(ws, '.git'),
+        '-newer',
+        path.join(ws, '.git', 'HEAD'),
+      ]).toString();
       const first = await call(srv.url, 'show_changes', {});
       expect(first.isError, first.text).toBe(false);
       writeFileSync(path.join(ws, 'a.txt'), 'alpha\nbeta\n');
@@ -78,9 +103,9 @@ export function reviewSuite(as: RunAs, variant?: SuiteVariant): void {
       ]);
       const priv = findDirs(rt, 'review');
       expect(priv).toHaveLength(1);
-      expect(existsSync(path.join(priv[0]!, 'git', 'refs', 'workbench', 'review', second.sc.point as string))).toBe(
-        true,
-      );
+      expect(
+        existsSync(path.join(priv[0]!, 'git', 'refs', 'workbench', 'review', second.sc.point as string)),
+      ).toBe(true);
       expect(g('for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
       expect(
         execFileSync('find', [path.join(ws, '.git'), '-newer', path.join(ws, '.git', 'HEAD')]).toString(),

@@ -70,7 +70,10 @@ function handlerCall(srv: InProcessServer, name: string, args: unknown, withDiff
 
 describe('show_changes in a git repository', () => {
   it('sees apply_patch, edit_file and a command; a second call reports nothing new; since moves nothing', async () => {
-    const { ws, srv } = await setup({ 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n', 'old.txt': 'rename me\n'.repeat(5) }, true);
+    const { ws, srv } = await setup(
+      { 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n', 'old.txt': 'rename me\n'.repeat(5) },
+      true,
+    );
     const refsBefore = git(ws.dir, 'for-each-ref', 'refs/heads', 'refs/remotes', 'refs/tags');
     const gitBefore = treeState(path.join(ws.dir, '.git'));
     const first = await show(srv);
@@ -82,8 +85,13 @@ describe('show_changes in a git repository', () => {
       patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n+three\n*** End Patch\n',
     });
     expect(patch.isError).toBe(false);
-    expect((await callTool(srv.url, 'edit_file', { path: 'new.txt', old_string: '', new_string: 'n\n' })).isError).toBe(false);
-    const cmd = await callTool(srv.url, 'exec_command', { cmd: 'rm b.txt && mv old.txt moved.txt', yield_time_ms: 10000 });
+    expect(
+      (await callTool(srv.url, 'edit_file', { path: 'new.txt', old_string: '', new_string: 'n\n' })).isError,
+    ).toBe(false);
+    const cmd = await callTool(srv.url, 'exec_command', {
+      cmd: 'rm b.txt && mv old.txt moved.txt',
+      yield_time_ms: 10000,
+    });
     expect(cmd.isError).toBe(false);
     expect(existsSync(path.join(ws.dir, 'moved.txt'))).toBe(true);
 
@@ -108,7 +116,12 @@ describe('show_changes in a git repository', () => {
     ws.write('a.txt', 'changed again\n');
     const look = await show(srv, { since: p1 });
     expect(look.s.point).toBe('now');
-    expect((look.s.files as Array<{ path: string }>).map((f) => f.path)).toEqual(['a.txt', 'b.txt', 'moved.txt', 'new.txt']);
+    expect((look.s.files as Array<{ path: string }>).map((f) => f.path)).toEqual([
+      'a.txt',
+      'b.txt',
+      'moved.txt',
+      'new.txt',
+    ]);
     // `since` moved nothing: the next plain call compares with p2 still.
     const after = await show(srv);
     expect(after.s.since).toBe(p2);
@@ -137,11 +150,12 @@ describe('show_changes in a git repository', () => {
     files['big.txt'] = 'line\n'.repeat(10);
     const { ws, srv } = await setup(files, true);
     await show(srv);
-    for (let i = 0; i < 20; i++) ws.write(`src/module/file${String(i).padStart(2, '0')}.ts`, 'y\n' + 'x\n'.repeat(49));
+    for (let i = 0; i < 20; i++)
+      ws.write(`src/module/file${String(i).padStart(2, '0')}.ts`, 'y\n' + 'x\n'.repeat(49));
     const plain = await handlerCall(srv, 'show_changes', {}, false);
     expect(plain.meta).toBeUndefined();
     expect(Buffer.byteLength(plain.text)).toBeLessThanOrEqual(1024);
-    const p = (plain.structured as { point: string; since: string });
+    const p = plain.structured as { point: string; since: string };
     const again = await handlerCall(srv, 'show_changes', { since: p.since, point: p.point }, true);
     const meta = again.meta?.[DIFF_META_KEY] as DiffMeta;
     expect(meta.files).toHaveLength(20);
@@ -169,12 +183,18 @@ describe('show_changes in a git repository', () => {
 
 describe('show_changes in a directory without git', () => {
   it('the first call makes a point; then it sees every change, renames by content', async () => {
-    const { ws, srv } = await setup({ 'a.txt': 'one\n', 'b.txt': 'b\n', 'keep.txt': 'some content to move\n' }, false);
+    const { ws, srv } = await setup(
+      { 'a.txt': 'one\n', 'b.txt': 'b\n', 'keep.txt': 'some content to move\n' },
+      false,
+    );
     const first = await show(srv);
     expect(first.s.first).toBe('nothing');
     expect(first.s.files).toBeUndefined();
     await callTool(srv.url, 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'uno' });
-    await callTool(srv.url, 'exec_command', { cmd: 'rm b.txt; mv keep.txt kept.txt; printf "c\\n" > c.txt', yield_time_ms: 10000 });
+    await callTool(srv.url, 'exec_command', {
+      cmd: 'rm b.txt; mv keep.txt kept.txt; printf "c\\n" > c.txt',
+      yield_time_ms: 10000,
+    });
     const second = await show(srv);
     expect(second.s.since).toBe(first.s.point);
     expect(second.s.files).toEqual([
@@ -201,7 +221,10 @@ describe('show_changes in a directory without git', () => {
 describe('revert_changes', () => {
   for (const gitRepo of [true, false]) {
     it(`restores a point (adds, deletes, renames) and refuses unreviewed work (${gitRepo ? 'git' : 'no git'})`, async () => {
-      const { ws, srv } = await setup({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'move me around\n' }, gitRepo);
+      const { ws, srv } = await setup(
+        { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'move me around\n' },
+        gitRepo,
+      );
       const p1 = (await show(srv)).s.point as string;
       ws.write('a.txt', 'A\n');
       ws.write('new.txt', 'new\n');
@@ -224,7 +247,12 @@ describe('revert_changes', () => {
       expect(srv.runtime.edits?.list().at(-1)?.tool).toBe('revert_changes');
       // And what show_changes sees next is the revert (d.txt back to c.txt is one rename).
       const after = await show(srv);
-      expect((after.s.files as Array<{ path: string }>).map((f) => f.path)).toEqual(['a.txt', 'b.txt', 'c.txt', 'new.txt']);
+      expect((after.s.files as Array<{ path: string }>).map((f) => f.path)).toEqual([
+        'a.txt',
+        'b.txt',
+        'c.txt',
+        'new.txt',
+      ]);
     }, 60_000);
   }
 });

@@ -45,7 +45,9 @@ export const revertChangesTool = defineTool({
     const n = done.affected.length;
     return {
       structured: lean({ point: args.point, affected_files: done.affected }, ['point', 'path', 'operation']),
-      text: n ? `Restored ${n} file(s) to review point ${args.point}.` : `Nothing differs from ${args.point}.`,
+      text: n
+        ? `Restored ${n} file(s) to review point ${args.point}.`
+        : `Nothing differs from ${args.point}.`,
     };
   },
 });

@@ -35,10 +35,17 @@ const output = z.object({
   since: z.string().optional(),
   first: z.enum(['HEAD', 'nothing']).optional(),
   files: z.array(FILE).optional(),
-  totals: z.object({ files: z.number(), added: z.number().optional(), removed: z.number().optional() }).optional(),
+  totals: z
+    .object({ files: z.number(), added: z.number().optional(), removed: z.number().optional() })
+    .optional(),
 });
 
-const LETTER: Record<TreeChange['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
+const LETTER: Record<TreeChange['status'], string> = {
+  added: 'A',
+  modified: 'M',
+  deleted: 'D',
+  renamed: 'R',
+};
 
 function fileLine(f: TreeChange): string {
   const name = f.from !== undefined ? `${showPath(f.from)} -> ${showPath(f.path)}` : showPath(f.path);
