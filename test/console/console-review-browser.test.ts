@@ -79,7 +79,7 @@ describe.skipIf(missing !== undefined)('the console groups edits by review point
     await page
       .locator('[data-group="unreviewed"] [data-edit]', { hasText: 'b.txt' })
       .waitFor({ timeout: 30_000 });
-    const order = await groups.evaluateAll((els: Element[]) =>
+    const order = await groups.evaluateAll((els: Array<{ getAttribute(n: string): string | null }>) =>
       els.map((e) => e.getAttribute('data-point') ?? e.getAttribute('data-group')),
     );
     expect(order).toEqual(['unreviewed', points[1], points[0]]);
