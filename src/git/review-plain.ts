@@ -1,4 +1,4 @@
-// The review points of a workspace that is not a git repository (docs/tools.md#show_changes): a snapshot is the
+// The review points of a workspace that is not a git repository (docs/tools.md#review-points): a snapshot is the
 // list of its files (.gitignore and the default excludes honoured, as list_files) with the sha-256 of each,
 // their bytes kept once per content under the private directory in the runtime directory. Files are read
 // through the workspace layer (confined-fs: no last-component symlink followed, the descriptor checked inside

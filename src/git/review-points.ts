@@ -1,4 +1,4 @@
-// The review points of the workspace (docs/tools.md#show_changes): show_changes takes one (what changed since
+// The review points of the workspace (docs/tools.md#review-points): show_changes takes one (what changed since
 // the last point, then the point moves to now), or compares an earlier point with now or with another point
 // without moving anything. A git work tree at the workspace root keeps them as commits of a private repository
 // (review-repo.ts), any other workspace as snapshots (review-plain.ts). Calls are serialised: the private index

@@ -1,4 +1,4 @@
-// The review points of a git workspace (docs/tools.md#show_changes, docs/security-model.md#review-points): each
+// The review points of a git workspace (docs/tools.md#review-points, docs/security-model.md#review-points): each
 // point is a commit object of the whole working tree (tracked and untracked files, .gitignore and
 // .git/info/exclude honoured) under refs/workbench/review/, kept in a private repository the server owns in its
 // runtime directory, never in the workspace's .git (which the git jail shows read-only). The private

@@ -1,4 +1,4 @@
-// docs/tools.md#show_changes and docs/tools.md#revert_changes: review points in a real git repository and in a
+// docs/tools.md#review-points and docs/tools.md#review-points: review points in a real git repository and in a
 // plain directory, through a real in-process HTTP server; changes made by apply_patch, edit_file and a
 // command; `since` leaves the point; renames; the user's refs and .git untouched; the diff for MCP Apps hosts
 // (diffMeta) through the tool handler; revert and its PATCH_CONFLICT.

@@ -1,4 +1,4 @@
-// revert_changes (docs/tools.md#revert_changes): the review card's "Revert to this review point", visible to the
+// revert_changes (docs/tools.md#review-points): the review card's "Revert to this review point", visible to the
 // app only (`_meta.ui.visibility`; tools/registry.ts APP_TOOLS, never in the model's catalog). Every file that
 // differs between the point and now gets its content at the point back (added files removed, deleted ones
 // restored, renames undone) in one atomic commit through the patch engine (patch/restore.ts), kept in the

@@ -1,4 +1,4 @@
-// show_changes (docs/tools.md#show_changes): what changed in the workspace since the last review point — files
+// show_changes (docs/tools.md#review-points): what changed in the workspace since the last review point — files
 // added, modified, deleted and renamed with their line counts — then the review point moves to now
 // (git/review-points.ts). `since` compares an earlier point with now and moves nothing; `point` and `offset` are
 // for the review card (the rest of a cut diff). The model reads the list and the totals only; an MCP Apps host
