@@ -117,7 +117,7 @@ export class ReviewPoints {
         if (last && last.tree === tree)
           return { point: last.id, since: last.id, files: [], from: base, to: base };
         const id = this.nextId();
-        const commit = await b.git.keep(id, tree, last?.handle ?? null);
+        const commit = b.git.keep(id, tree, last?.handle ?? null, this.host.clock.now());
         const files = await b.git.changes(base, commit);
         return this.remember({ id, handle: commit, tree, since: last?.id ?? 'HEAD', files }, base, first);
       }

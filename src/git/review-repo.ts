@@ -6,8 +6,10 @@
 // snapshot writes only the blobs that are new; git runs in its jail as every git process does (rule A), with the
 // private directory bound writable for that call alone. The user's configuration is not read: no filter driver
 // can run, and nothing of the user's branches, tags or reflogs changes.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { ToolError } from '../core/tool-error.js';
 import type { GitRepo } from './repo.js';
 import { gitFailed, runGit, type GitHost } from './run.js';
@@ -58,6 +60,9 @@ export class ReviewRepo {
         `core.excludesFile=${path.join(this.repo.pin.commonDir, 'info', 'exclude')}`,
         '-c',
         'core.autocrlf=false',
+        // The private index remembers which directories had no new files (git's untracked cache).
+        '-c',
+        'core.untrackedCache=true',
       ],
       env: {
         GIT_DIR: this.dir,
@@ -113,22 +118,36 @@ export class ReviewRepo {
     return r.stdout.toString('utf8').trim();
   }
 
-  /** A commit of `tree` (parent `parent` when given), kept under the point's ref; returns its id. */
-  async keep(id: string, tree: string, parent: string | null): Promise<string> {
-    const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `review point ${id}`];
-    const commit = (await this.git(args, 'commit-tree')).stdout.toString('utf8').trim();
-    await this.git(['update-ref', `${REVIEW_REF_PREFIX}${id}`, commit], 'update-ref');
-    return commit;
+  /**
+   * A commit of `tree` (parent `parent` when given), kept under the point's ref; returns its id. The commit
+   * object and the ref are the server's own files in its own directory, so they are written here (a loose object
+   * as git writes one, and a ref file) rather than by two more git processes.
+   */
+  keep(id: string, tree: string, parent: string | null, when: number): string {
+    this.init();
+    const secs = Math.floor(when / 1000);
+    const who = `${IDENTITY.GIT_AUTHOR_NAME} <${IDENTITY.GIT_AUTHOR_EMAIL}> ${secs} +0000`;
+    const body =
+      `tree ${tree}\n${parent ? `parent ${parent}\n` : ''}author ${who}\ncommitter ${who}\n\n` +
+      `review point ${id}\n`;
+    const raw = Buffer.concat([Buffer.from(`commit ${Buffer.byteLength(body)}\0`), Buffer.from(body)]);
+    const sha = createHash('sha1').update(raw).digest('hex');
+    const dir = path.join(this.dir, 'objects', sha.slice(0, 2));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, sha.slice(2));
+    if (!existsSync(file)) writeFileSync(file, deflateSync(raw), { mode: 0o444 });
+    const ref = path.join(this.dir, REVIEW_REF_PREFIX, id);
+    mkdirSync(path.dirname(ref), { recursive: true, mode: 0o700 });
+    writeFileSync(ref, `${sha}\n`);
+    return sha;
   }
 
   /** The changes from tree-ish `a` to `b`: status and line counts, renames found (-M). */
   async changes(a: string, b: string, renames = true): Promise<TreeChange[]> {
-    const base = ['diff-tree', '-r', '-z', '--no-ext-diff', '--no-textconv', renames ? '-M' : '--no-renames'];
-    const [status, counts] = await Promise.all([
-      this.git([...base, '--name-status', a, b], 'diff-tree'),
-      this.git([...base, '--numstat', a, b], 'diff-tree'),
-    ]);
-    return joinChanges(status.stdout.toString('utf8'), parseNumstatZ(counts.stdout).entries);
+    const args = ['diff-tree', '-r', '-z', '--no-ext-diff', '--no-textconv', renames ? '-M' : '--no-renames'];
+    // One process: the raw records (status and paths) of every file, then the numstat records in the same order.
+    const out = (await this.git([...args, '--raw', '--numstat', a, b], 'diff-tree')).stdout.toString('utf8');
+    return parseRawNumstat(out);
   }
 
   /** The unified diff from `a` to `b` (at most maxBytes of it, `cut` when there was more). */
@@ -157,9 +176,26 @@ export class ReviewRepo {
   }
 }
 
-/** `--name-status -z` records (status, path or old and new path) joined with numstat's counts. */
-function joinChanges(nameStatus: string, counts: NumstatEntry[]): TreeChange[] {
-  const parts = nameStatus.split('\0');
+/**
+ * `--raw --numstat -z` output: each raw record (`:mode mode sha sha STATUS\0path\0`, two paths for a rename),
+ * then the numstat records of the same files in the same order (parse-diff.ts parseNumstatZ).
+ */
+export function parseRawNumstat(out: string): TreeChange[] {
+  const parts = out.split('\0');
+  const raw: string[] = [];
+  let i = 0;
+  while (i < parts.length && (parts[i] as string).startsWith(':')) {
+    const code = (parts[i] as string).split(' ')[4] ?? '';
+    const two = code.startsWith('R') || code.startsWith('C');
+    raw.push(code, ...parts.slice(i + 1, i + (two ? 3 : 2)));
+    i += two ? 3 : 2;
+  }
+  const counts = parseNumstatZ(parts.slice(i).join('\0')).entries;
+  return joinChanges(raw, counts);
+}
+
+/** Raw records (status, then path or old and new path) joined with numstat's counts. */
+function joinChanges(parts: string[], counts: NumstatEntry[]): TreeChange[] {
   const out: TreeChange[] = [];
   let i = 0;
   let k = 0;

@@ -2,6 +2,7 @@
 // plain directory, through a real in-process HTTP server; changes made by apply_patch, edit_file and a
 // command; `since` leaves the point; renames; the user's refs and .git untouched; the diff for MCP Apps hosts
 // (diffMeta) through the tool handler; revert and its PATCH_CONFLICT.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -134,6 +135,21 @@ describe('show_changes in a git repository', () => {
     // The points' refs live in the runtime directory's private repository.
     const priv = path.join(srv.runtime.dirs.root, 'review', 'git');
     expect(readdirSync(path.join(priv, 'refs', 'workbench', 'review')).sort()).toContain(p2);
+    // Each point is a real commit there (git reads it, its parent the point before, its tree the work tree's).
+    const pg = (...a: string[]) => git(ws.dir, '--git-dir', priv, ...a).trim();
+    expect(pg('cat-file', '-t', `refs/workbench/review/${p2}`)).toBe('commit');
+    expect(pg('rev-parse', `refs/workbench/review/${p2}^`)).toBe(
+      pg('rev-parse', `refs/workbench/review/${p1}`),
+    );
+    const env = { ...process.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(ws.dir, '.git', 'objects') };
+    const files = execFileSync(
+      'git',
+      ['--git-dir', priv, 'ls-tree', '-r', '--name-only', `refs/workbench/review/${p2}`],
+      {
+        env,
+      },
+    ).toString();
+    expect(files.split('\n').filter(Boolean).sort()).toEqual(['a.txt', 'moved.txt', 'new.txt']);
   }, 60_000);
 
   it('an unknown point is REVIEW_POINT_UNKNOWN with the next step', async () => {
