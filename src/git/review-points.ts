@@ -58,6 +58,8 @@ export class ReviewPoints {
   private backend: Backend | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly tag = randomHex(2);
+  /** Without git: the snapshot of the last comparison with now (its hunks may still be asked for). */
+  private lastNow: string | undefined;
   /** Each new point, for the console. */
   readonly feed = new Feed<ReviewPoint>(20);
 
@@ -168,9 +170,12 @@ export class ReviewPoints {
     });
   }
 
-  /** A handle of the working tree now, kept as no point. */
+  /** A handle of the working tree now, kept as no point (without git, only the latest such snapshot is kept). */
   private async now(b: Backend): Promise<string> {
-    if (b.kind === 'plain') return b.plain.snapshot();
+    if (b.kind === 'plain') {
+      if (this.lastNow) b.plain.drop(this.lastNow);
+      return (this.lastNow = await b.plain.snapshot());
+    }
     const last = this.points[this.points.length - 1];
     return b.git.snapshotTree(last?.handle ?? (await b.git.headOrEmpty()));
   }
@@ -213,7 +218,6 @@ export class ReviewPoints {
           ? await b.git.filesAt(target.handle, touched)
           : b.plain.filesAt(target.handle, touched);
       const cur = b.kind === 'git' ? await b.git.filesAt(now, touched) : b.plain.filesAt(now, touched);
-      if (b.kind === 'plain') b.plain.drop(now);
       return {
         files: touched.map((rel) => ({
           rel,
