@@ -164,12 +164,14 @@ export class ReviewRepo {
     for (const p of paths) {
       const ls = await this.git(['ls-tree', '-z', at, '--', p], 'ls-tree');
       const rec = ls.stdout.toString('utf8').split('\0')[0] ?? '';
-      const m = /^(\d{6}) blob ([0-9a-f]+)\t/.exec(rec);
+      const m = /^(\d{6}) (blob|commit) ([0-9a-f]+)\t/.exec(rec);
       if (!m) {
         out.set(p, null);
         continue;
       }
-      const blob = await this.git(['cat-file', 'blob', m[2] as string], 'cat-file', { maxBytes: 256 << 20 });
+      if (m[1] === '120000' || m[2] === 'commit')
+        throw notRestorable(p, m[2] === 'commit' ? 'a submodule' : 'a symlink');
+      const blob = await this.git(['cat-file', 'blob', m[3] as string], 'cat-file', { maxBytes: 256 << 20 });
       out.set(p, { bytes: blob.stdout, mode: m[1] === '100755' ? 0o755 : 0o644 });
     }
     return out;
@@ -225,6 +227,16 @@ function joinChanges(parts: string[], counts: NumstatEntry[]): TreeChange[] {
     i += 2;
   }
   return out;
+}
+
+/** A path a revert cannot write through the patch engine, which writes regular files only. */
+function notRestorable(p: string, what: string): ToolError {
+  return new ToolError(
+    'PATCH_FAILED',
+    `${p} is ${what} at the review point or now; a revert writes regular files only, so nothing was written`,
+    { path: p, reason: 'not_a_regular_file' },
+    { suggestion: 'Restore that path by hand (git checkout, ln -s) with exec_command, or tell the user.' },
+  );
 }
 
 /** A point id that is not one of this workspace's. */

@@ -3,7 +3,7 @@
 // command; `since` leaves the point; renames; the user's refs and .git untouched; the diff for MCP Apps hosts
 // (diffMeta) through the tool handler; revert and its PATCH_CONFLICT.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
@@ -271,4 +271,16 @@ describe('revert_changes', () => {
       ]);
     }, 60_000);
   }
+
+  it('refuses with PATCH_FAILED, writing nothing, a revert that would write a symlink (git)', async () => {
+    const { ws, srv } = await setup({ 'a.txt': 'a\n' }, true);
+    const p1 = (await show(srv)).s.point as string;
+    ws.write('a.txt', 'A\n');
+    symlinkSync('a.txt', path.join(ws.dir, 'link'));
+    await show(srv);
+    const refused = await handlerCall(srv, 'revert_changes', { point: p1 }, false).catch((e) => e);
+    expect(refused.code).toBe('PATCH_FAILED');
+    expect(refused.message).toContain('link is a symlink');
+    expect(readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('A\n');
+  }, 60_000);
 });
