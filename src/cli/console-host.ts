@@ -6,6 +6,8 @@ import { ToolError } from '../core/tool-error.js';
 import type { ActivityFeed } from '../core/activity.js';
 import type { ConsoleHost, CommandView, ConnectionView, SafetyView } from '../console/host.js';
 import type { EditJournal } from '../patch/journal.js';
+import { restoreFiles } from '../patch/restore.js';
+import { recordBeforeWrite } from '../git/baseline.js';
 import type { ApprovalDesk } from '../policy/approvals.js';
 import { DEFAULT_ALLOW } from '../process/net/net-allow.js';
 import type { Command } from '../process/commands/command.js';
@@ -69,6 +71,9 @@ export function consoleHost(w: ConsoleWiring): ConsoleHost {
     commands: () => rt.commands.list().slice(-COMMANDS_SHOWN).reverse().map(view),
     kill: (id) => killCommand(rt, id, audit),
     revert: (id) => revertEdit(rt, w.parts.edits, id, audit),
+    reviews: rt.reviews,
+    pointDiff: (id) => pointDiff(rt, id),
+    revertPoint: (id) => revertPoint(rt, w.parts.edits, id, audit),
     connection: () => connection(w),
     credential: () => (c.authMode === 'bearer' ? w.credential() : undefined),
     safety: () => safety(rt),
@@ -113,6 +118,48 @@ async function revertEdit(rt: Runtime, edits: EditJournal, id: string, audit: Au
     audit('revert_edit', { edit: id }, started);
   } catch (e) {
     audit('revert_edit', { edit: id }, started, e instanceof ToolError ? e.code : 'INTERNAL_ERROR');
+    throw e;
+  }
+}
+
+/** The most diff text a review point carries to the page. */
+const MAX_POINT_DIFF_CHARS = 64 * 1024;
+
+/** Review point `id` against the point before it (or HEAD), as unified text for the console. */
+async function pointDiff(rt: Runtime, id: string): Promise<string> {
+  const p = rt.reviews.get(id);
+  if (!p.since || p.files.length === 0) return '';
+  const c = await rt.reviews.compare(p.since, id);
+  const { byPath } = await rt.reviews.hunks(c, 4 * MAX_POINT_DIFF_CHARS);
+  let diff = '';
+  for (const f of c.files) {
+    if (diff.length >= MAX_POINT_DIFF_CHARS) break;
+    const from = f.status === 'added' ? '/dev/null' : `a/${f.from ?? f.path}`;
+    const to = f.status === 'deleted' ? '/dev/null' : `b/${f.path}`;
+    diff += `--- ${from}\n+++ ${to}\n${byPath.get(f.path) || (f.added === null ? '(binary)\n' : '')}`;
+  }
+  return diff.length > MAX_POINT_DIFF_CHARS ? `${diff.slice(0, MAX_POINT_DIFF_CHARS)}\n… (cut)\n` : diff;
+}
+
+/** "Revert to this review point": the engine of revert_changes, kept as an edit by `operator`, audited. */
+async function revertPoint(rt: Runtime, edits: EditJournal, id: string, audit: Audit): Promise<void> {
+  const started = rt.clock.monotonic();
+  try {
+    const plan = await rt.reviews.revertPlan(id);
+    await restoreFiles(
+      {
+        root: rt.root,
+        locks: rt.patchLocks,
+        log: rt.log,
+        beforeWrite: (files) => files.forEach((f) => recordBeforeWrite(rt, f)),
+        committed: (steps) => void edits.record('operator', 'revert_changes', steps),
+      },
+      plan.files,
+      'revert_changes',
+    );
+    audit('revert_changes', { point: id }, started);
+  } catch (e) {
+    audit('revert_changes', { point: id }, started, e instanceof ToolError ? e.code : 'INTERNAL_ERROR');
     throw e;
   }
 }

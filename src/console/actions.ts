@@ -1,11 +1,12 @@
 // The console's state changes (docs/console.md#what-it-shows), once the request passed the session, Origin and
-// CSRF checks: decide an approval, kill a command, revert an edit, reveal the bearer token. Each is audited.
+// CSRF checks: decide an approval, kill a command, revert an edit or a review point, reveal the bearer token.
+// Each is audited.
 import type { ServerResponse } from 'node:http';
 import { ToolError } from '../core/tool-error.js';
 import type { ConsoleHost } from './host.js';
 import { json, refuse } from './respond.js';
 
-const ACTION = /^\/api\/(approvals|commands|edits)\/([A-Za-z0-9_-]{1,64})\/(decide|kill|revert)$/;
+const ACTION = /^\/api\/(approvals|commands|edits|points)\/([A-Za-z0-9_-]{1,64})\/(decide|kill|revert)$/;
 
 export async function act(
   host: ConsoleHost,
@@ -26,13 +27,14 @@ export async function act(
       ? json(res, 200, { ok: true })
       : refuse(res, 409, 'not_running', `Command ${id} is not running.`);
   }
-  if (what === 'edits' && action === 'revert') return revert(host, res, id);
+  if (what === 'edits' && action === 'revert') return revert(host, res, () => host.revert(id));
+  if (what === 'points' && action === 'revert') return revert(host, res, () => host.revertPoint(id));
   refuse(res, 404, 'not_found', 'No such console action.');
 }
 
-async function revert(host: ConsoleHost, res: ServerResponse, id: string): Promise<void> {
+async function revert(host: ConsoleHost, res: ServerResponse, run: () => Promise<void>): Promise<void> {
   try {
-    await host.revert(id);
+    await run();
     json(res, 200, { ok: true });
   } catch (e) {
     if (e instanceof ToolError) return refuse(res, 409, e.code, e.message);

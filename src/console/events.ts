@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ActivityEntry } from '../core/activity.js';
 import type { ConsoleHost } from './host.js';
-import { editView, snapshot } from './views.js';
+import { editView, pointView, snapshot } from './views.js';
 
 export const MAX_STREAMS = 8;
 /** The most activity entries one batch carries; older ones of a faster burst are counted as skipped. */
@@ -109,6 +109,7 @@ export class EventStreams {
       this.host.activity.listen((e) => batch.call(e)),
       this.host.approvals.changes.listen((v) => batch.queue('approval', v)),
       this.host.edits.changes.listen((e) => batch.queue('edit', editView(e))),
+      this.host.reviews.feed.listen((p) => batch.queue('point', pointView(p))),
     ];
     const stream: Stream = {
       res,

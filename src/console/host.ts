@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { EditJournal } from '../patch/journal.js';
 import type { ApprovalDesk } from '../policy/approvals.js';
+import type { ReviewPoints } from '../git/review-points.js';
 
 export interface CommandView {
   id: string;
@@ -56,6 +57,12 @@ export interface ConsoleHost {
   kill(id: string): Promise<boolean>;
   /** Reverts an edit through the patch engine, audited as the operator (throws a ToolError when it cannot). */
   revert(id: string): Promise<void>;
+  /** show_changes' review points, which the Edits view groups edits by. */
+  readonly reviews: ReviewPoints;
+  /** A review point's diff against the point before it (unified text, bounded). */
+  pointDiff(id: string): Promise<string>;
+  /** Restores review point `id` through the patch engine, audited as the operator (throws a ToolError). */
+  revertPoint(id: string): Promise<void>;
   connection(): ConnectionView;
   /** The bearer token, for the operator who clicks "reveal". */
   credential(): string | undefined;

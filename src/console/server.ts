@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { readBody } from '../http/body.js';
+import { ToolError } from '../core/tool-error.js';
 import { ConsoleAccess, SESSION_TTL_MS, type Session } from './access.js';
 import { act } from './actions.js';
 import { EventStreams } from './events.js';
@@ -14,6 +15,7 @@ import { cookieOf, CSP, json, noSessionPage, refuse, send } from './respond.js';
 import { snapshot } from './views.js';
 
 const MAX_POST_BYTES = 16 * 1024;
+const POINT_DIFF = /^\/api\/points\/([A-Za-z0-9_-]{1,64})\/diff$/;
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
@@ -137,8 +139,21 @@ export class ConsoleServer {
     if (asset) return send(res, 200, asset.type, this.page.assets.get(asset.file) as Buffer);
     if (url.pathname === '/api/state') return json(res, 200, snapshot(this.host));
     if (url.pathname === '/api/events') return this.streams.open(req, res, CSP);
+    const point = POINT_DIFF.exec(url.pathname);
+    if (point) return void this.pointDiff(res, point[1] as string);
     if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
     refuse(res, 404, 'not_found', 'No such console page.');
+  }
+
+  /** A review point's diff, fetched when the operator opens it (docs/console.md#edits). */
+  private async pointDiff(res: ServerResponse, id: string): Promise<void> {
+    try {
+      json(res, 200, { diff: await this.host.pointDiff(id) });
+    } catch (e) {
+      if (e instanceof ToolError) return refuse(res, 404, e.code, e.message);
+      this.host.log.warn('console: a review point diff failed', { error: String(e) });
+      refuse(res, 500, 'internal', 'The diff could not be made; see the server log.');
+    }
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

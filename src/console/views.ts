@@ -4,6 +4,7 @@ import { renderSVG } from 'uqr';
 import type { EditEntry } from '../patch/journal.js';
 import { unifiedHunks } from '../git/line-diff.js';
 import type { ConsoleHost } from './host.js';
+import type { ReviewPoint } from '../git/review-points.js';
 
 /** The most diff text one edit carries to the page. */
 export const MAX_DIFF_CHARS = 32 * 1024;
@@ -47,6 +48,25 @@ export function editView(e: EditEntry): EditView {
   };
 }
 
+const POINTS_SHOWN = 20;
+
+/** A review point as the Edits view groups by it (docs/console.md#edits): newest first on the page. */
+export interface PointView {
+  id: string;
+  time: number;
+  since: string;
+  files: Array<{ path: string; status: string; from?: string; added: number | null; removed: number | null }>;
+}
+
+export function pointView(p: ReviewPoint): PointView {
+  return {
+    id: p.id,
+    time: p.time,
+    since: p.since,
+    files: p.files.map((f) => ({ ...f })),
+  };
+}
+
 export function snapshot(host: ConsoleHost) {
   const connection = host.connection();
   return {
@@ -60,6 +80,7 @@ export function snapshot(host: ConsoleHost) {
     activity: host.activity.recent().slice(-200),
     commands: host.commands(),
     edits: host.edits.list().slice(-EDITS_SHOWN).map(editView),
+    points: host.reviews.list().slice(0, POINTS_SHOWN).map(pointView).reverse(),
     approvals: host.approvals.pending(),
   };
 }

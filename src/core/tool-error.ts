@@ -29,6 +29,8 @@ export type ToolErrorCode =
   | 'PATH_OUTSIDE_WORKSPACE'
   | 'PERMISSION_DENIED'
   | 'PERMISSION_REQUIRED'
+  | 'REVIEW_POINT_UNKNOWN'
+  | 'REVIEW_TOO_LARGE'
   | 'RUNTIME_DIR_UNWRITABLE'
   | 'SANDBOX_UNAVAILABLE'
   | 'SYMLINK_ESCAPE'
@@ -65,6 +67,8 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   PATH_OUTSIDE_WORKSPACE: 'security',
   PERMISSION_DENIED: 'permission',
   PERMISSION_REQUIRED: 'permission',
+  REVIEW_POINT_UNKNOWN: 'not_found',
+  REVIEW_TOO_LARGE: 'runtime',
   RUNTIME_DIR_UNWRITABLE: 'runtime',
   SANDBOX_UNAVAILABLE: 'runtime',
   SYMLINK_ESCAPE: 'security',
@@ -125,6 +129,10 @@ export const NEXT_STEP: Record<ToolErrorCode, string> = {
   PATH_OUTSIDE_WORKSPACE: 'Use a path inside the workspace (`server_info` shows its root).',
   PERMISSION_DENIED: 'The permission mode or the operator refused it: do it another way or ask the user.',
   PERMISSION_REQUIRED: 'Call `request_permissions` with the permission the message names, then retry.',
+  REVIEW_POINT_UNKNOWN:
+    'Use a point id from an earlier `show_changes` result (they last one server run), or call it without `since`.',
+  REVIEW_TOO_LARGE:
+    'The workspace has no git and is too large to snapshot: run `git init` there, or serve a narrower workspace.',
   RUNTIME_DIR_UNWRITABLE:
     'The server cannot write its runtime directory: tell the operator (`check_exec_environment` says where).',
   SANDBOX_UNAVAILABLE:

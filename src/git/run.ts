@@ -158,6 +158,10 @@ export interface GitRunOptions {
   maxStdoutBytes?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Variables on top of gitEnv's (the review points' private repository, git/review-repo.ts). */
+  env?: Record<string, string>;
+  /** A server-owned directory git may write in its jail (the review points' private repository). */
+  writable?: string;
 }
 
 /** The full argv after `git`: hardening first, then the caller's subcommand and its arguments. */
@@ -171,7 +175,8 @@ export function buildGitArgv(filterArgs: readonly string[], args: readonly strin
 export function runGit(runtime: GitHost, args: readonly string[], opts: GitRunOptions): Promise<ArgvResult> {
   return runArgv('git', buildGitArgv(opts.filterArgs, args), {
     cwd: opts.cwd,
-    env: gitEnv(runtime, opts.pin),
+    env: opts.env ? { ...gitEnv(runtime, opts.pin), ...opts.env } : gitEnv(runtime, opts.pin),
+    ...(opts.writable ? { writable: opts.writable } : {}),
     timeoutMs: opts.timeoutMs ?? GIT_TIMEOUT_MS,
     maxStdoutBytes: opts.maxStdoutBytes ?? GIT_MAX_STDOUT_BYTES,
     signal: opts.signal ?? runtime.signal,

@@ -22,6 +22,7 @@ import { privateFilesOf, sealedDirsOf } from '../process/sandbox/sandbox-mounts.
 import type { SandboxStatus } from '../process/sandbox/sandbox.js';
 import { ToolJail } from '../process/jail/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
+import { ReviewPoints } from '../git/review-points.js';
 import { OneTimeGrants } from '../policy/grants.js';
 import { ApprovalDesk } from '../policy/approvals.js';
 import { ActivityFeed } from '../core/activity.js';
@@ -65,6 +66,8 @@ export class Runtime {
   readonly activity: ActivityFeed | undefined;
   readonly approvals: ApprovalDesk | undefined;
   readonly edits: EditJournal | undefined;
+  /** show_changes' review points (git/review-points.ts), kept in the runtime directory for this run. */
+  readonly reviews: ReviewPoints;
   /** Hosts the `safe` network proxy refused lately, for the console's Safety section. */
   readonly netBlocks: Feed<{ time: number; host: string; reason: string }> | undefined;
   private started = false;
@@ -104,6 +107,7 @@ export class Runtime {
       readAllow: opts.config.readAllow ?? [],
     });
     this.search = new SearchEngines(opts.config.env, this.jail);
+    this.reviews = new ReviewPoints(this);
     this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));
     // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
     const netBlocks = this.netBlocks;

@@ -14,6 +14,7 @@ export interface ToolSummary {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
+  _meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface CatalogOptions {

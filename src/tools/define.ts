@@ -10,6 +10,7 @@ import type { FileLocks } from '../patch/locks.js';
 import type { OneTimeGrants } from '../policy/grants.js';
 import type { ApprovalDesk } from '../policy/approvals.js';
 import type { EditJournal } from '../patch/journal.js';
+import type { ReviewPoints } from '../git/review-points.js';
 import type { ToolJail } from '../process/jail/jail.js';
 import type { CommandRegistry } from '../process/commands/registry.js';
 import type { RuntimeDirs } from '../process/runtime-dir.js';
@@ -41,6 +42,11 @@ export interface ToolOutcome<S extends object = Record<string, unknown>> {
   text: string;
   /** Extra content blocks after the text (view_image). */
   extra?: ImageBlock[];
+  /**
+   * The CallToolResult's `_meta` for an MCP Apps host (show_changes' full diff under
+   * "io.github.workbench-mcp/diff"): set only when the context asked for it (ToolContext.withDiff).
+   */
+  meta?: Record<string, unknown>;
 }
 
 /** What a call may ask of the client's user (docs/design-notes.md#permission-grants); a handler never sees the era itself. */
@@ -75,6 +81,8 @@ export interface ToolServices extends GitHost, BaselineHost {
   readonly approvals?: ApprovalDesk | undefined;
   /** What apply_patch and edit_file changed, for the console's diffs and reverts (docs/console.md#edits). */
   readonly edits?: EditJournal | undefined;
+  /** show_changes' review points (git/review-points.ts). */
+  readonly reviews: ReviewPoints;
   readonly jail: ToolJail;
   sandboxStatus(): SandboxStatus;
 }
@@ -96,6 +104,8 @@ export interface ToolContext<U extends ServiceName = ServiceName> {
   /** Aborted when the server shuts down; never by a client's cancellation of a command. */
   signal: AbortSignal;
   consent?: Consent;
+  /** The client renders MCP Apps: tools that have a card compute the diff for its `_meta` (ToolOutcome.meta). */
+  withDiff?: boolean;
 }
 
 /** Thrown by a handler that needs the user's answer first; the dispatcher answers `input_required`. */
@@ -126,6 +136,8 @@ export interface ToolDef<
   /** Success shape, without `ok`. */
   output: O;
   annotations: ToolAnnotations;
+  /** The tool's `_meta` in tools/list (an app-only tool's `ui.visibility`). */
+  meta?: Readonly<Record<string, unknown>>;
   handler: (
     args: z.output<I>,
     ctx: ToolContext<NoInfer<U>>,
@@ -144,6 +156,7 @@ export interface AnyToolDef {
   readonly input: z.ZodObject;
   readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
+  readonly meta?: Readonly<Record<string, unknown>>;
   /** The services the tool declared; `call` hands its handler those alone. */
   readonly uses: readonly ServiceName[];
   call(raw: unknown, ctx: ToolContext): Promise<ToolOutcome>;

@@ -25,6 +25,8 @@ import { gitDiffTool } from './git/git_diff.js';
 import { gitLogTool } from './git/git_log.js';
 import { gitShowTool } from './git/git_show.js';
 import { gitBlameTool } from './git/git_blame.js';
+import { showChangesTool } from './changes/show_changes.js';
+import { REVERT_CHANGES_META, revertChangesTool } from './changes/revert_changes.js';
 
 /**
  * A tool with its argument and result types hidden (define.ts): the check of the raw arguments and the handler
@@ -49,6 +51,7 @@ export function erase<S extends z.core.$ZodShape, O extends z.ZodObject, U exten
     input: def.input,
     output: def.output,
     annotations: def.annotations,
+    ...(def.meta ? { meta: def.meta } : {}),
     uses: def.uses,
     call: async (raw, ctx) =>
       def.handler(parseArgs(def.name, (strict ??= def.input.strict()), raw), {
@@ -91,9 +94,16 @@ export const ALL_TOOLS: readonly AnyToolDef[] = [
   erase(gitLogTool),
   erase(gitShowTool),
   erase(gitBlameTool),
+  erase(showChangesTool),
   erase(requestPermissionsTool),
   erase(viewImageTool),
 ];
+
+/**
+ * Tools for MCP Apps only (`_meta.ui.visibility: ["app"]`): a card calls them, the model never sees them. Not in
+ * ALL_TOOLS; tools/list shows them only to clients that declared the extension.
+ */
+export const APP_TOOLS: readonly AnyToolDef[] = [erase({ ...revertChangesTool, meta: REVERT_CHANGES_META })];
 
 /** Each tool as tools/list describes it; computed once per catalog (tools/list is the hottest read-only call). */
 export function toolSummaries(all: readonly AnyToolDef[] = ALL_TOOLS): ToolSummary[] {
@@ -104,6 +114,7 @@ export function toolSummaries(all: readonly AnyToolDef[] = ALL_TOOLS): ToolSumma
     inputSchema: inputJsonSchema(t),
     outputSchema: outputJsonSchema(t),
     annotations: t.annotations,
+    ...(t.meta ? { _meta: t.meta } : {}),
   }));
 }
 

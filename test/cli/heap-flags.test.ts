@@ -147,7 +147,7 @@ describe('the heap flags, however the server is started', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { id: number; result: { tools?: unknown[] } });
     expect(replies.map((r) => r.id)).toEqual([1, 2]);
-    expect(replies[1]?.result.tools).toHaveLength(19);
+    expect(replies[1]?.result.tools).toHaveLength(20);
     const bad = spawnSync(process.execPath, [BIN, '--no-such-option'], {
       encoding: 'utf8',
       timeout: 60_000,

@@ -1,7 +1,7 @@
 // The tools/list snapshot, taken over the wire from a server with
 // the default configuration. One golden file per tool, test/golden/tools-list/<name>.json, so a new tool adds
 // a file instead of rewriting a shared one; and the order of the tools present must follow the documented
-// order (docs/tools.md#results-and-errors), whichever of the 19 exist yet.
+// order (docs/tools.md#results-and-errors), whichever of the 20 exist yet.
 //
 //   UPDATE_GOLDEN=1 npx vitest run test/golden   rewrites every file (and removes files of tools that are gone)
 //
@@ -32,6 +32,7 @@ const CONTRACT_ORDER = [
   'git_log',
   'git_show',
   'git_blame',
+  'show_changes',
   'request_permissions',
   'view_image',
 ];
@@ -64,11 +65,11 @@ describe('tools/list snapshot (docs/tools.md#results-and-errors)', () => {
     expect(modern.json.result.tools).toEqual(TOOLS);
   });
 
-  it('the default catalog has all 19 documented tools, in their order', () => {
+  it('the default catalog has all 20 documented tools, in their order', () => {
     expect(TOOLS.map((t) => t.name)).toEqual(CONTRACT_ORDER);
   });
 
-  it('every tool is one of the documented 19, listed once, in the documented order', () => {
+  it('every tool is one of the documented 20, listed once, in the documented order', () => {
     const names = TOOLS.map((t) => t.name);
     expect(names.filter((n) => !CONTRACT_ORDER.includes(n))).toEqual([]);
     expect(new Set(names).size).toBe(names.length);

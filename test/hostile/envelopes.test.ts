@@ -599,7 +599,7 @@ describe('the handshake era after initialize, with session ids the server ignore
           'tools/list',
         );
         expect(l.v.kind).toBe('ok');
-        expect(l.r.json.result.tools).toHaveLength(19);
+        expect(l.r.json.result.tools).toHaveLength(20);
       }),
       fcParams(100),
     );

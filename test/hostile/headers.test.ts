@@ -231,7 +231,7 @@ function oracle(p: Plan, mode: 'bearer' | 'noauth'): string {
 function verdictOf(r: RawReply): string {
   expect(r.headers['mcp-session-id']).toBeUndefined();
   if (r.status === 200) {
-    expect(r.json.result.tools).toHaveLength(19);
+    expect(r.json.result.tools).toHaveLength(20);
     return '200';
   }
   if (r.status === 401) {

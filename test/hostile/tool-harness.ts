@@ -71,6 +71,7 @@ export const ALLOWED: Record<string, string[]> = {
   git_log: [...FILE, 'GIT_ERROR'],
   git_show: [...FILE, 'GIT_ERROR'],
   git_blame: [...FILE, 'GIT_ERROR', 'BINARY_FILE'],
+  show_changes: ['INVALID_ARGUMENT', 'REVIEW_POINT_UNKNOWN', 'REVIEW_TOO_LARGE', 'GIT_ERROR'],
   request_permissions: ['INVALID_ARGUMENT', 'ELICITATION_UNSUPPORTED'],
 };
 /**

@@ -14,7 +14,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'wb-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the packed package (npm pack, install --omit=dev, run)', () => {
-  it('installs without dev dependencies and answers tools/list with the 19 tools', () => {
+  it('installs without dev dependencies and answers tools/list with the 20 tools', () => {
     const pack = spawnSync('npm', ['pack', '--silent', '--pack-destination', dir], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
@@ -52,7 +52,7 @@ describe('the packed package (npm pack, install --omit=dev, run)', () => {
     });
     expect(run.status, run.stderr).toBe(0);
     const reply = JSON.parse(run.stdout.split('\n')[0] as string);
-    expect(reply.result.tools).toHaveLength(19);
+    expect(reply.result.tools).toHaveLength(20);
   }, 600_000);
 
   // How a client configured from server.json (runtimeHint npx) or a user starts it: `npx -y <package>`, here the
@@ -100,7 +100,7 @@ describe('the packed package (npm pack, install --omit=dev, run)', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(replies[0].result.serverInfo.name).toBe('workbench-mcp');
-    expect(replies[1].result.tools).toHaveLength(19);
+    expect(replies[1].result.tools).toHaveLength(20);
   }, 600_000);
 
   // Installed under the temporary directory, which the sandbox makes an empty read-only /tmp when the workspace

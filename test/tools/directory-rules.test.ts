@@ -7,11 +7,12 @@ import { buildCatalog } from '../../src/tools/registry.js';
 import { startInProcess } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 import { bearer, request, send } from '../helpers/raw-http.js';
+import { readFileSync } from 'node:fs';
 
 type Tool = { name: string; title?: unknown; annotations?: Record<string, unknown> };
 
 /** The most bytes tools/list's `tools` array may take as JSON (docs/tools.md#what-the-model-reads). */
-const MAX_CATALOG_BYTES = 21_000;
+const MAX_CATALOG_BYTES = 22_000;
 
 const isBool = (v: unknown) => typeof v === 'boolean';
 
@@ -53,7 +54,7 @@ const broken = (tools: readonly Tool[]) =>
 
 describe('the catalog and the app directories', () => {
   it('every tool of tools/list meets every rule', () => {
-    expect(WIRE.length).toBe(19);
+    expect(WIRE.length).toBe(20);
     expect(broken(WIRE)).toEqual([]);
   });
 
@@ -72,6 +73,7 @@ describe('the catalog and the app directories', () => {
       'exec_command',
       'write_stdin',
       'kill_command',
+      'show_changes',
     ]);
     expect(where('destructiveHint')).toEqual(['apply_patch', 'exec_command', 'kill_command']);
     expect(where('openWorldHint')).toEqual(['exec_command']);
@@ -80,5 +82,17 @@ describe('the catalog and the app directories', () => {
 
   it(`tools/list's tools take at most ${MAX_CATALOG_BYTES} bytes`, () => {
     expect(Buffer.byteLength(JSON.stringify(WIRE))).toBeLessThanOrEqual(MAX_CATALOG_BYTES);
+  });
+
+  it('differs from the catalog before show_changes only by the show_changes entry, after git_blame', () => {
+    // test/fixtures/catalog-branch-point.json: tools/list's tools as the commit before show_changes built them.
+    const before = JSON.parse(
+      readFileSync(new URL('../fixtures/catalog-branch-point.json', import.meta.url), 'utf8'),
+    ) as Tool[];
+    const names = WIRE.map((t) => t.name);
+    expect(names.indexOf('show_changes')).toBe(names.indexOf('git_blame') + 1);
+    expect(WIRE.filter((t) => t.name !== 'show_changes')).toEqual(before);
+    // App-only tools (revert_changes) are not in it.
+    expect(names).not.toContain('revert_changes');
   });
 });

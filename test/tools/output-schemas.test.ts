@@ -23,6 +23,7 @@ const SLICE = [
   'git_log',
   'git_show',
   'git_blame',
+  'show_changes',
   'request_permissions',
   'view_image',
 ];
@@ -193,6 +194,9 @@ const CALLS: Array<[string, Json, 'repo' | 'plain']> = [
   ['git_blame', { path: 'a.txt' }, 'repo'],
   ['git_blame', { path: 'a.txt', max_lines: 1 }, 'repo'],
   ['git_blame', { path: 'p.txt' }, 'plain'],
+  ['show_changes', {}, 'repo'],
+  ['show_changes', {}, 'repo'],
+  ['show_changes', {}, 'plain'],
   [
     'request_permissions',
     { tool_name: 'exec_command', permission: 'network', reason: 'npm install' },

@@ -13,6 +13,7 @@ const S = {
   approvals: [],
   commands: [],
   edits: [],
+  points: [],
   connection: null,
   safety: null,
   network_blocks: [],
@@ -340,11 +341,104 @@ function commandCard(c) {
   );
 }
 
-/* ---------- edits ---------- */
+/* ---------- edits, grouped by review point ---------- */
+/* Each review point show_changes made (newest first) holds the edits made after the point before it and up to
+   it; edits after the newest point are "Not reviewed yet". Without points the edits are one list. */
 function renderEdits() {
-  const list = [...S.edits].reverse();
-  $('edit-list').replaceChildren(...list.map(editCard));
-  $('edits-empty').hidden = list.length > 0;
+  const edits = [...S.edits].reverse();
+  const points = [...S.points].sort((a, b) => b.time - a.time);
+  $('edits-empty').hidden = edits.length + points.length > 0;
+  if (points.length === 0) return $('edit-list').replaceChildren(...edits.map(editCard));
+  const groups = [];
+  const newest = points[0].time;
+  const fresh = edits.filter((e) => e.time > newest);
+  if (fresh.length) groups.push(editGroup('Not reviewed yet', fresh));
+  points.forEach((p, i) => {
+    const older = points[i + 1] ? points[i + 1].time : -Infinity;
+    groups.push(
+      pointGroup(
+        p,
+        edits.filter((e) => e.time <= p.time && e.time > older),
+      ),
+    );
+  });
+  $('edit-list').replaceChildren(...groups);
+}
+
+function editGroup(title, edits) {
+  return h(
+    'li',
+    { class: 'group', 'data-group': 'unreviewed' },
+    h('h3', {}, title),
+    h('ul', { class: 'cards' }, edits.map(editCard)),
+  );
+}
+
+const STATUS = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
+
+function pointFile(f) {
+  const counts = f.added === null ? ' (binary)' : ` +${f.added} -${f.removed}`;
+  const name = f.from
+    ? [shown(f.from, 'line', SHOWN.line), ' → ', shown(f.path, 'line', SHOWN.line)]
+    : [shown(f.path, 'line', SHOWN.line)];
+  return h('li', { class: 'mono' }, `${STATUS[f.status] || '?'} `, name, counts);
+}
+
+/* The last answer of each point's button, kept across re-renders (a revert's own edit re-renders the list). */
+const POINT_MSG = new Map();
+
+function pointGroup(p, edits) {
+  const msg = h('p', { class: 'message', role: 'status' });
+  const tell = (text, bad) => {
+    POINT_MSG.set(p.id, { text, bad });
+    say(msg, text, bad);
+  };
+  if (POINT_MSG.has(p.id)) say(msg, POINT_MSG.get(p.id).text, POINT_MSG.get(p.id).bad);
+  const diff = h('details', {}, h('summary', {}, `Diff of ${p.id}`));
+  diff.addEventListener('toggle', async () => {
+    if (!diff.open || diff.dataset.loaded) return;
+    diff.dataset.loaded = 'yes';
+    try {
+      const r = await fetch(`/api/points/${encodeURIComponent(p.id)}/diff`);
+      const data = await r.json();
+      if (!r.ok) throw new Error(data.message || `HTTP ${r.status}`);
+      diff.append(diffBlock(data.diff || '(nothing changed)'));
+    } catch (err) {
+      diff.dataset.loaded = '';
+      say(msg, err.message, true);
+    }
+  });
+  const since = p.since ? ` since ${p.since}` : '';
+  return h(
+    'li',
+    { class: 'group', 'data-point': p.id },
+    h('h3', {}, `Review point ${p.id}`),
+    h('p', { class: 'muted' }, `${time(p.time)} · ${p.files.length} file(s) changed${since}`),
+    p.files.length ? h('ul', { class: 'files' }, p.files.map(pointFile)) : null,
+    p.files.length ? diff : null,
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-label': `Revert to review point ${p.id}`,
+          onclick: async () => {
+            try {
+              await post(`/api/points/${encodeURIComponent(p.id)}/revert`);
+              tell(`Reverted to ${p.id}.`);
+            } catch (err) {
+              tell(err.message, true);
+            }
+          },
+        },
+        'Revert to this review point',
+      ),
+    ),
+    msg,
+    edits.length ? h('ul', { class: 'cards' }, edits.map(editCard)) : null,
+  );
 }
 
 function diffBlock(text) {
@@ -605,6 +699,10 @@ function connect() {
   });
   es.addEventListener('edit', (ev) => {
     upsert(S.edits, JSON.parse(ev.data));
+    renderEdits();
+  });
+  es.addEventListener('point', (ev) => {
+    upsert(S.points, JSON.parse(ev.data));
     renderEdits();
   });
   es.addEventListener('commands', (ev) => {

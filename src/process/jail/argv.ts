@@ -24,6 +24,8 @@ export interface ArgvOptions {
    * directory and that one (jail.ts wrapAlone).
    */
   aloneIn?: number;
+  /** A server-owned directory the program may write inside the jail in this call (jail.ts wrap). */
+  writable?: string;
 }
 
 export interface ArgvResult {
@@ -65,7 +67,7 @@ function startArgv(
   const alone = opts.aloneIn;
   const run = (alone !== undefined
     ? j?.wrapAlone(file, args, opts.cwd, alone)
-    : j?.wrap(file, args, opts.cwd)) ?? {
+    : j?.wrap(file, args, opts.cwd, opts.writable)) ?? {
     file,
     args: [...args],
   };

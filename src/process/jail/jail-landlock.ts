@@ -83,11 +83,15 @@ export class LandlockJail {
     return jail;
   }
 
-  /** How `program args…` starts in the jail (`program` resolved; its directory is made readable). */
-  start(program: string, args: readonly string[]): LandlockStart {
+  /**
+   * How `program args…` starts in the jail (`program` resolved; its directory is made readable); `writable`: a
+   * server-owned directory it may also write (jail.ts wrap).
+   */
+  start(program: string, args: readonly string[], writable?: string): LandlockStart {
     // No working directory to give: the helper keeps the one the spawn gives it (a pinned /proc/self/fd/N too).
     const scratch = mkdtempSync(path.join(this.scratchParent, 'c-'));
     const a: string[] = ['--rw', scratch];
+    if (writable) a.push('--rw', writable);
     for (const d of DEVICES_RW) a.push('--rw', d);
     for (const r of [...DEVICES_RO, this.ctx.workspaceReal, programDir(program)]) a.push('--ro', r);
     const view = this.view();

@@ -80,17 +80,22 @@ export class ToolJail {
       : { in_use: null, reason: `git and ripgrep run without a sandbox: ${this.why}` };
   }
 
-  /** The argv that runs `file args…` in `cwd` inside the jail, or the program itself where there is no jail. */
-  wrap(file: string, args: readonly string[], cwd: string): Jailed {
+  /**
+   * The argv that runs `file args…` in `cwd` inside the jail, or the program itself where there is no jail.
+   * `writable`: a server-owned directory (the review points' private repository, git/review-repo.ts) the
+   * program may write in this one call; it is seen at its own path, and nothing else of the host is added.
+   */
+  wrap(file: string, args: readonly string[], cwd: string, writable?: string): Jailed {
     const p = this.ready();
     if (!p) return { file, args: [...args] };
     const program = path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar);
     if (!program) return { file, args: [...args] }; // the spawn reports ENOENT as usual
-    if (p instanceof LandlockJail) return p.start(program, args);
+    if (p instanceof LandlockJail) return p.start(program, args, writable);
     // A directory the caller pinned by descriptor (/proc/self/fd/N) is already the process's working directory
     // when bwrap starts; bwrap then enters the same directory inside the jail by its path.
     const chdir = cwd.startsWith('/proc/') ? [] : ['--chdir', cwd];
-    const a = [...p.base, ...this.programDirs(program), ...chdir];
+    const rw = writable ? ['--bind', writable, writable] : [];
+    const a = [...p.base, ...rw, ...this.programDirs(program), ...chdir];
     if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
     return { file: p.bwrap, args: [...a, '--', program, ...args], seccomp: p.seccomp };
   }

@@ -1,0 +1,135 @@
+// The console's Edits view grouped by review point (docs/console.md#edits), in headless Chromium: the points
+// show_changes made, newest first, each with its file list, its diff when opened and its edits; the edits after
+// the newest point under "Not reviewed yet"; "Revert to this review point" refused with PATCH_CONFLICT while
+// there is unreviewed work on a file it would write, then restoring the point, audited as the operator; every
+// request on the console's own origin; axe-core finds no serious or critical violation at 390 and 1280 px.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool } from '../helpers/rpc.js';
+import { startServer, type SpawnedServer } from '../helpers/server.js';
+import { git, makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
+import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
+
+const missing = requireOrSkip(
+  'the console review points browser test',
+  !existsSync(CHROMIUM)
+    ? `${CHROMIUM} not found (Debian: apt-get install -y chromium)`
+    : (missingReason('playwright-core') ?? missingReason('axe-core')),
+);
+
+const patchOf = (file: string, from: string, to: string) =>
+  `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n`;
+
+describe.skipIf(missing !== undefined)('the console groups edits by review point', () => {
+  let ws: TempWorkspace;
+  let logDir: string;
+  let srv: SpawnedServer;
+  let origin: string;
+  let browser: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let page: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const requests: string[] = [];
+  const points: string[] = [];
+
+  const show = async () => {
+    const r = await callTool(srv.url, 'show_changes', {});
+    expect(r.isError, r.content[0]?.text).toBe(false);
+    points.push(r.structuredContent.point);
+    return r.structuredContent;
+  };
+  const patch = async (file: string, from: string, to: string) =>
+    expect((await callTool(srv.url, 'apply_patch', { patch: patchOf(file, from, to) })).isError).toBe(false);
+
+  beforeAll(async () => {
+    ws = makeWorkspace({ 'a.txt': 'alpha\n', 'b.txt': 'beta\n' }, { git: true });
+    git(ws.dir, 'add', '-A');
+    git(ws.dir, 'commit', '-q', '-m', 'base');
+    logDir = mkdtempSync(path.join(tmpdir(), 'wb-console-review-'));
+    srv = await startServer({
+      workspace: ws.dir,
+      env: { SERVICE_AUDIT_LOG: path.join(logDir, 'audit.jsonl') },
+    });
+    const link = consoleLink(srv.stderr());
+    origin = new URL(link).origin;
+    const { chromium } = await importCached<Playwright>('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await ctx.newPage();
+    page.on('request', (r: { url(): string }) => requests.push(r.url()));
+    await page.goto(link);
+    await page.waitForSelector('body[data-ready="yes"]', { timeout: 30_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+    ws?.cleanup();
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
+  });
+
+  it('shows each point newest first with its files, its diff when opened, and its edits', async () => {
+    await show(); // r1: HEAD, nothing changed
+    await patch('a.txt', 'alpha', 'ALPHA');
+    await show(); // r2: a.txt
+    await patch('b.txt', 'beta', 'BETA'); // not reviewed yet
+    const groups = page.locator('#edit-list > li.group');
+    await page.locator(`[data-point="${points[1]}"]`).waitFor({ timeout: 30_000 });
+    await page
+      .locator('[data-group="unreviewed"] [data-edit]', { hasText: 'b.txt' })
+      .waitFor({ timeout: 30_000 });
+    const order = await groups.evaluateAll((els: Array<{ getAttribute(n: string): string | null }>) =>
+      els.map((e) => e.getAttribute('data-point') ?? e.getAttribute('data-group')),
+    );
+    expect(order).toEqual(['unreviewed', points[1], points[0]]);
+    const p2 = page.locator(`[data-point="${points[1]}"]`);
+    await p2.locator('.files', { hasText: 'a.txt' }).waitFor();
+    await p2.locator('[data-edit]', { hasText: 'a.txt' }).waitFor();
+    await p2.getByText(`Diff of ${points[1]}`).click();
+    await p2.locator('details .diff .del', { hasText: '-alpha' }).waitFor({ timeout: 30_000 });
+    await p2.locator('details .diff .add', { hasText: '+ALPHA' }).waitFor();
+  });
+
+  it('Revert to this review point refuses unreviewed work, then restores the point', async () => {
+    const p1 = page.locator(`[data-point="${points[0]}"]`);
+    await p1.getByRole('button', { name: `Revert to review point ${points[0]}` }).click();
+    await p1.getByText(/b\.txt/).waitFor({ timeout: 30_000 });
+    expect(await p1.locator('.message').textContent()).toContain('nobody has reviewed');
+    expect(readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('ALPHA\n');
+    await show(); // r3 reviews b.txt
+    const p1again = page.locator(`[data-point="${points[0]}"]`);
+    await p1again.getByRole('button', { name: `Revert to review point ${points[0]}` }).click();
+    await p1again.getByText(`Reverted to ${points[0]}.`).waitFor({ timeout: 30_000 });
+    expect(readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect(readFileSync(path.join(ws.dir, 'b.txt'), 'utf8')).toBe('beta\n');
+    // The revert is an edit of its own (by the operator), not yet reviewed, and an audit line.
+    await page
+      .locator('[data-group="unreviewed"] [data-edit]', { hasText: 'revert_changes' })
+      .waitFor({ timeout: 30_000 });
+    const audit = readFileSync(path.join(logDir, 'audit.jsonl'), 'utf8');
+    expect(audit).toMatch(/"who":"operator:console","tool":"revert_changes"/);
+  });
+
+  it('every request the page made went to its own origin', () => {
+    expect(requests.some((u) => u.includes('/api/points/'))).toBe(true);
+    for (const u of requests) expect(new URL(u).origin, u).toBe(origin);
+  });
+
+  it('axe-core: no serious or critical violation at 390 px and 1280 px', async () => {
+    const axe = readFileSync(cachedPath('axe-core'), 'utf8');
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(axe);
+      const found = await page.evaluate(async () => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const g = globalThis as any;
+        const r = await g.axe.run(g.document);
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+      });
+      const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+      expect(bad, `width ${width}`).toEqual([]);
+    }
+  });
+});
