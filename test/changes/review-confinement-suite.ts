@@ -97,10 +97,7 @@ export function reviewSuite(as: RunAs, variant?: SuiteVariant): void {
       writeFileSync(path.join(ws, 'b.txt'), 'new\n');
       const second = await call(srv.url, 'show_changes', {});
       expect(second.isError, second.text).toBe(false);
-      expect(second.sc.files).toEqual([
-        { path: 'a.txt', status: 'modified', added: 1 },
-        { path: 'b.txt', status: 'added', added: 1 },
-      ]);
+      expect(second.sc.files).toEqual(['M a.txt +1', 'A b.txt +1']);
       const priv = findDirs(rt, 'review');
       expect(priv).toHaveLength(1);
       expect(

@@ -57,6 +57,13 @@ function treeState(dir: string): string {
   return out.join('\n');
 }
 
+/** The paths of show_changes' file lines (`M a.txt +1`, `R from -> to`: the path it has now). */
+function pathsOf(files: unknown): string[] {
+  return (files as string[]).map(
+    (l) => (l.includes(' -> ') ? l.split(' -> ')[1]! : l.slice(2)).split(' ')[0]!,
+  );
+}
+
 /** The handler of a tool run with the server's own services, as the protocol layer runs it. */
 function handlerCall(srv: InProcessServer, name: string, args: unknown, withDiff: boolean) {
   const tool = [...ALL_TOOLS, ...APP_TOOLS].find((t) => t.name === name)!;
@@ -100,12 +107,7 @@ describe('show_changes in a git repository', () => {
     expect(second.s.since).toBe(p1);
     const p2 = second.s.point as string;
     expect(p2).not.toBe(p1);
-    expect(second.s.files).toEqual([
-      { path: 'a.txt', status: 'modified', added: 2, removed: 1 },
-      { path: 'b.txt', status: 'deleted', removed: 1 },
-      { path: 'moved.txt', status: 'renamed', from: 'old.txt' },
-      { path: 'new.txt', status: 'added', added: 1 },
-    ]);
+    expect(second.s.files).toEqual(['M a.txt +2 -1', 'D b.txt -1', 'R old.txt -> moved.txt', 'A new.txt +1']);
     expect(second.s.totals).toEqual({ files: 4, added: 3, removed: 2 });
     expect(second.text).toContain('R old.txt -> moved.txt');
 
@@ -117,16 +119,11 @@ describe('show_changes in a git repository', () => {
     ws.write('a.txt', 'changed again\n');
     const look = await show(srv, { since: p1 });
     expect(look.s.point).toBe('now');
-    expect((look.s.files as Array<{ path: string }>).map((f) => f.path)).toEqual([
-      'a.txt',
-      'b.txt',
-      'moved.txt',
-      'new.txt',
-    ]);
+    expect(pathsOf(look.s.files)).toEqual(['a.txt', 'b.txt', 'moved.txt', 'new.txt']);
     // `since` moved nothing: the next plain call compares with p2 still.
     const after = await show(srv);
     expect(after.s.since).toBe(p2);
-    expect(after.s.files).toEqual([{ path: 'a.txt', status: 'modified', added: 1, removed: 3 }]);
+    expect(after.s.files).toEqual(['M a.txt +1 -3']);
 
     // The user's branches, tags and remotes, and everything in .git, untouched by the points.
     expect(git(ws.dir, 'for-each-ref', 'refs/heads', 'refs/remotes', 'refs/tags')).toBe(refsBefore);
@@ -171,6 +168,9 @@ describe('show_changes in a git repository', () => {
     const plain = await handlerCall(srv, 'show_changes', {}, false);
     expect(plain.meta).toBeUndefined();
     expect(Buffer.byteLength(plain.text)).toBeLessThanOrEqual(1024);
+    // Claude Code and Codex show the model the structured result: it is as short.
+    expect(Buffer.byteLength(JSON.stringify(plain.structured))).toBeLessThanOrEqual(1024);
+    expect((plain.structured as { files: string[] }).files).toHaveLength(20);
     const p = plain.structured as { point: string; since: string };
     const again = await handlerCall(srv, 'show_changes', { since: p.since, point: p.point }, true);
     const meta = again.meta?.[DIFF_META_KEY] as DiffMeta;
@@ -213,12 +213,7 @@ describe('show_changes in a directory without git', () => {
     });
     const second = await show(srv);
     expect(second.s.since).toBe(first.s.point);
-    expect(second.s.files).toEqual([
-      { path: 'a.txt', status: 'modified', added: 1, removed: 1 },
-      { path: 'b.txt', status: 'deleted', removed: 1 },
-      { path: 'c.txt', status: 'added', added: 1 },
-      { path: 'kept.txt', status: 'renamed', from: 'keep.txt' },
-    ]);
+    expect(second.s.files).toEqual(['M a.txt +1 -1', 'D b.txt -1', 'A c.txt +1', 'R keep.txt -> kept.txt']);
     expect((await show(srv)).s.files).toBeUndefined();
     expect(readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('uno\n');
   }, 60_000);
@@ -263,12 +258,7 @@ describe('revert_changes', () => {
       expect(srv.runtime.edits?.list().at(-1)?.tool).toBe('revert_changes');
       // And what show_changes sees next is the revert (d.txt back to c.txt is one rename).
       const after = await show(srv);
-      expect((after.s.files as Array<{ path: string }>).map((f) => f.path)).toEqual([
-        'a.txt',
-        'b.txt',
-        'c.txt',
-        'new.txt',
-      ]);
+      expect(pathsOf(after.s.files)).toEqual(['a.txt', 'b.txt', 'c.txt', 'new.txt']);
     }, 60_000);
   }
 

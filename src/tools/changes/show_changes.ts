@@ -20,21 +20,16 @@ const input = z.object({
   offset: z.number().int().min(0).optional(),
 });
 
-const FILE = z.object({
-  path: z.string(),
-  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-  from: z.string().optional(),
-  added: z.number().optional(),
-  removed: z.number().optional(),
-  binary: z.boolean().optional(),
-});
-
-/** No files: nothing changed. `first`: the first point, compared against HEAD or (no git) nothing. */
+/**
+ * No files: nothing changed. `first`: the first point, compared against HEAD or (no git) nothing. Each file is
+ * one line, `<A|M|D|R> <path>[ +added][ -removed]` (`R <from> -> <path>`, ` (binary)`): a 20-file change reads in
+ * well under 1 KB, where objects with their field names took half as much again.
+ */
 const output = z.object({
   point: z.string(),
   since: z.string().optional(),
   first: z.enum(['HEAD', 'nothing']).optional(),
-  files: z.array(FILE).optional(),
+  files: z.array(z.string()).optional(),
   totals: z
     .object({ files: z.number(), added: z.number().optional(), removed: z.number().optional() })
     .optional(),
@@ -92,8 +87,7 @@ export const showChangesTool = defineTool({
       added += f.added ?? 0;
       removed += f.removed ?? 0;
     }
-    const lines = [heading(c, added, removed), ...c.files.map(fileLine)];
-    const files = c.files.map((f) => ({ ...f, binary: f.added === null }));
+    const files = c.files.map(fileLine);
     const structured = lean(
       {
         point: c.point,
@@ -102,9 +96,9 @@ export const showChangesTool = defineTool({
         files: files.length ? files : undefined,
         totals: c.files.length ? { files: c.files.length, added, removed } : undefined,
       },
-      ['point', 'path', 'status', 'files'],
+      ['point', 'files'],
     );
     const meta = ctx.withDiff ? { [DIFF_META_KEY]: await diffMeta(reviews, c, args.offset ?? 0) } : undefined;
-    return { structured, text: lines.join('\n'), ...(meta ? { meta } : {}) };
+    return { structured, text: [heading(c, added, removed), ...files].join('\n'), ...(meta ? { meta } : {}) };
   },
 });
