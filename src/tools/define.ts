@@ -41,6 +41,8 @@ export interface ToolOutcome<S extends object = Record<string, unknown>> {
   text: string;
   /** Extra content blocks after the text (view_image). */
   extra?: ImageBlock[];
+  /** Data for the client's host, not the model (the review card's patch, docs/review-card.md#data): the result's `_meta`. */
+  meta?: Record<string, unknown>;
 }
 
 /** What a call may ask of the client's user (docs/design-notes.md#permission-grants); a handler never sees the era itself. */
@@ -96,6 +98,8 @@ export interface ToolContext<U extends ServiceName = ServiceName> {
   /** Aborted when the server shuts down; never by a client's cancellation of a command. */
   signal: AbortSignal;
   consent?: Consent;
+  /** The client declared MCP Apps (tools/apps.ts): a tool with a card adds its data for the host (`meta`). */
+  ui?: boolean;
 }
 
 /** Thrown by a handler that needs the user's answer first; the dispatcher answers `input_required`. */
