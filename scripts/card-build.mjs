@@ -96,21 +96,24 @@ export function page(script, title = 'Changes') {
   const style = readFileSync(path.join(cardSrc, 'style.css'), 'utf8');
   // `</` cannot end the inline script early: esbuild escapes it in strings, and the script has no other.
   const safe = script.replaceAll('</script', '<\\/script');
+  const inlineScript = `\n${safe}\n`;
+  const inlineStyle = `\n${style}\n`;
   const csp = [
     "default-src 'none'",
-    `script-src ${sha(safe)}`,
-    `style-src ${sha(style)}`,
+    `script-src ${sha(inlineScript)}`,
+    `style-src ${sha(inlineStyle)}`,
     "img-src 'none'",
     "font-src 'none'",
     "connect-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
+  // The template's placeholders, whatever prettier made of the lines around them.
   return readFileSync(path.join(cardSrc, 'changes.html'), 'utf8')
-    .replace('<title>Changes</title>', `<title>${title}</title>`)
-    .replace('__CSP__', csp)
-    .replace('      __STYLE__\n', () => style)
-    .replace('      __SCRIPT__\n', () => safe);
+    .replace('<title>Changes</title>', () => `<title>${title}</title>`)
+    .replace('__CSP__', () => csp)
+    .replace(/<style>\s*__STYLE__;?\s*<\/style>/, () => `<style>${inlineStyle}</style>`)
+    .replace(/<script>\s*__SCRIPT__;?\s*<\/script>/, () => `<script>${inlineScript}</script>`);
 }
 
 /** Writes dist/apps/card/changes.html. */

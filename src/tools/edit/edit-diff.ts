@@ -5,7 +5,10 @@ import { unifiedHunks } from '../../git/line-diff.js';
 import type { CommitStep } from '../../patch/commit.js';
 import { DIFF_META_KEY } from '../apps.js';
 
-/** The most hunk text one result carries; the files past it are listed with `cut: true` and no hunks. */
+/**
+ * The most hunk text one result carries: the file that passes it keeps its first whole lines that fit and
+ * `cut: true`, the files after it `cut: true` and no hunks.
+ */
 export const MAX_HUNK_BYTES = 256 * 1024;
 /** Context lines around each change, as git prints them. */
 const CONTEXT = 3;
@@ -62,10 +65,11 @@ export function editDiffMeta(
       budget -= size;
       return f;
     }
+    const kept = headOf(f.hunks, budget);
     budget = 0;
-    return { ...f, hunks: '', cut: true as const };
+    return { ...f, hunks: kept, cut: true as const };
   });
-  const shown = MAX_HUNK_BYTES - budget;
+  const shown = files.reduce((n, f) => n + Buffer.byteLength(f.hunks), 0);
   const cut = files.some((f) => f.cut) ? { cut: { shownBytes: shown, totalBytes: total } } : {};
   return { [DIFF_META_KEY]: { files, ...cut } };
 }
@@ -80,6 +84,13 @@ function diffFile(a: Affected, byPath: ReadonlyMap<string, CommitStep>): DiffFil
   const hunks = unifiedHunks(before?.toString('utf8') ?? '', after?.toString('utf8') ?? '', CONTEXT);
   const { added, removed } = countLines(hunks);
   return { ...head, added, removed, hunks };
+}
+
+/** The whole lines of `hunks` that fit in `bytes`. */
+function headOf(hunks: string, bytes: number): string {
+  const head = Buffer.from(hunks).subarray(0, bytes).toString('utf8');
+  const end = head.lastIndexOf('\n');
+  return end < 0 ? '' : head.slice(0, end + 1);
 }
 
 const STATUS = { add: 'added', update: 'modified', delete: 'deleted', move: 'renamed' } as const;
