@@ -59,15 +59,9 @@ export class Dispatcher {
   ): Promise<Reply> {
     if (msg.kind !== 'request') return ACCEPTED; // notifications (incl. cancelled, which stops nothing) and responses
     const { era } = cls;
-    const known = era === 'modern' ? MODERN_METHODS : HANDSHAKE_METHODS;
     const ui = msg.method !== 'initialize' && this.uiClients.has(cls, principal);
-    if (!known.has(msg.method) && !(ui && UI_METHODS.has(msg.method))) {
-      const why =
-        era === 'modern' && (msg.method === 'ping' || msg.method === 'initialize')
-          ? `${msg.method} does not exist in protocol 2026-07-28; use server/discover`
-          : `Method not found: ${msg.method}`;
-      return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, why, era === 'modern' ? 404 : 200));
-    }
+    const unknown = unknownMethod(msg.method, era, ui);
+    if (unknown) return this.error(msg, unknown);
     try {
       switch (msg.method) {
         case 'initialize':
@@ -195,6 +189,17 @@ export class Dispatcher {
   private error(msg: Request, e: ProtocolError): Reply {
     return { status: e.status, body: errorBody(msg.id, e), outcome: 'rpc_error' };
   }
+}
+
+/** The error for a method this era (and this client: `ui`, it declared MCP Apps) does not have, else undefined. */
+function unknownMethod(method: string, era: Era, ui: boolean): ProtocolError | undefined {
+  const known = era === 'modern' ? MODERN_METHODS : HANDSHAKE_METHODS;
+  if (known.has(method) || (ui && UI_METHODS.has(method))) return undefined;
+  const why =
+    era === 'modern' && (method === 'ping' || method === 'initialize')
+      ? `${method} does not exist in protocol 2026-07-28; use server/discover`
+      : `Method not found: ${method}`;
+  return new ProtocolError(METHOD_NOT_FOUND, why, era === 'modern' ? 404 : 200);
 }
 
 function isObject(v: unknown): boolean {
