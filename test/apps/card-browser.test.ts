@@ -268,11 +268,11 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
     await c.locator('ul.files > li > button').first().click();
     await c.getByRole('button', { name: 'Load the rest' }).click();
     await expect.poll(() => page.evaluate(() => (globalThis as Any).cardCalls.length)).toBe(1);
-    expect(await page.evaluate(() => (globalThis as Any).cardCalls[0])).toEqual(d.cut.next);
+    expect(await page.evaluate(() => (globalThis as Any).cardCalls[0])).toMatchObject(d.cut.next);
     await c.getByRole('button', { name: `Revert to review point ${d.since}` }).click();
     await c.getByRole('button', { name: 'Revert the files' }).click();
     await expect.poll(() => c.locator('.status').innerText()).toBe(`Reverted to review point ${d.since}.`);
-    expect(await page.evaluate(() => (globalThis as Any).cardCalls[1])).toEqual({
+    expect(await page.evaluate(() => (globalThis as Any).cardCalls[1])).toMatchObject({
       name: 'revert_changes',
       arguments: { point: d.since },
     });
