@@ -82,10 +82,37 @@ const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
   to: { path: '^src/', pathNot: `^src/(${[layer, ...allowed].join('|')})/` },
 }));
 
+/** src/apps/ (src/apps/README.md): pages a client's host runs in a browser, apart from the server both ways. */
+const appRules = [
+  {
+    name: 'apps-alone',
+    comment: 'src/apps/ imports nothing else of src/ (src/apps/README.md)',
+    severity: 'error',
+    from: { path: '^src/apps/' },
+    to: { path: '^src/', pathNot: '^src/apps/' },
+  },
+  {
+    name: 'apps-packages',
+    comment:
+      'src/apps/ imports only @modelcontextprotocol/ext-apps and zod of the packages (src/apps/README.md)',
+    severity: 'error',
+    from: { path: '^src/apps/' },
+    to: { path: 'node_modules/', pathNot: 'node_modules/(@modelcontextprotocol/ext-apps|zod)/' },
+  },
+  {
+    name: 'apps-not-imported',
+    comment: 'the server imports nothing of src/apps/: it serves the built page (src/apps/README.md)',
+    severity: 'error',
+    from: { path: '^src/', pathNot: '^src/apps/' },
+    to: { path: '^src/apps/' },
+  },
+];
+
 module.exports = {
   forbidden: [
     ...layerRules,
     ...roomRules,
+    ...appRules,
     {
       name: 'no-circular',
       comment: 'no file may take part in an import cycle (type imports included)',

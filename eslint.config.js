@@ -90,8 +90,8 @@ export default tseslint.config(
     },
   },
   {
-    // The operator's console page runs in a browser (src/console/page/).
-    files: ['src/console/page/**'],
+    // The operator's console page and the MCP Apps pages run in a browser (src/console/page/, src/apps/).
+    files: ['src/console/page/**', 'src/apps/**'],
     languageOptions: {
       sourceType: 'module',
       globals: {

@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildCard } from './card-build.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(repo, 'src');
@@ -39,7 +40,7 @@ const keepImportMetaUrl = {
 };
 
 // The tool summaries (tools/list's data), from tsc's output of the same sources (tools/lazy-catalog.ts).
-const { toolSummaries } = await import(pathToFileURL(path.join(dist, 'tools/registry.js')).href);
+const { toolSummaries, APP_TOOLS } = await import(pathToFileURL(path.join(dist, 'tools/registry.js')).href);
 
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
 await build({
@@ -58,7 +59,10 @@ await build({
   banner: {
     js: "import { createRequire as __wbCreateRequire } from 'node:module';\nconst require = __wbCreateRequire(import.meta.url);",
   },
-  define: { __WORKBENCH_TOOL_SUMMARIES__: JSON.stringify(toolSummaries()) },
+  define: {
+    __WORKBENCH_TOOL_SUMMARIES__: JSON.stringify(toolSummaries()),
+    __WORKBENCH_APP_TOOL_SUMMARIES__: JSON.stringify(toolSummaries(APP_TOOLS)),
+  },
   plugins: [keepImportMetaUrl],
   logLevel: 'warning',
 });
@@ -92,3 +96,7 @@ await build({
   target: 'es2020',
   logLevel: 'warning',
 });
+
+// The review card (src/apps/card/): one self-contained page, served to MCP Apps hosts by
+// dist/protocol/ui-resources.js (docs/review-card.md).
+await buildCard(dist);

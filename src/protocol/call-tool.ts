@@ -18,12 +18,13 @@ export async function callTool(
   params: Record<string, unknown> | undefined,
   principal: Principal,
   signal: AbortSignal,
-  canAsk = false,
+  client: { canAsk?: boolean; ui?: boolean } = {},
 ): Promise<CallOutcome> {
+  const { canAsk = false, ui = false } = client;
   const name = params?.name;
   if (typeof name !== 'string')
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (string)', 200);
-  const entry = await runtime.catalog.lookup(name);
+  const entry = await runtime.catalog.lookup(name, ui);
   if (!entry) {
     throw new ProtocolError(
       INVALID_PARAMS,
@@ -44,7 +45,8 @@ export async function callTool(
       );
     }
     const consent = { canAsk, requestState: params?.requestState, inputResponses: params?.inputResponses };
-    result = successResult(await entry.call(rawArgs, { runtime, principal, signal, consent }));
+    const outcome = await entry.call(rawArgs, { runtime, principal, signal, consent, ...(ui ? { ui } : {}) });
+    result = successResult(outcome, ui);
   } catch (e) {
     if (e instanceof InputRequired) {
       audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED', params);

@@ -6,6 +6,9 @@ import type { Principal } from '../core/principal.js';
 import type { ProtocolHost } from './host.js';
 import { callTool } from './call-tool.js';
 import { errorBody, INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError } from './errors.js';
+import { UiClients } from './ui-clients.js';
+import { listResources, readResource } from './ui-resources.js';
+import { APP_MIME_TYPE, declaresUi, UI_EXTENSION } from '../tools/apps.js';
 import type { Classified, Era } from './classify.js';
 import type { Message, Request } from './jsonrpc.js';
 import {
@@ -30,12 +33,21 @@ export interface Reply {
 const ACCEPTED: Reply = { status: 202, body: null };
 const SERVER_INFO = { name: SERVER_NAME, title: SERVER_TITLE, version: SERVER_VERSION };
 const CAPABILITIES = { tools: { listChanged: false } };
+/** For a client that declared MCP Apps (docs/review-card.md#who-sees-it): the extension and its resources. */
+const UI_CAPABILITIES = {
+  ...CAPABILITIES,
+  resources: { listChanged: false },
+  extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+};
 
 const HANDSHAKE_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
+/** Methods that exist only for a client that declared MCP Apps. */
+const UI_METHODS = new Set(['resources/list', 'resources/read']);
 
 export class Dispatcher {
   /** tools/list responses as bytes around the id: [`{"jsonrpc":"2.0","id":`, `,"result":…}`]. */
-  private toolsListBytes: Partial<Record<Era, [Buffer, Buffer]>> = {};
+  private toolsListBytes: Partial<Record<`${Era}:${boolean}`, [Buffer, Buffer]>> = {};
+  private readonly uiClients = new UiClients();
 
   constructor(private readonly runtime: ProtocolHost) {}
 
@@ -47,31 +59,34 @@ export class Dispatcher {
   ): Promise<Reply> {
     if (msg.kind !== 'request') return ACCEPTED; // notifications (incl. cancelled, which stops nothing) and responses
     const { era } = cls;
-    const known = era === 'modern' ? MODERN_METHODS : HANDSHAKE_METHODS;
-    if (!known.has(msg.method)) {
-      const why =
-        era === 'modern' && (msg.method === 'ping' || msg.method === 'initialize')
-          ? `${msg.method} does not exist in protocol 2026-07-28; use server/discover`
-          : `Method not found: ${msg.method}`;
-      return this.error(msg, new ProtocolError(METHOD_NOT_FOUND, why, era === 'modern' ? 404 : 200));
-    }
+    const ui = msg.method !== 'initialize' && this.uiClients.has(cls, principal);
+    const unknown = unknownMethod(msg.method, era, ui);
+    if (unknown) return this.error(msg, unknown);
     try {
       switch (msg.method) {
         case 'initialize':
           this.hello(msg, era, principal);
-          return this.ok(msg, era, this.initialize(msg));
+          return this.ok(
+            msg,
+            era,
+            this.initialize(msg, this.uiClients.remember(principal, msg.params?.capabilities)),
+          );
         case 'ping':
           return this.ok(msg, era, {});
         case 'server/discover':
           this.hello(msg, era, principal);
-          return this.ok(msg, era, this.discover());
+          return this.ok(msg, era, this.discover(declaresUi(cls.clientCapabilities)));
         case 'tools/list': {
-          const [head, tail] = this.toolsList(era);
+          const [head, tail] = this.toolsList(era, ui);
           return { status: 200, body: Buffer.concat([head, Buffer.from(JSON.stringify(msg.id)), tail]) };
         }
+        case 'resources/list':
+          return this.ok(msg, era, listResources());
+        case 'resources/read':
+          return this.ok(msg, era, readResource(msg.params));
         case 'tools/call': {
           const canAsk = era === 'modern' && isObject(cls.clientCapabilities?.elicitation);
-          const result = await callTool(this.runtime, msg.params, principal, signal, canAsk);
+          const result = await callTool(this.runtime, msg.params, principal, signal, { canAsk, ui });
           if ('inputRequired' in result) return this.inputRequired(msg, result.inputRequired);
           const reply = this.ok(msg, era, result);
           if (result.isError) reply.outcome = (result.structuredContent.error as { code: string }).code;
@@ -111,7 +126,7 @@ export class Dispatcher {
     });
   }
 
-  private initialize(msg: Request): Record<string, unknown> {
+  private initialize(msg: Request, ui: boolean): Record<string, unknown> {
     const requested = msg.params?.protocolVersion;
     const protocolVersion =
       typeof requested === 'string' && HANDSHAKE_VERSIONS.includes(requested)
@@ -119,7 +134,7 @@ export class Dispatcher {
         : DEFAULT_HANDSHAKE_VERSION;
     const result: Record<string, unknown> = {
       protocolVersion,
-      capabilities: CAPABILITIES,
+      capabilities: ui ? UI_CAPABILITIES : CAPABILITIES,
       serverInfo: SERVER_INFO,
     };
     const instructions = this.runtime.instructions.text();
@@ -127,10 +142,10 @@ export class Dispatcher {
     return result;
   }
 
-  private discover(): Record<string, unknown> {
+  private discover(ui: boolean): Record<string, unknown> {
     const result: Record<string, unknown> = {
       supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: CAPABILITIES,
+      capabilities: ui ? UI_CAPABILITIES : CAPABILITIES,
       ttlMs: DISCOVER_TTL_MS,
       cacheScope: 'private',
     };
@@ -139,21 +154,25 @@ export class Dispatcher {
     return result;
   }
 
-  /** The tools/list response, serialised once per era (the catalog never changes at run time). */
-  private toolsList(era: Era): [Buffer, Buffer] {
-    let bytes = this.toolsListBytes[era];
+  /**
+   * The tools/list response, serialised once per era and kind of client (the catalog never changes at run time):
+   * a client that declared MCP Apps sees the card's `_meta.ui` and the app-only tools.
+   */
+  private toolsList(era: Era, ui: boolean): [Buffer, Buffer] {
+    let bytes = this.toolsListBytes[`${era}:${ui}`];
     if (bytes === undefined) {
-      const result: Record<string, unknown> = { tools: this.runtime.catalog.listPayload };
+      const catalog = this.runtime.catalog;
+      const result: Record<string, unknown> = { tools: ui ? catalog.uiListPayload : catalog.listPayload };
       if (era === 'modern')
         Object.assign(result, modernFields(), { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' });
       bytes = [Buffer.from('{"jsonrpc":"2.0","id":'), Buffer.from(`,"result":${JSON.stringify(result)}}`)];
-      this.toolsListBytes[era] = bytes;
+      this.toolsListBytes[`${era}:${ui}`] = bytes;
     }
     return bytes;
   }
 
   private ok(msg: Request, era: Era, result: Record<string, unknown>): Reply {
-    const r = era === 'modern' ? { ...result, ...modernFields() } : result;
+    const r = era === 'modern' ? withModernFields(result) : result;
     return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: r }) };
   }
 
@@ -172,8 +191,27 @@ export class Dispatcher {
   }
 }
 
+/** The error for a method this era (and this client: `ui`, it declared MCP Apps) does not have, else undefined. */
+function unknownMethod(method: string, era: Era, ui: boolean): ProtocolError | undefined {
+  const known = era === 'modern' ? MODERN_METHODS : HANDSHAKE_METHODS;
+  if (known.has(method) || (ui && UI_METHODS.has(method))) return undefined;
+  const why =
+    era === 'modern' && (method === 'ping' || method === 'initialize')
+      ? `${method} does not exist in protocol 2026-07-28; use server/discover`
+      : `Method not found: ${method}`;
+  return new ProtocolError(METHOD_NOT_FOUND, why, era === 'modern' ? 404 : 200);
+}
+
 function isObject(v: unknown): boolean {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The result with the era's fields, its own `_meta` (a tool's data for the host) kept beside the server's. */
+function withModernFields(result: Record<string, unknown>): Record<string, unknown> {
+  const fields = modernFields();
+  const own = result._meta;
+  if (isObject(own)) fields._meta = { ...(own as Record<string, unknown>), ...(fields._meta as object) };
+  return { ...result, ...fields };
 }
 
 function modernFields(): Record<string, unknown> {

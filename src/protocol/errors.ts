@@ -7,6 +7,8 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+/** MCP's resources/read of a URI the server does not serve. */
+export const RESOURCE_NOT_FOUND = -32002;
 /** JSON-RPC's implementation-defined server error: a busy server, a method not allowed on /mcp. */
 export const SERVER_ERROR = -32000;
 export const HEADER_MISMATCH = -32020;

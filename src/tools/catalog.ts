@@ -5,6 +5,7 @@
 // summary is plain data, so the bundled bin answers initialize and tools/list without loading them
 // (docs/architecture.md). This module must stay free of zod and of the tool modules.
 import type { AnyToolDef, ToolAnnotations } from './define.js';
+import { CARD_TOOLS, CARD_URI } from './apps.js';
 
 /** One tool as tools/list describes it, with its real annotations. */
 export interface ToolSummary {
@@ -14,7 +15,8 @@ export interface ToolSummary {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
-  _meta?: Readonly<Record<string, unknown>>;
+  /** What the tool's definition adds to `_meta` (an app-only tool's `ui.visibility`). */
+  _meta?: Record<string, unknown>;
 }
 
 export interface CatalogOptions {
@@ -32,10 +34,18 @@ export interface Catalog {
   names: readonly string[];
   /** The `tools` array of tools/list, as sent. */
   listPayload: ReadonlyArray<Record<string, unknown>>;
+  /**
+   * The `tools` array for a client that declared the UI extension (tools/apps.ts): the same tools, those with a
+   * card carrying `_meta.ui.resourceUri`, then the app-only tools (docs/review-card.md#who-sees-it).
+   */
+  uiListPayload: ReadonlyArray<Record<string, unknown>>;
   /** The real annotations, whatever tools/list says (server card, server_info). */
   realAnnotations: ReadonlyMap<string, ToolAnnotations>;
-  /** A tool of this catalog (its definitions are loaded on first use), or undefined for an unknown name. */
-  lookup(name: string): Promise<ToolEntry | undefined>;
+  /**
+   * A tool of this catalog (its definitions are loaded on first use), or undefined for an unknown name; the
+   * app-only tools are known only to a client that declared the UI extension (`ui`).
+   */
+  lookup(name: string, ui?: boolean): Promise<ToolEntry | undefined>;
   /** Loads the definitions now, so that the first tools/call does not wait for them. */
   preload(): Promise<void>;
 }
@@ -63,25 +73,25 @@ function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
   };
 }
 
-/** A catalog of `summaries` whose entries `load` gives (by name; names not shown here are ignored). */
+/**
+ * A catalog of `summaries` (and the app-only `appSummaries`) whose entries `load` gives (by name; names not shown
+ * here are ignored).
+ */
 export function catalogOf(
   summaries: readonly ToolSummary[],
   opts: CatalogOptions,
   load: () => Promise<ReadonlyMap<string, ToolEntry>>,
+  appSummaries: readonly ToolSummary[] = [],
 ): Catalog {
   const shown = summaries.filter((t) => opts.enableViewImage || t.name !== 'view_image');
   const names = shown.map((t) => t.name);
   const known = new Set(names);
-  const listPayload = shown.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: t.inputSchema,
-    outputSchema: t.outputSchema,
-    annotations: opts.fakeReadonly
-      ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
-      : advertised(t.annotations),
-  }));
+  const appKnown = new Set(appSummaries.map((t) => t.name));
+  const listPayload = shown.map((t) => listed(t, opts));
+  const uiListPayload = [
+    ...listPayload.map((t) => (CARD_TOOLS.has(t.name) ? withUi(t, {}) : t)),
+    ...appSummaries.map((t) => withUi(listed(t, opts), { visibility: ['app'] })),
+  ];
   let entries: Promise<ReadonlyMap<string, ToolEntry>> | undefined;
   const loaded = () =>
     (entries ??= load().catch((e: unknown) => {
@@ -94,8 +104,32 @@ export function catalogOf(
   return {
     names,
     listPayload,
+    uiListPayload,
     realAnnotations: new Map(shown.map((t) => [t.name, t.annotations])),
-    lookup: async (name) => (known.has(name) ? (await loaded()).get(name) : undefined),
+    lookup: async (name, ui = false) =>
+      known.has(name) || (ui && appKnown.has(name)) ? (await loaded()).get(name) : undefined,
     preload: async () => void (await loaded()),
   };
+}
+
+/** One tool as tools/list sends it. */
+function listed(t: ToolSummary, opts: CatalogOptions): Record<string, unknown> & { name: string } {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+    annotations: opts.fakeReadonly
+      ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
+      : advertised(t.annotations),
+    ...(t._meta ? { _meta: t._meta } : {}),
+  };
+}
+
+/** The tool with `_meta.ui` naming the card (and `more`, e.g. an app-only tool's visibility), its own `_meta` kept. */
+function withUi(t: Record<string, unknown>, more: Record<string, unknown>): Record<string, unknown> {
+  const meta = (t._meta ?? {}) as Record<string, unknown>;
+  const ui = (meta.ui ?? {}) as Record<string, unknown>;
+  return { ...t, _meta: { ...meta, ui: { resourceUri: CARD_URI, ...more, ...ui } } };
 }

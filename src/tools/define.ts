@@ -42,10 +42,7 @@ export interface ToolOutcome<S extends object = Record<string, unknown>> {
   text: string;
   /** Extra content blocks after the text (view_image). */
   extra?: ImageBlock[];
-  /**
-   * The CallToolResult's `_meta` for an MCP Apps host (show_changes' full diff under
-   * "io.github.workbench-mcp/diff"): set only when the context asked for it (ToolContext.withDiff).
-   */
+  /** Data for the client's host, not the model (the review card's patch, docs/review-card.md#data): the result's `_meta`. */
   meta?: Record<string, unknown>;
 }
 
@@ -104,8 +101,8 @@ export interface ToolContext<U extends ServiceName = ServiceName> {
   /** Aborted when the server shuts down; never by a client's cancellation of a command. */
   signal: AbortSignal;
   consent?: Consent;
-  /** The client renders MCP Apps: tools that have a card compute the diff for its `_meta` (ToolOutcome.meta). */
-  withDiff?: boolean;
+  /** The client declared MCP Apps (tools/apps.ts): a tool with a card adds its data for the host (`meta`). */
+  ui?: boolean;
 }
 
 /** Thrown by a handler that needs the user's answer first; the dispatcher answers `input_required`. */

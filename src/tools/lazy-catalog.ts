@@ -12,13 +12,22 @@ import { catalogOf, type Catalog, type CatalogOptions, type ToolSummary } from '
 
 /** toolSummaries() of every tool, as the build computed them; defined only in the bundled bin. */
 declare const __WORKBENCH_TOOL_SUMMARIES__: readonly ToolSummary[] | undefined;
+/** toolSummaries(APP_TOOLS), the app-only tools (tools/apps.ts), likewise. */
+declare const __WORKBENCH_APP_TOOL_SUMMARIES__: readonly ToolSummary[] | undefined;
 const BUILT = typeof __WORKBENCH_TOOL_SUMMARIES__ === 'undefined' ? undefined : __WORKBENCH_TOOL_SUMMARIES__;
+const BUILT_APP =
+  typeof __WORKBENCH_APP_TOOL_SUMMARIES__ === 'undefined' ? [] : __WORKBENCH_APP_TOOL_SUMMARIES__;
 const eager = BUILT ? undefined : await import('./registry.js');
 
 export function catalogFor(opts: CatalogOptions): Catalog {
   if (eager) return eager.buildCatalog(opts);
-  return catalogOf(BUILT as readonly ToolSummary[], opts, async () => {
-    const [registry] = await Promise.all([import('./registry.js'), opts.alsoLoad?.()]);
-    return registry.toolEntries();
-  });
+  return catalogOf(
+    BUILT as readonly ToolSummary[],
+    opts,
+    async () => {
+      const [registry] = await Promise.all([import('./registry.js'), opts.alsoLoad?.()]);
+      return registry.toolEntries();
+    },
+    BUILT_APP,
+  );
 }

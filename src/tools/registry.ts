@@ -100,8 +100,8 @@ export const ALL_TOOLS: readonly AnyToolDef[] = [
 ];
 
 /**
- * Tools for MCP Apps only (`_meta.ui.visibility: ["app"]`): a card calls them, the model never sees them. Not in
- * ALL_TOOLS; tools/list shows them only to clients that declared the extension.
+ * The app-only tools (docs/review-card.md#who-sees-it): listed and callable only for a client that declared the
+ * UI extension, for the card to call through the host; never in ALL_TOOLS, so the model's catalog does not grow.
  */
 export const APP_TOOLS: readonly AnyToolDef[] = [erase({ ...revertChangesTool, meta: REVERT_CHANGES_META })];
 
@@ -118,13 +118,20 @@ export function toolSummaries(all: readonly AnyToolDef[] = ALL_TOOLS): ToolSumma
   }));
 }
 
-/** What tools/call needs of each tool, by name. */
-export function toolEntries(all: readonly AnyToolDef[] = ALL_TOOLS): Map<string, ToolEntry> {
-  return new Map(all.map((t) => [t.name, t]));
+/** What tools/call needs of each tool (the app-only ones included), by name. */
+export function toolEntries(
+  all: readonly AnyToolDef[] = ALL_TOOLS,
+  app: readonly AnyToolDef[] = APP_TOOLS,
+): Map<string, ToolEntry> {
+  return new Map([...all, ...app].map((t) => [t.name, t]));
 }
 
 /** A catalog with every definition loaded (tests, and the server when it runs unbundled). */
-export function buildCatalog(opts: CatalogOptions, all: readonly AnyToolDef[] = ALL_TOOLS): Catalog {
-  const entries = toolEntries(all);
-  return catalogOf(toolSummaries(all), opts, () => Promise.resolve(entries));
+export function buildCatalog(
+  opts: CatalogOptions,
+  all: readonly AnyToolDef[] = ALL_TOOLS,
+  app: readonly AnyToolDef[] = APP_TOOLS,
+): Catalog {
+  const entries = toolEntries(all, app);
+  return catalogOf(toolSummaries(all), opts, () => Promise.resolve(entries), toolSummaries(app));
 }

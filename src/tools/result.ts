@@ -16,6 +16,7 @@ export type CallToolResult = {
   content: Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>;
   structuredContent: Record<string, unknown>;
   isError: boolean;
+  _meta?: Record<string, unknown>;
 };
 
 function ceiling(text: string): string {
@@ -27,10 +28,13 @@ function ceiling(text: string): string {
   return b.subarray(0, n).toString('utf8') + '\n[output cut at the 2 MiB ceiling]';
 }
 
-export function successResult(o: ToolOutcome): CallToolResult {
+/** `ui`: the client declared MCP Apps; only then does the host's data (`o.meta`) travel, as `_meta`. */
+export function successResult(o: ToolOutcome, ui = false): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: ceiling(o.text) }];
   if (o.extra) content.push(...o.extra);
-  return { content, structuredContent: { ok: true, ...o.structured }, isError: false };
+  const r: CallToolResult = { content, structuredContent: { ok: true, ...o.structured }, isError: false };
+  if (ui && o.meta) r._meta = o.meta;
+  return r;
 }
 
 export function errorStructured(e: ToolError): Record<string, unknown> {

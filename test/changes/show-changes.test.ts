@@ -65,13 +65,13 @@ function pathsOf(files: unknown): string[] {
 }
 
 /** The handler of a tool run with the server's own services, as the protocol layer runs it. */
-function handlerCall(srv: InProcessServer, name: string, args: unknown, withDiff: boolean) {
+function handlerCall(srv: InProcessServer, name: string, args: unknown, ui: boolean) {
   const tool = [...ALL_TOOLS, ...APP_TOOLS].find((t) => t.name === name)!;
   const ctx = {
     runtime: srv.runtime,
     principal: { kind: 'test', id: 't' },
     signal: new AbortController().signal,
-    withDiff,
+    ui,
   } as unknown as ToolContext;
   return tool.call(args, ctx);
 }

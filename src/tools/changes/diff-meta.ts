@@ -1,5 +1,5 @@
 // The full patch of a show_changes result for an MCP Apps host (docs/tools.md#review-points): the CallToolResult's
-// `_meta` under DIFF_META_KEY, computed only when the client renders apps (ToolContext.withDiff). Each file's
+// `_meta` under DIFF_META_KEY, computed only when the client renders apps (ToolContext.ui). Each file's
 // hunks (unified diff text from its first `@@`), at most MAX_META_HUNK_BYTES of them from `offset` on; a file
 // whose hunks do not fit carries `cut: true`, and `cut.next` is the exact call that returns the rest.
 import type { Comparison, ReviewPoints } from '../../git/review-points.js';

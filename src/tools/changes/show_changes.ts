@@ -98,7 +98,7 @@ export const showChangesTool = defineTool({
       },
       ['point', 'files'],
     );
-    const meta = ctx.withDiff ? { [DIFF_META_KEY]: await diffMeta(reviews, c, args.offset ?? 0) } : undefined;
+    const meta = ctx.ui ? { [DIFF_META_KEY]: await diffMeta(reviews, c, args.offset ?? 0) } : undefined;
     return { structured, text: [heading(c, added, removed), ...files].join('\n'), ...(meta ? { meta } : {}) };
   },
 });

@@ -8,6 +8,7 @@ import { journalFor } from '../common.js';
 import { applyPatch, type PatchOutcome } from '../../patch/engine.js';
 import { FUZZ_NAMES } from '../../patch/line-index.js';
 import { defineTool } from '../define.js';
+import { editDiffMeta, keepSteps } from './edit-diff.js';
 import { lean } from '../result.js';
 
 const EXAMPLE = [
@@ -65,13 +66,14 @@ export const applyPatchTool = defineTool({
     const rt = ctx.runtime;
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
     const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
+    const steps = keepSteps(journalFor(ctx, 'apply_patch'), ctx.ui);
     const outcome = await applyPatch(
       {
         root: rt.root,
         locks: rt.patchLocks,
         log: rt.log,
         beforeWrite,
-        committed: journalFor(ctx, 'apply_patch'),
+        committed: steps.committed,
       },
       args.patch,
       {
@@ -88,7 +90,8 @@ export const applyPatchTool = defineTool({
       },
       ['affected_files', 'path'],
     );
-    return { structured, text: resultText(outcome, summaryLines(outcome)) };
+    const meta = editDiffMeta(outcome.affected, steps.kept);
+    return { structured, text: resultText(outcome, summaryLines(outcome)), ...(meta ? { meta } : {}) };
   },
 });
 

@@ -7,6 +7,7 @@ import { recordBeforeWrite } from '../../git/baseline.js';
 import { journalFor } from '../common.js';
 import { editFile } from '../../patch/edit.js';
 import { defineTool } from '../define.js';
+import { editDiffMeta, keepSteps } from './edit-diff.js';
 import { lean } from '../result.js';
 
 const DESCRIPTION =
@@ -43,13 +44,14 @@ export const editFileTool = defineTool({
     const rt = ctx.runtime;
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.
     const beforeWrite = (files: string[]) => files.forEach((f) => recordBeforeWrite(rt, f));
+    const steps = keepSteps(journalFor(ctx, 'edit_file'), ctx.ui);
     const o = await editFile(
       {
         root: rt.root,
         locks: rt.patchLocks,
         log: rt.log,
         beforeWrite,
-        committed: journalFor(ctx, 'edit_file'),
+        committed: steps.committed,
       },
       {
         path: args.path,
@@ -66,7 +68,9 @@ export const editFileTool = defineTool({
         : o.replacements === 1
           ? `Edited ${file} (${totals}).`
           : `Edited ${file}: ${o.replacements} replacements (${totals}).`;
+    const meta = editDiffMeta(o.affected, steps.kept);
     return {
+      ...(meta ? { meta } : {}),
       structured: lean({ affected_files: o.affected, additions: o.additions, removals: o.removals }, [
         'affected_files',
         'path',
