@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/tools/define.js';
 import { ALL_TOOLS, buildCatalog, erase } from '../../src/tools/registry.js';
-import { CARD_URI, declaresUi } from '../../src/tools/apps.js';
+import { CARD_TOOLS, CARD_URI, declaresUi } from '../../src/tools/apps.js';
 
 const appOnly = erase(
   defineTool({
@@ -38,9 +38,14 @@ describe('the MCP Apps catalog', () => {
   });
 
   it('the card tools carry the resource; every other tool is the very object a plain client gets', () => {
+    expect(catalog.listPayload.filter((t) => CARD_TOOLS.has(t.name)).map((t) => t.name)).toEqual([
+      'apply_patch',
+      'edit_file',
+      'show_changes',
+    ]);
     catalog.listPayload.forEach((t, i) => {
       const u = catalog.uiListPayload[i] as Record<string, unknown>;
-      if (t.name === 'apply_patch' || t.name === 'edit_file') {
+      if (CARD_TOOLS.has(t.name)) {
         expect(u._meta).toEqual({ ui: { resourceUri: CARD_URI } });
         expect(t._meta).toBeUndefined();
       } else expect(u).toBe(t);
