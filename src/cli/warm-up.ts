@@ -12,6 +12,7 @@ import type { Runtime } from '../runtime/runtime.js';
  */
 export function afterReady(runtime: Runtime, log: Logger): void {
   runtime.commands.warm();
+  setImmediate(() => warmJails(runtime, log));
   const loaded = runtime.catalog.preload();
   loaded.catch((e: unknown) => log.error(String((e as Error)?.message ?? e)));
   void rehearse(runtime, loaded).catch(() => {});
@@ -26,6 +27,19 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   log.warn(
     `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
   );
+}
+
+/**
+ * The jails of git and ripgrep prepared for the workspace's root (process/jail/prepared-jail.ts), so the first
+ * git call and the first search find theirs ready; after the ready line, as everything here.
+ */
+function warmJails(runtime: Runtime, log: Logger): void {
+  try {
+    const rg = runtime.search.engine();
+    runtime.jail.warm(['git', ...(rg.kind === 'ripgrep' ? [rg.path] : [])]);
+  } catch (e) {
+    log.debug('tool jails not prepared at start', { error: String(e) });
+  }
 }
 
 /**

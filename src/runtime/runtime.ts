@@ -102,6 +102,7 @@ export class Runtime {
       privateFiles: privateFilesOf(opts.config),
       sealed: sealedDirsOf(opts.config),
       readAllow: opts.config.readAllow ?? [],
+      onRun: (n) => this.log.debug('tool jail run', { ...n }),
     });
     this.search = new SearchEngines(opts.config.env, this.jail);
     this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));
@@ -154,6 +155,7 @@ export class Runtime {
     if (this.shutdownController.signal.aborted) return;
     this.shutdownController.abort();
     this.stats.close();
+    this.jail.close();
     for (const h of [...this.shutdownHooks.reverse(), () => this.commands.shutdown()]) {
       try {
         await h();

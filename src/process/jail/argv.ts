@@ -63,6 +63,8 @@ function startArgv(
 ): { child: ChildProcess; group: boolean } | string {
   const j = opts.jail;
   const alone = opts.aloneIn;
+  const ready = j?.startPrepared(file, args, { cwd: opts.cwd, env: opts.env, dirFd: alone });
+  if (ready) return ready;
   const run = (alone !== undefined
     ? j?.wrapAlone(file, args, opts.cwd, alone)
     : j?.wrap(file, args, opts.cwd)) ?? {
