@@ -68,10 +68,12 @@ export function preparedJailSuite(as: RunAs, variant?: SuiteVariant): void {
     beforeAll(async () => {
       ws = ownedDir(tmpdir(), 'wb-prep-ws-', as);
       rt = ownedDir(tmpdir(), 'wb-prep-rt-', as);
-      git(ws, 'init', '-q', '-b', 'main');
+      // git as the test (root) in a workspace that may be nobody's.
+      const g = (...args: string[]) => git(ws, '-c', 'safe.directory=*', ...args);
+      g('init', '-q', '-b', 'main');
       writeFileSync(path.join(ws, 'a.txt'), 'alpha needle\n');
-      git(ws, 'add', '-A');
-      git(ws, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'first');
+      g('add', '-A');
+      g('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'first');
       writeFileSync(path.join(ws, 'a.txt'), 'alpha needle\nmore\n');
       if (as === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, ws]);
       srv = await start();
