@@ -82,6 +82,7 @@ for (const { mode, ok } of modes) {
       const seen: string[] = [];
       notes.length = 0;
       for (let i = 0; i < 3; i++) {
+        await turn();
         const r = await runArgv('sh', ['-c', script], {
           cwd: ws,
           env: env(),
@@ -110,6 +111,7 @@ for (const { mode, ok } of modes) {
       expect(rg.kind).toBe('ripgrep');
       const rgPath = rg.kind === 'ripgrep' ? rg.path : '';
       const search = async (rel: string) => {
+        await turn();
         const fd = openSync(path.join(ws, rel), constants.O_RDONLY | constants.O_DIRECTORY);
         try {
           const r = await runArgv(rgPath, ['--no-heading', '--sort', 'path', 'needle', './'], {
@@ -209,6 +211,14 @@ for (const { mode, ok } of modes) {
     expect(bad.stderr.toString()).toMatch(/is not the directory the server checked/);
   });
 });
+
+/**
+ * One turn of the event loop, as between two tool calls: the next jail is asked for when a run ends, on the
+ * turn after (prepared-jails.ts), and a run started in the same turn finds none.
+ */
+function turn(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
 
 async function waitUntil(pred: () => boolean): Promise<void> {
   for (let i = 0; i < 6000 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));

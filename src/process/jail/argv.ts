@@ -63,8 +63,11 @@ function startArgv(
 ): { child: ChildProcess; group: boolean } | string {
   const j = opts.jail;
   const alone = opts.aloneIn;
-  const ready = j?.startPrepared(file, args, { cwd: opts.cwd, env: opts.env, dirFd: alone });
-  if (ready) return ready;
+  const prep = j?.startPrepared(file, args, { cwd: opts.cwd, env: opts.env, dirFd: alone });
+  if (prep?.ready) {
+    prep.ready.child.once('close', prep.refill);
+    return prep.ready;
+  }
   const run = (alone !== undefined
     ? j?.wrapAlone(file, args, opts.cwd, alone)
     : j?.wrap(file, args, opts.cwd)) ?? {
@@ -81,6 +84,7 @@ function startArgv(
       detached: run.group === true,
     });
     if (run.done) child.once('close', run.done).once('error', run.done);
+    if (prep) child.once('close', prep.refill);
     return { child, group: run.group === true };
   } catch (e) {
     run.done?.();

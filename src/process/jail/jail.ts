@@ -7,7 +7,6 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import type { ChildProcess } from 'node:child_process';
 import { closeSync, constants, openSync, readlinkSync, readSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
@@ -19,7 +18,13 @@ import { findExecutable } from '../spawn/spawn.js';
 import { placeProgram } from '../native.js';
 import type { PreparedCounts } from './prepared-jail.js';
 import type { DirIdentity } from '../start-request.js';
-import { identityOf, PreparedJails, type JailRunNote, type JailShape } from './prepared-jails.js';
+import {
+  identityOf,
+  PreparedJails,
+  type JailRunNote,
+  type JailShape,
+  type PreparedStart,
+} from './prepared-jails.js';
 import { programDir } from './jail-landlock.js';
 
 /** What either jail is built from (the Landlock jail's fields), and which one was asked for. */
@@ -86,15 +91,15 @@ export class ToolJail {
   }
 
   /**
-   * Starts `file args…` in a jail prepared ahead for exactly this call (prepared-jail.ts), or undefined: none
-   * can be (no jail, no wb-exec, a directory pinned only by descriptor) or none built so was ready; the caller
-   * then starts it through wrap/wrapAlone as before. Either way the next one is asked for.
+   * Starts `file args…` in a jail prepared ahead for exactly this call (prepared-jail.ts): `ready` when one
+   * built so was waiting; otherwise the caller starts it through wrap/wrapAlone as before. Undefined when none
+   * can be (no jail, no wb-exec, a directory pinned only by descriptor). `refill` once the run has ended.
    */
   startPrepared(
     file: string,
     args: readonly string[],
     call: { cwd: string; env: Record<string, string>; dirFd?: number },
-  ): { child: ChildProcess; group: boolean } | undefined {
+  ): PreparedStart | undefined {
     const p = this.ready();
     const program = p && (path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar));
     const shape = program && this.shape(p, program, call.cwd, call.dirFd);

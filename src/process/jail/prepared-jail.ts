@@ -84,8 +84,9 @@ export class JailSlot {
   fill(recipe: () => JailRecipe | undefined): void {
     while (this.ready.length < this.depth && !this.closed && this.failures < MAX_FAILURES) {
       const r = recipe();
-      const child = r && startJail(r);
-      if (!r || !child) {
+      if (!r) return; // not to be built any more (ripgrep's directory changed since)
+      const child = startJail(r);
+      if (!child) {
         this.failures++;
         return;
       }

@@ -1,5 +1,5 @@
 // The tool jails prepared ahead of git and ripgrep (prepared-jail.ts; docs/security-model.md#tool-jails-prepared-ahead):
-// one per program (two for git: git_diff runs two at once), asked for again as each is taken (it sets up while the program runs) and at start
+// one per program (two for git: git_diff runs two at once), asked for again as each run ends and at start
 // (cli/warm-up.ts). Which jail a call needs comes from jail.ts (`shape`); this file only matches and refills.
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, constants } from 'node:fs';
@@ -19,6 +19,12 @@ export interface JailShape {
 /** What a prepared start tells the server (a debug line: which program, whether a prepared jail served it). */
 export type JailRunNote = (note: { program: string; prepared: boolean }) => void;
 
+/** A start that could use a prepared jail: the one it used (if any), and what asks for the next once it ended. */
+export interface PreparedStart {
+  ready?: { child: ChildProcess; group: boolean };
+  refill: () => void;
+}
+
 /** At most this many programs get a prepared jail (git and ripgrep; a test's other programs). */
 const MAX_SLOTS = 4;
 
@@ -31,23 +37,27 @@ export class PreparedJails {
 
   constructor(private readonly note?: JailRunNote) {}
 
-  /** Takes the prepared jail for `shape` (killing one built otherwise) and asks for the next. */
+  /**
+   * Takes the prepared jail for `shape` (killing those built otherwise). `refill`, called when the run has
+   * ended, asks for the next: not while the program runs, as starting a process blocks the server's thread for
+   * a few milliseconds (more on a busy machine) that the run would wait for; git's depth of two covers the next
+   * run of the same tool call.
+   */
   start(
     program: string,
     args: readonly string[],
     env: Record<string, string>,
     shape: JailShape,
-  ): { child: ChildProcess; group: boolean } | undefined {
+  ): PreparedStart | undefined {
     const slot = this.slotOf(program);
     if (!slot) return undefined;
     const got = slot.take(shape.key);
-    // Set up while the program runs: the next call of it (often within the same tool call) finds it ready.
-    setImmediate(() => slot.fill(shape.recipe));
     this.note?.({ program, prepared: got !== undefined });
-    if (!got) return undefined;
+    const refill = () => setImmediate(() => slot.fill(shape.recipe));
+    if (!got) return { refill };
     this.counts.used++;
     const child = handOver(got, { cwd: shape.cwd, argv: [program, ...args], env, pin: shape.pin });
-    return { child, group: got.recipe.group };
+    return { ready: { child, group: got.recipe.group }, refill };
   }
 
   /** Prepares the jail of `program` now (at start), unless one is ready. */
