@@ -67,7 +67,21 @@ async function floors(ws) {
   const srv = await startServer(ws, { SERVICE_PERMISSION_MODE: 'safe' });
   const { callTool, close } = httpToolClient(srv.url, srv.token);
   const pairs = [
-    ['git_status', {}, 'git', ['status', '--porcelain=v1', '-z', '--untracked-files=all']],
+    // The floors run the subcommand the tool runs (without its -c hardening); git_diff runs two at once.
+    [
+      'git_status',
+      {},
+      'git',
+      [
+        'status',
+        '--porcelain=v2',
+        '-z',
+        '--branch',
+        '--renames',
+        '--ignore-submodules=dirty',
+        '--untracked-files=normal',
+      ],
+    ],
     ['git_diff', {}, 'git', ['diff', '--patch', '--no-color']],
     ['git_log', { max_count: 20 }, 'git', ['log', '-n', '20', '--format=%H%x00%an%x00%s']],
     ['search_text', { query: 'function add1' }, rgPath(), ['--json', 'function add1', './']],

@@ -12,10 +12,12 @@ import type { Runtime } from '../runtime/runtime.js';
  */
 export function afterReady(runtime: Runtime, log: Logger): void {
   runtime.commands.warm();
-  setImmediate(() => warmJails(runtime, log));
   const loaded = runtime.catalog.preload();
   loaded.catch((e: unknown) => log.error(String((e as Error)?.message ?? e)));
-  void rehearse(runtime, loaded).catch(() => {});
+  // The jails' probes block this thread for a few spawns: after the command path is warm, not beside it.
+  void rehearse(runtime, loaded)
+    .catch(() => {})
+    .finally(() => setImmediate(() => warmJails(runtime, log)));
   const s = runtime.commands.sandboxStatus();
   if (runtime.config.permissionMode === 'dangerous') return;
   // Fail closed (docs/security-model.md#network-per-mode): said at start, not only when a command fails.
@@ -31,7 +33,7 @@ export function afterReady(runtime: Runtime, log: Logger): void {
 
 /**
  * The jails of git and ripgrep prepared for the workspace's root (process/jail/prepared-jail.ts), so the first
- * git call and the first search find theirs ready; after the ready line, as everything here.
+ * git call and the first search find theirs ready; after the first-command rehearsal.
  */
 function warmJails(runtime: Runtime, log: Logger): void {
   try {

@@ -85,6 +85,9 @@ export function preparedJailSuite(as: RunAs, variant?: SuiteVariant): void {
     }, HUNG_MS);
 
     it('the first git call and the first search after start are served by jails prepared at start', async () => {
+      // Prepared after the first-command rehearsal (src/cli/warm-up.ts): two git jails and one ripgrep jail.
+      expect((await waitForJails(srv.pid, 3)).length).toBeGreaterThanOrEqual(3);
+      expect(runs(srv.stderr())).toEqual([]);
       const st = await call(srv.url, 'git_status', {});
       expect(st.isError, st.text).toBe(false);
       expect(JSON.stringify(st.sc)).toMatch(/a\.txt/);
