@@ -12,7 +12,10 @@
  *
  * The request: "WBX1", then three little-endian 32-bit numbers — the length of the rest, the number of argv
  * strings, the number of environment strings — then that many NUL-terminated strings: the directory, argv,
- * environment. Anything else (a short read, a count that does not match, a string without its NUL) ends this
+ * environment. "WBX2" is the same request with two little-endian 64-bit numbers after the three, the device and
+ * inode of the directory: after entering it this program checks that "." is that very directory (a directory
+ * swapped for another, or for a symlink, between the server's check and this chdir is refused with status
+ * 126), as the tool jails prepared ahead start ripgrep (src/process/jail/prepared-jail.ts). Anything else (a short read, a count that does not match, a string without its NUL) ends this
  * program with status 125 and a line on standard error; end of input before the request (the sandbox was not
  * needed) ends it with status 0. No dependencies beyond libc; Linux only.
  */
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define WB_PROGRAM "wb-exec"
@@ -32,13 +36,23 @@
 #define MAX_REQUEST (8u * 1024 * 1024)
 #define MAX_STRINGS (256u * 1024)
 
+static uint64_t le64(const unsigned char *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
+
 
 int main(int argc, char **argv) {
   (void)argv;
   if (argc != 1) fail("takes no arguments: the command arrives on standard input");
   unsigned char head[16];
   if (read_all(head, sizeof head, 1)) return 0;
-  if (memcmp(head, "WBX1", 4) != 0) fail("the request does not start with WBX1");
+  int pinned = memcmp(head, "WBX2", 4) == 0;
+  if (!pinned && memcmp(head, "WBX1", 4) != 0) fail("the request does not start with WBX1 or WBX2");
+  uint64_t want_dev = 0, want_ino = 0;
+  if (pinned) {
+    unsigned char id[16];
+    read_all(id, sizeof id, 0);
+    want_dev = le64(id);
+    want_ino = le64(id + 8);
+  }
   uint32_t len = le32(head + 4), nargs = le32(head + 8), nenv = le32(head + 12);
   if (len == 0 || len > MAX_REQUEST) fail("the request's length is out of range");
   if (nargs == 0 || nargs > MAX_STRINGS || nenv > MAX_STRINGS) fail("the request's counts are out of range");
@@ -60,6 +74,11 @@ int main(int argc, char **argv) {
   if (have != want) fail("the request has fewer strings than it says");
   if (chdir(dir) != 0) {
     fprintf(stderr, "wb-exec: cannot enter %s: %s\n", dir, strerror(errno));
+    _exit(126);
+  }
+  struct stat st;
+  if (pinned && (stat(".", &st) != 0 || (uint64_t)st.st_dev != want_dev || (uint64_t)st.st_ino != want_ino)) {
+    fprintf(stderr, "wb-exec: %s is not the directory the server checked\n", dir);
     _exit(126);
   }
   /* Only 0, 1 and 2 reach the command (wb-fds.h). */

@@ -14,7 +14,10 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   runtime.commands.warm();
   const loaded = runtime.catalog.preload();
   loaded.catch((e: unknown) => log.error(String((e as Error)?.message ?? e)));
-  void rehearse(runtime, loaded).catch(() => {});
+  // The jails' probes block this thread for a few spawns: after the command path is warm, not beside it.
+  void rehearse(runtime, loaded)
+    .catch(() => {})
+    .finally(() => setImmediate(() => warmJails(runtime, log)));
   const s = runtime.commands.sandboxStatus();
   if (runtime.config.permissionMode === 'dangerous') return;
   // Fail closed (docs/security-model.md#network-per-mode): said at start, not only when a command fails.
@@ -26,6 +29,19 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   log.warn(
     `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
   );
+}
+
+/**
+ * The jails of git and ripgrep prepared for the workspace's root (process/jail/prepared-jail.ts), so the first
+ * git call and the first search find theirs ready; after the first-command rehearsal.
+ */
+function warmJails(runtime: Runtime, log: Logger): void {
+  try {
+    const rg = runtime.search.engine();
+    runtime.jail.warm(['git', ...(rg.kind === 'ripgrep' ? [rg.path] : [])]);
+  } catch (e) {
+    log.debug('tool jails not prepared at start', { error: String(e) });
+  }
 }
 
 /**

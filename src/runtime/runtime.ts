@@ -105,6 +105,7 @@ export class Runtime {
       privateFiles: privateFilesOf(opts.config),
       sealed: sealedDirsOf(opts.config),
       readAllow: opts.config.readAllow ?? [],
+      onRun: (n) => this.log.debug('tool jail run', { ...n }),
     });
     this.search = new SearchEngines(opts.config.env, this.jail);
     this.reviews = new ReviewPoints(this);
@@ -158,6 +159,7 @@ export class Runtime {
     if (this.shutdownController.signal.aborted) return;
     this.shutdownController.abort();
     this.stats.close();
+    this.jail.close();
     for (const h of [...this.shutdownHooks.reverse(), () => this.commands.shutdown()]) {
       try {
         await h();

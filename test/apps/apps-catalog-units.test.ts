@@ -38,14 +38,11 @@ describe('the MCP Apps catalog', () => {
   });
 
   it('the card tools carry the resource; every other tool is the very object a plain client gets', () => {
-    expect(catalog.listPayload.filter((t) => CARD_TOOLS.has(t.name)).map((t) => t.name)).toEqual([
-      'apply_patch',
-      'edit_file',
-      'show_changes',
-    ]);
+    const names = catalog.listPayload.map((t) => String(t.name));
+    expect(names.filter((n) => CARD_TOOLS.has(n))).toEqual(['apply_patch', 'edit_file', 'show_changes']);
     catalog.listPayload.forEach((t, i) => {
       const u = catalog.uiListPayload[i] as Record<string, unknown>;
-      if (CARD_TOOLS.has(t.name)) {
+      if (CARD_TOOLS.has(String(t.name))) {
         expect(u._meta).toEqual({ ui: { resourceUri: CARD_URI } });
         expect(t._meta).toBeUndefined();
       } else expect(u).toBe(t);

@@ -38,6 +38,7 @@ import {
 } from '../spawn/spawn.js';
 import { Spawner } from '../spawner/spawner.js';
 import { templateMemo } from '../spawner/prepared.js';
+import { placeProgram } from '../native.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
 import { randomBase64url } from '../../core/random.js';
 
@@ -96,7 +97,12 @@ export class CommandRegistry {
     this.spawner = new Spawner(
       host.log,
       {
-        template: templateMemo(() => this.plan, this.net, this.host.root.real),
+        template: templateMemo(
+          () => this.plan,
+          this.net,
+          this.host.root.real,
+          () => placeProgram('wb-exec', host.dirs.root),
+        ),
         nextCgroup: () => this.processLimit().next(),
         clock: host.clock,
       },
@@ -301,7 +307,8 @@ export class CommandRegistry {
     });
     if (plan.pathFor && env.PATH) env.PATH = plan.pathFor(env.PATH);
     const seccomp = confined ? plan.seccomp : undefined;
-    const commandArgv = sandboxed && !spec.tty ? shell : undefined;
+    // A prepared process (prepared.ts) becomes the shell: in bubblewrap, or without any sandbox (not Landlock).
+    const commandArgv = (sandboxed || !confined) && !spec.tty ? shell : undefined;
     return { argv, cwd: spec.cwd, env, tty: spec.tty, sandboxed, seccomp, commandArgv };
   }
 

@@ -65,6 +65,15 @@ function startArgv(
 ): { child: ChildProcess; group: boolean } | string {
   const j = opts.jail;
   const alone = opts.aloneIn;
+  // A prepared jail has no writable directory: a run that needs one (the review points) gets a jail of its own.
+  const prep =
+    opts.writable === undefined
+      ? j?.startPrepared(file, args, { cwd: opts.cwd, env: opts.env, dirFd: alone })
+      : undefined;
+  if (prep?.ready) {
+    prep.ready.child.once('close', prep.refill);
+    return prep.ready;
+  }
   const run = (alone !== undefined
     ? j?.wrapAlone(file, args, opts.cwd, alone)
     : j?.wrap(file, args, opts.cwd, opts.writable)) ?? {
@@ -81,6 +90,7 @@ function startArgv(
       detached: run.group === true,
     });
     if (run.done) child.once('close', run.done).once('error', run.done);
+    if (prep) child.once('close', prep.refill);
     return { child, group: run.group === true };
   } catch (e) {
     run.done?.();

@@ -89,19 +89,10 @@ export class LandlockJail {
    */
   start(program: string, args: readonly string[], writable?: string): LandlockStart {
     // No working directory to give: the helper keeps the one the spawn gives it (a pinned /proc/self/fd/N too).
-    const scratch = mkdtempSync(path.join(this.scratchParent, 'c-'));
-    const a: string[] = ['--rw', scratch];
-    if (writable) a.push('--rw', writable);
-    for (const d of DEVICES_RW) a.push('--rw', d);
-    for (const r of [...DEVICES_RO, this.ctx.workspaceReal, programDir(program)]) a.push('--ro', r);
-    const view = this.view();
-    for (const r of view.read) a.push('--read', r);
-    for (const h of view.hide) a.push('--hide', h);
-    a.push('--no-inet');
-    if (this.seccomp) a.push('--seccomp', String(this.slot));
+    const scratch = this.scratch();
     return {
       file: this.helper,
-      args: [...a, '--', program, ...args],
+      args: [...this.options(scratch, [programDir(program)], writable), '--', program, ...args],
       seccomp: this.seccomp,
       // bubblewrap's jail has an empty /tmp and no HOME; here both are the call's own directory.
       env: { HOME: scratch, TMPDIR: scratch },
@@ -109,6 +100,29 @@ export class LandlockJail {
       // No PID namespace: what the program leaves in its process group is ended with it (process/jail/argv.ts).
       group: true,
     };
+  }
+
+  /**
+   * The helper's options before `--`: `scratch` (and `writable`, a server-owned directory) writable, the
+   * workspace, `readable` (the program's directory; a prepared jail's wb-exec too) and the `safe` view readable.
+   * A prepared jail's key is these with an empty scratch: the rest is what it is built from (prepared-jail.ts).
+   */
+  options(scratch: string, readable: readonly string[], writable?: string): string[] {
+    const a: string[] = ['--rw', scratch];
+    if (writable) a.push('--rw', writable);
+    for (const d of DEVICES_RW) a.push('--rw', d);
+    for (const r of [...DEVICES_RO, this.ctx.workspaceReal, ...readable]) a.push('--ro', r);
+    const view = this.view();
+    for (const r of view.read) a.push('--read', r);
+    for (const h of view.hide) a.push('--hide', h);
+    a.push('--no-inet');
+    if (this.seccomp) a.push('--seccomp', String(this.slot));
+    return a;
+  }
+
+  /** A scratch directory of one run (HOME and TMPDIR), removed by its `done`. */
+  scratch(): string {
+    return mkdtempSync(path.join(this.scratchParent, 'c-'));
   }
 
   /** What the status says about this jail. */
@@ -152,7 +166,7 @@ export class LandlockJail {
 }
 
 /** The real directory of a program (readable even inside a hidden directory, as bubblewrap binds it). */
-function programDir(program: string): string {
+export function programDir(program: string): string {
   try {
     return path.dirname(realpathSync(program));
   } catch {

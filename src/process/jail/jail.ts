@@ -7,7 +7,7 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import { closeSync, constants, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, openSync, readlinkSync, readSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
 import { SYSTEM_TOPS, systemBinds } from '../sandbox/host-view.js';
@@ -15,10 +15,23 @@ import { LandlockJail, type LandlockJailContext } from './jail-landlock.js';
 import { probeRun, SECCOMP_FD } from '../sandbox/sandbox.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
 import { findExecutable } from '../spawn/spawn.js';
+import { placeProgram } from '../native.js';
+import type { PreparedCounts } from './prepared-jail.js';
+import type { DirIdentity } from '../start-request.js';
+import {
+  identityOf,
+  PreparedJails,
+  type JailRunNote,
+  type JailShape,
+  type PreparedStart,
+} from './prepared-jails.js';
+import { programDir } from './jail-landlock.js';
 
 /** What either jail is built from (the Landlock jail's fields), and which one was asked for. */
 export interface JailContext extends LandlockJailContext {
   requested: SandboxMode;
+  /** Told of each start that could use a prepared jail (the server's debug line). */
+  onRun?: JailRunNote;
 }
 
 export interface JailStatus {
@@ -45,6 +58,9 @@ export interface Jailed {
 export const ALONE_DIR = '/base';
 export const ALONE_FD = SECCOMP_FD + 1;
 
+/** Where a prepared jail's wb-exec lies inside it (bound from the server's copy, prepared-jail.ts). */
+const STARTER_AT = '/run/wb-exec';
+
 type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
 
 /** The few files of /etc that programs and the dynamic loader read; the rest of /etc stays out of sight. */
@@ -66,7 +82,55 @@ export class ToolJail {
   /** Per program: whether it runs in a jail of its own directory and the one it is given (wrapAlone). */
   private readonly aloneOk = new Map<string, boolean>();
 
-  constructor(private readonly ctx: JailContext) {}
+  private readonly prepared: PreparedJails;
+  /** The placed copies of wb-exec: dynamic (beside the system) and static (the jail of one directory). */
+  private starters: { dynamic?: string; static?: string } | undefined;
+
+  constructor(private readonly ctx: JailContext) {
+    this.prepared = new PreparedJails(ctx.onRun);
+  }
+
+  /**
+   * Starts `file args…` in a jail prepared ahead for exactly this call (prepared-jail.ts): `ready` when one
+   * built so was waiting; otherwise the caller starts it through wrap/wrapAlone as before. Undefined when none
+   * can be (no jail, no wb-exec, a directory pinned only by descriptor). `refill` once the run has ended.
+   */
+  startPrepared(
+    file: string,
+    args: readonly string[],
+    call: { cwd: string; env: Record<string, string>; dirFd?: number },
+  ): PreparedStart | undefined {
+    const p = this.ready();
+    const program = p && (path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar));
+    const shape = program && this.shape(p, program, call.cwd, call.dirFd);
+    return shape ? this.prepared.start(program, args, call.env, shape) : undefined;
+  }
+
+  /** At start: the jails of `programs` (git, ripgrep) prepared for the workspace's root (cli/warm-up.ts). */
+  warm(programs: readonly string[]): void {
+    const p = this.ready();
+    if (!p) return;
+    const root = openSync(this.ctx.workspaceReal, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      for (const f of programs) {
+        const program = path.isAbsolute(f) ? f : findExecutable(f, this.ctx.pathVar);
+        const alone = program && this.runsAlone(program) ? root : undefined;
+        if (program) this.prepared.warm(program, this.shape(p, program, this.ctx.workspaceReal, alone));
+      }
+    } finally {
+      closeSync(root);
+    }
+  }
+
+  /** How many jails were prepared, used, discarded (built otherwise) and died before use. */
+  preparedCounts(): PreparedCounts {
+    return { ...this.prepared.counts };
+  }
+
+  /** Shutdown: the prepared jails killed, none prepared again. */
+  close(): void {
+    this.prepared.close();
+  }
 
   status(): JailStatus {
     const p = this.ready();
@@ -201,6 +265,92 @@ export class ToolJail {
     return null;
   }
 
+  /** The jail one start of `program` needs, as a prepared jail is matched and built (prepared-jails.ts). */
+  private shape(
+    p: BwrapPlan | LandlockJail,
+    program: string,
+    cwd: string,
+    dirFd?: number,
+  ): JailShape | undefined {
+    const st = this.placedStarters();
+    if (dirFd !== undefined && !(p instanceof LandlockJail) && this.runsAlone(program))
+      return this.aloneShape(p, program, dirFd, st.static);
+    // A directory held open enters the jail by its path, which wb-exec checks leads to that very directory.
+    let pin: DirIdentity | undefined;
+    if (dirFd !== undefined) {
+      pin = identityOf(dirFd);
+      cwd = linkOf(dirFd);
+      if (!pin || !cwd.startsWith('/')) return undefined;
+    } else if (cwd.startsWith('/proc/')) return undefined;
+    const starter = st.dynamic;
+    if (!starter) return undefined;
+    if (p instanceof LandlockJail) return this.landlockShape(p, program, starter, cwd, pin);
+    const root = this.ctx.workspaceReal;
+    const args = [...p.base, ...this.programDirs(program), '--ro-bind', starter, STARTER_AT, '--chdir', root];
+    if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
+    args.push('--', STARTER_AT);
+    const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
+    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: false };
+    return { key, recipe: () => recipe, cwd, pin };
+  }
+
+  /** ripgrep's jail of one directory (wrapAlone), bound from the directory the server holds (prepared-jails.ts). */
+  private aloneShape(p: BwrapPlan, program: string, dirFd: number, starter?: string): JailShape | undefined {
+    const held = starter ? this.prepared.holdDir(dirFd) : undefined;
+    if (!held || !starter) return undefined;
+    const id = held.id;
+    const args = [...this.aloneArgs(p, program), '--ro-bind', starter, STARTER_AT, '--', STARTER_AT];
+    const key = [p.bwrap, p.seccomp ?? '', `${id.dev}:${id.ino}`, ...args].join('\0');
+    const recipe = () => {
+      const fd = this.prepared.heldDir(id);
+      if (fd === undefined) return undefined;
+      return {
+        key,
+        file: p.bwrap,
+        args,
+        cwd: this.ctx.workspaceReal,
+        seccomp: p.seccomp,
+        fds: [fd],
+        group: false,
+      };
+    };
+    return { key, recipe, cwd: ALONE_DIR };
+  }
+
+  /** The Landlock jail with wb-exec readable and at its end; its own scratch directory made as it is built. */
+  private landlockShape(
+    p: LandlockJail,
+    program: string,
+    starter: string,
+    cwd: string,
+    pin?: DirIdentity,
+  ): JailShape {
+    const readable = [programDir(program), starter];
+    const keyOf = () => [p.helper, p.seccomp ?? '', ...p.options('', readable), '--', starter].join('\0');
+    const recipe = () => {
+      let scratch: string;
+      try {
+        scratch = p.scratch();
+      } catch {
+        return undefined;
+      }
+      const args = [...p.options(scratch, readable), '--', starter];
+      const done = () => rmSync(scratch, { recursive: true, force: true });
+      const env = { HOME: scratch, TMPDIR: scratch };
+      const root = this.ctx.workspaceReal;
+      return { key: keyOf(), file: p.helper, args, cwd: root, seccomp: p.seccomp, env, done, group: true };
+    };
+    return { key: keyOf(), recipe, cwd, pin };
+  }
+
+  private placedStarters(): { dynamic?: string; static?: string } {
+    this.starters ??= {
+      dynamic: placeProgram('wb-exec', this.ctx.dirs.root),
+      static: placeProgram('wb-exec-static', this.ctx.dirs.root),
+    };
+    return this.starters;
+  }
+
   /** Bind the program's own directory where the system directories do not already show it. */
   private programDirs(program: string): string[] {
     let dirs = this.dirsOf.get(program);
@@ -217,6 +367,15 @@ export class ToolJail {
       this.dirsOf.set(program, dirs);
     }
     return dirs;
+  }
+}
+
+/** The path a descriptor was opened at, as the kernel tracks it ('' when it cannot say). */
+function linkOf(fd: number): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return '';
   }
 }
 

@@ -6,6 +6,7 @@
 import { killCgroup, releaseCgroup, type CgroupTarget } from '../spawn/cgroup.js';
 import { startChild, type Spawned } from '../spawn/pipes.js';
 import { signalTree } from '../spawn/tree.js';
+import { startRequest } from '../start-request.js';
 
 /** What the server asks to have ready: the argv ending in wb-exec, where bwrap starts, its filter and cgroup. */
 export interface PrepareSpec {
@@ -15,17 +16,8 @@ export interface PrepareSpec {
   cgroup?: CgroupTarget;
 }
 
-/** wb-exec's request (native/wb-exec.c): "WBX1", three little-endian u32 (length, argc, envc), the strings. */
-export function startRequest(cwd: string, argv: readonly string[], env: Record<string, string>): Buffer {
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  const body = Buffer.from([cwd, ...argv, ...vars].map((s) => `${s}\0`).join(''));
-  const head = Buffer.alloc(16);
-  head.write('WBX1', 0, 'latin1');
-  head.writeUInt32LE(body.length, 4);
-  head.writeUInt32LE(argv.length, 8);
-  head.writeUInt32LE(vars.length, 12);
-  return Buffer.concat([head, body]);
-}
+/** wb-exec's request (native/wb-exec.c), kept where the spawner's tests import it from. */
+export { startRequest };
 
 /** The one prepared sandbox of this helper, numbered by the server. */
 export class PreparedSandbox {

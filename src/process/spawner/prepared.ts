@@ -32,14 +32,19 @@ type Template = Omit<PrepareSpec, 'cgroup'>;
 
 /**
  * What a sandbox prepared ahead is built from: the options a command of this plan gets, started in the
- * workspace's root, the bridge, and wb-exec at the end. Only with bubblewrap and the proxy's directory bound
- * (where wb-exec is placed); undefined otherwise, and commands start the usual way.
+ * workspace's root, the bridge, and wb-exec at the end. With bubblewrap only when the proxy's directory is
+ * bound (where wb-exec is placed); without a sandbox, wb-exec alone (`starter`, the server's copy); undefined
+ * otherwise (the Landlock sandbox), and commands start the usual way.
  */
 export function preparedTemplate(
   plan: SandboxPlan,
   net: Pick<NetAccess, 'mounts' | 'bridgePrefix'>,
   root: string,
+  starter?: string,
 ): Template | undefined {
+  // Without a sandbox (dangerous, or SERVICE_SANDBOX=off) only wb-exec waits, in the next command's cgroup:
+  // moving a process into a cgroup costs the kernel a grace period (up to ~15 ms), which is then paid ahead.
+  if (plan.status.in_use === null) return starter ? { argv: [starter], cwd: root } : undefined;
   if (!isBwrap(plan) || plan.status.network !== 'proxy') return undefined;
   const m = net.mounts();
   const bridge = net.bridgePrefix();
@@ -56,6 +61,7 @@ export function templateMemo(
   plan: () => SandboxPlan | undefined,
   net: Pick<NetAccess, 'mounts' | 'bridgePrefix'>,
   root: string,
+  starter?: () => string | undefined,
 ): () => Template | undefined {
   let last: { args: unknown; bridge: string; t: Template | undefined } | undefined;
   return () => {
@@ -64,7 +70,11 @@ export function templateMemo(
     const args = p.args?.();
     const bridge = net.bridgePrefix()?.join('\0') ?? '';
     if (!last || last.args !== args || last.bridge !== bridge)
-      last = { args, bridge, t: preparedTemplate(p, net, root) };
+      last = {
+        args,
+        bridge,
+        t: preparedTemplate(p, net, root, p.status.in_use === null ? starter?.() : undefined),
+      };
     return last.t;
   };
 }

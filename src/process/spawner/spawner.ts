@@ -6,7 +6,7 @@
 // commands are started in this process instead — same behaviour, slower. Each sandboxed command is a
 // bubblewrap sandbox of its own with its own PID namespace, so no command can see the helper or another one.
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/log.js';
 import { spawnPipes } from '../spawn/pipes.js';
@@ -111,7 +111,9 @@ export class Spawner {
     // A command that comes while the helper is still starting (or when none can) is started here.
     if (!child || !this.everReady) return spawnPipes(spec, ev);
     const id = ++this.seq;
-    const ready = spec.commandArgv && this.pool?.take();
+    // Unsandboxed, a directory that cannot be entered is a start that failed (ENOENT), not wb-exec's exit 126.
+    const usable = spec.commandArgv && (spec.sandboxed || isDirectory(spec.cwd));
+    const ready = usable ? this.pool?.take() : undefined;
     const r = new RemoteCommand(id, child, spec, ev, (msg) => this.post(msg, child), ready?.cgroup);
     this.remotes.set(id, r);
     const { argv, cwd, env, sandboxed, cgroup, seccomp, commandArgv } = spec;
@@ -292,5 +294,13 @@ export class Spawner {
       this.remotes.delete(id);
       r.lost();
     }
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }

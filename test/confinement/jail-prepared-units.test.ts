@@ -1,0 +1,226 @@
+// Tool jails prepared ahead, driven directly (src/process/jail/prepared-jail.ts, prepared-jails.ts, jail.ts): rule A
+// stays whole — every run gets a jail no earlier run could touch (a file the first run writes in its /tmp is
+// absent in the next, each run has its own pid and, in bubblewrap, its own PID namespace) even though each
+// came prepared; a prepared jail is used only by a call whose jail is built from the same options (another
+// directory for ripgrep's jail of one directory, another key) and is killed otherwise; wb-exec's WBX2 request
+// refuses a directory that is not the one the server checked. Real bubblewrap, the real Landlock helper, real
+// processes; the servers are jail-prepared-suite.ts.
+import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  statSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runArgv } from '../../src/process/jail/argv.js';
+import { ToolJail } from '../../src/process/jail/jail.js';
+import { handOver, JailSlot, type PreparedCounts } from '../../src/process/jail/prepared-jail.js';
+import { builtProgram } from '../../src/process/native.js';
+import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../../src/process/runtime-dir.js';
+import { startRequest } from '../../src/process/start-request.js';
+import { findRipgrep } from '../../src/workspace/search/engines.js';
+import { needBwrap } from '../exec/exec-support.js';
+import { containerLauncher } from '../helpers/container-sim.js';
+import { needBuilt } from '../helpers/native.js';
+
+const built = needBuilt(['wb-exec', 'wb-exec-static', 'wb-landlock'], 'tool jails prepared ahead');
+const modes = [
+  { mode: 'bwrap' as const, ok: built && needBwrap('tool jails prepared ahead in bubblewrap') },
+  {
+    mode: 'landlock' as const,
+    ok: built && containerLauncher('tool jails prepared ahead on Landlock') !== undefined,
+  },
+];
+
+for (const { mode, ok } of modes) {
+  (ok ? describe : describe.skip)(`tool jails prepared ahead (${mode})`, () => {
+    let ws: string;
+    let rt: string;
+    let dirs: RuntimeDirs;
+    let jail: ToolJail;
+    const notes: Array<{ program: string; prepared: boolean }> = [];
+    const env = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' });
+
+    beforeAll(() => {
+      ws = mkdtempSync(path.join(tmpdir(), 'wb-prep-u-ws-'));
+      rt = mkdtempSync(path.join(tmpdir(), 'wb-prep-u-rt-'));
+      mkdirSync(path.join(ws, 'sub'));
+      writeFileSync(path.join(ws, 'top.txt'), 'needle at the top\n');
+      writeFileSync(path.join(ws, 'sub', 'low.txt'), 'needle below\n');
+      dirs = createRuntimeDirs({ configured: rt }, ws);
+      jail = new ToolJail({
+        requested: mode,
+        pathVar: process.env.PATH,
+        workspaceReal: ws,
+        dirs,
+        privateFiles: [],
+        sealed: [],
+        readAllow: [],
+        onRun: (n) => notes.push(n),
+      });
+    });
+
+    afterAll(() => {
+      jail?.close();
+      if (dirs) removeRuntimeDirs(dirs);
+      for (const p of [ws, rt]) if (p) rmSync(p, { recursive: true, force: true });
+    });
+
+    it('rule A: each run is served prepared, yet finds an empty /tmp, its own pid and its own PID namespace', async () => {
+      expect(jail.status().in_use).toBe(mode);
+      jail.warm(['sh']);
+      const script =
+        'd="${TMPDIR:-/tmp}"; echo "pid=$$"; echo "ns=$(readlink /proc/self/ns/pid)"; ' +
+        'echo "left=$(ls -A "$d" | tr "\\n" " ")"; echo planted > "$d/planted"';
+      const seen: string[] = [];
+      notes.length = 0;
+      for (let i = 0; i < 3; i++) {
+        await turn();
+        const r = await runArgv('sh', ['-c', script], {
+          cwd: ws,
+          env: env(),
+          timeoutMs: 20_000,
+          maxStdoutBytes: 1 << 16,
+          jail,
+        });
+        expect(r.code, r.stderr).toBe(0);
+        seen.push(r.stdout.toString());
+      }
+      expect(notes.map((n) => n.prepared)).toEqual([true, true, true]);
+      // The workspace lies under /tmp, so bubblewrap's empty /tmp shows the directory it is bound below.
+      const left = seen.map((o) => (/^left=(.*)$/m.exec(o)?.[1] ?? '?').split(' ').filter(Boolean));
+      for (const l of left) expect(l.filter((e) => e !== path.basename(ws))).toEqual([]);
+      const pids = seen.map((o) => /^pid=(\d+)$/m.exec(o)?.[1]);
+      const nss = seen.map((o) => /^ns=(.*)$/m.exec(o)?.[1]);
+      if (mode === 'bwrap') {
+        // In a PID namespace of its own every run is its namespace's first processes: the namespaces differ.
+        expect(new Set(nss).size, nss.join(' ')).toBe(3);
+        expect(nss.every((n) => /^pid:\[\d+\]$/.test(n ?? ''))).toBe(true);
+      } else expect(new Set(pids).size, pids.join(' ')).toBe(3);
+    });
+
+    it('a prepared jail built from other options is killed, never used: ripgrep in another directory', async () => {
+      const rg = findRipgrep(env());
+      expect(rg.kind).toBe('ripgrep');
+      const rgPath = rg.kind === 'ripgrep' ? rg.path : '';
+      const search = async (rel: string) => {
+        await turn();
+        const fd = openSync(path.join(ws, rel), constants.O_RDONLY | constants.O_DIRECTORY);
+        try {
+          const r = await runArgv(rgPath, ['--no-heading', '--sort', 'path', 'needle', './'], {
+            cwd: `/proc/self/fd/${fd}`,
+            env: env(),
+            timeoutMs: 20_000,
+            maxStdoutBytes: 1 << 16,
+            jail,
+            aloneIn: fd,
+          });
+          expect(r.code, r.stderr).toBe(0);
+          return r.stdout.toString();
+        } finally {
+          closeSync(fd);
+        }
+      };
+      jail.warm([rgPath]);
+      notes.length = 0;
+      const before = jail.preparedCounts();
+      expect(await search('.')).toBe('./sub/low.txt:needle below\n./top.txt:needle at the top\n');
+      expect(await search('sub')).toBe('./low.txt:needle below\n');
+      expect(await search('sub')).toBe('./low.txt:needle below\n');
+      expect(await search('.')).toBe('./sub/low.txt:needle below\n./top.txt:needle at the top\n');
+      const after = jail.preparedCounts();
+      if (mode === 'bwrap' && jail.runsAlone(rgPath)) {
+        // The jail of one directory binds that directory: another directory's call cannot use it.
+        expect(notes.map((n) => n.prepared)).toEqual([true, false, true, false]);
+        expect(after.discarded - before.discarded).toBe(2);
+      } else {
+        // Landlock (or a ripgrep that needs the system): the jail is the same for every directory, which enters
+        // by its path and is checked by wb-exec (WBX2, below).
+        expect(notes.map((n) => n.prepared)).toEqual([true, true, true, true]);
+      }
+      expect(after.used - before.used).toBe(notes.filter((n) => n.prepared).length);
+    });
+  });
+}
+
+(built ? describe : describe.skip)('the prepared jail slot and wb-exec (no jail needed)', () => {
+  const starter = builtProgram('wb-exec') as string;
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'wb-prep-slot-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const counts = (): PreparedCounts => ({ prepared: 0, used: 0, discarded: 0, died: 0 });
+  const recipe = (key: string) => () => ({ key, file: starter, args: [], cwd: dir, group: false });
+
+  it('take with another key kills the prepared process and returns nothing; the same key hands it over once', async () => {
+    const c = counts();
+    const slot = new JailSlot(c, 1);
+    slot.fill(recipe('a'));
+    expect(c.prepared).toBe(1);
+    expect(slot.take('b')).toBeUndefined();
+    expect(c.discarded).toBe(1);
+    slot.fill(recipe('a'));
+    const got = slot.take('a');
+    expect(got).toBeDefined();
+    expect(slot.take('a')).toBeUndefined(); // never offered twice
+    const child = handOver(got!, { cwd: dir, argv: ['/bin/echo', 'handed', 'over'], env: {} });
+    let out = '';
+    child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+    const code = await new Promise((r) => child.once('close', r));
+    expect([code, out]).toEqual([0, 'handed over\n']);
+    slot.close();
+  });
+
+  it('a prepared process that writes before its request, or dies, is replaced; after close none is', async () => {
+    const c = counts();
+    const slot = new JailSlot(c, 1);
+    let n = 0;
+    // The first "jail" prints and exits at once (misbehaves); the next ones wait as wb-exec does.
+    slot.fill(() =>
+      n++ === 0
+        ? { key: 'k', file: '/bin/sh', args: ['-c', 'echo early; exec sleep 60'], cwd: dir, group: false }
+        : { key: 'k', file: starter, args: [], cwd: dir, group: false },
+    );
+    await waitUntil(() => c.died === 1 && c.prepared === 2);
+    const got = slot.take('k');
+    expect(got?.recipe.file).toBe(starter);
+    handOver(got!, { cwd: dir, argv: ['/bin/true'], env: {} });
+    slot.close();
+    slot.fill(recipe('k'));
+    expect(c.prepared).toBe(2);
+  });
+
+  it('wb-exec refuses a WBX2 request whose directory is not the one the server checked', () => {
+    const st = statSync(dir, { bigint: true });
+    const run = (ino: bigint) =>
+      spawnSync(starter, [], { input: startRequest(dir, ['/bin/echo', 'ran'], {}, { dev: st.dev, ino }) });
+    const good = run(st.ino);
+    expect([good.status, good.stdout.toString()]).toEqual([0, 'ran\n']);
+    const bad = run(st.ino + 1n);
+    expect(bad.status).toBe(126);
+    expect(bad.stdout.toString()).toBe('');
+    expect(bad.stderr.toString()).toMatch(/is not the directory the server checked/);
+  });
+});
+
+/**
+ * One turn of the event loop, as between two tool calls: the next jail is asked for when a run ends, on the
+ * turn after (prepared-jails.ts), and a run started in the same turn finds none.
+ */
+function turn(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
+
+async function waitUntil(pred: () => boolean): Promise<void> {
+  for (let i = 0; i < 6000 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(pred()).toBe(true);
+}

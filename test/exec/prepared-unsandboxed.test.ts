@@ -1,0 +1,82 @@
+// Commands without a sandbox are prepared ahead too (docs/security-model.md, "A sandbox per command, prepared
+// ahead"): in `dangerous`, wb-exec waits in the next command's pids cgroup, so the move into a cgroup is paid
+// between commands; the next pipe command becomes that very process, with exactly its own directory,
+// environment, input and exit status, and a command whose directory cannot be entered still fails to start.
+import { mkdirSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { descendantsOf } from '../helpers/hostile-bin.js';
+import { needBuilt } from '../helpers/native.js';
+import { startInProcess, type InProcessServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { call, waitFor } from './exec-support.js';
+
+/**
+ * The wb-exec processes waiting below this test process (the in-process server's helper's), by pid; not the
+ * tool jails' (bound at /run/wb-exec inside bubblewrap).
+ */
+function waiting(): number[] {
+  return descendantsOf(process.pid)
+    .filter((p) => p.cmdline.endsWith('/wb-exec') && !p.cmdline.includes(' ') && p.cmdline !== '/run/wb-exec')
+    .filter((p) => p.state !== 'Z')
+    .map((p) => p.pid);
+}
+
+(needBuilt(['wb-exec'], 'commands prepared ahead without a sandbox') ? describe : describe.skip)(
+  'commands prepared ahead without a sandbox (dangerous)',
+  () => {
+    let ws: TempWorkspace;
+    let srv: InProcessServer;
+
+    beforeAll(async () => {
+      ws = makeWorkspace({ 'sub/keep.txt': 'x\n' });
+      srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_PERMISSION_MODE: 'dangerous' } });
+      await srv.runtime.commands.whenUp();
+      await waitFor(
+        async () => (await call(srv.url, 'exec_command', { cmd: 'true' })).sc.status === 'exited',
+      );
+    });
+
+    afterAll(async () => {
+      await srv?.close();
+      ws?.cleanup();
+    });
+
+    it('the next command becomes the waiting process, with its own directory, environment, input and status', async () => {
+      expect(await waitFor(() => waiting().length === 1)).toBe(true);
+      const [ready] = waiting() as [number];
+      const r = await call(srv.url, 'exec_command', {
+        cmd: 'echo "pid=$$"; printf "[%s]" "$WB_PREPARED"; pwd; head -c 5; echo; exit 3',
+        workdir: 'sub',
+        env: { WB_PREPARED: 'a value' },
+        stdin: 'hello world',
+        yield_time_ms: 30_000,
+      });
+      expect(r.sc.status).toBe('exited');
+      expect(r.sc.exit_code).toBe(3);
+      expect(r.sc.stdout).toBe(`pid=${ready}\n[a value]${path.join(ws.dir, 'sub')}\nhello\n`);
+      expect(await waitFor(() => waiting().length === 1 && waiting()[0] !== ready)).toBe(true);
+    });
+
+    it('a directory that cannot be entered fails the start, and the waiting process stays for the next', async () => {
+      expect(await waitFor(() => waiting().length === 1)).toBe(true);
+      const [ready] = waiting() as [number];
+      const gone = path.join(ws.dir, 'gone');
+      mkdirSync(gone);
+      rmdirSync(gone);
+      const c = srv.runtime.commands.start({
+        cmd: 'true',
+        cwd: gone,
+        workdir: 'gone',
+        timeoutMs: 5000,
+        maxOutputBytes: 65536,
+        stdin: '',
+        env: {},
+        tty: false,
+      });
+      expect(await waitFor(() => !c.running)).toBe(true);
+      expect(c.status).toBe('failed');
+      expect(waiting()).toEqual([ready]);
+    });
+  },
+);
