@@ -7,7 +7,8 @@ import type { Principal } from '../core/principal.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ProtocolHost } from './host.js';
 import { errorResult, internalError, successResult, type CallToolResult } from '../tools/result.js';
-import { InputRequired } from '../tools/define.js';
+import { InputRequired, type ToolServices } from '../tools/define.js';
+import { WORKSPACE_ARG } from '../tools/catalog.js';
 import type { InputRequiredPayload } from '../policy/grants.js';
 import { INVALID_PARAMS, ProtocolError } from './errors.js';
 
@@ -44,7 +45,8 @@ export async function callTool(
       );
     }
     const consent = { canAsk, requestState: params?.requestState, inputResponses: params?.inputResponses };
-    result = successResult(await entry.call(rawArgs, { runtime, principal, signal, consent }));
+    const [args, services] = inWorkspace(runtime, entry, rawArgs as Record<string, unknown>);
+    result = successResult(await entry.call(args, { runtime: services, principal, signal, consent }));
   } catch (e) {
     if (e instanceof InputRequired) {
       audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED', params);
@@ -59,6 +61,30 @@ export async function callTool(
   const code = result.isError ? (result.structuredContent.error as { code: string }).code : undefined;
   audit(runtime, principal, name, rawArgs, started, code, params);
   return result;
+}
+
+/**
+ * With project roots, a tool acting on a workspace takes an optional `workspace` id (docs/tools.md#several-workspaces):
+ * it is taken off the arguments here and the call runs on that workspace's services; the tool never sees it.
+ * Without project roots the arguments go through untouched, and the tool's strict schema refuses `workspace`.
+ */
+function inWorkspace(
+  runtime: ProtocolHost,
+  entry: { scope?: 'workspace' | undefined; name: string },
+  raw: Record<string, unknown>,
+): [Record<string, unknown>, ToolServices] {
+  const desk = runtime.workspaces;
+  if (!desk || entry.scope !== 'workspace') return [raw, runtime];
+  if (!Object.hasOwn(raw, WORKSPACE_ARG)) return [raw, desk.servicesFor(undefined)];
+  const { [WORKSPACE_ARG]: id, ...rest } = raw;
+  if (typeof id !== 'string' || id === '')
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      '`workspace` must be the id open_workspace returned (a non-empty string)',
+      { field: WORKSPACE_ARG },
+      { suggestion: `Call ${entry.name} again with the id open_workspace returned, or without workspace.` },
+    );
+  return [rest, desk.servicesFor(id)];
 }
 
 function audit(

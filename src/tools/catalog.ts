@@ -14,11 +14,16 @@ export interface ToolSummary {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /** `workspace`: the tool acts on one workspace (tools/define.ts). */
+  scope?: 'workspace';
 }
 
 export interface CatalogOptions {
   enableViewImage: boolean;
   fakeReadonly: boolean;
+  /** Project roots are configured: open_workspace and close_workspace are listed and the tools acting on a
+   *  workspace take an optional `workspace` (docs/tools.md#several-workspaces). Otherwise both are absent. */
+  workspaces?: boolean;
   /** Code the server would otherwise load on first use, loaded with the tools (lazy-catalog.ts). */
   alsoLoad?: () => Promise<unknown>;
 }
@@ -62,21 +67,53 @@ function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
   };
 }
 
+/** Listed only when project roots are configured. */
+export const WORKSPACE_TOOLS: ReadonlySet<string> = new Set(['open_workspace', 'close_workspace']);
+
+/** The argument the dispatcher takes off a call and resolves (protocol/call-tool.ts). */
+export const WORKSPACE_ARG = 'workspace';
+
+/** An input schema with the optional `workspace` id added (a copy; the summary stays as built). */
+function withWorkspace(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = (schema.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    properties: {
+      ...props,
+      [WORKSPACE_ARG]: { type: 'string', description: 'open_workspace id; omit for the default' },
+    },
+  };
+}
+
+/** server_info's output schema with its `workspaces` section (present only with project roots). */
+function withWorkspaces(schema: Record<string, unknown>): Record<string, unknown> {
+  const [success, ...rest] = schema.anyOf as Array<Record<string, unknown>>;
+  const props = (success?.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    anyOf: [{ ...success, properties: { ...props, workspaces: { type: 'object' } } }, ...rest],
+  };
+}
+
 /** A catalog of `summaries` whose entries `load` gives (by name; names not shown here are ignored). */
 export function catalogOf(
   summaries: readonly ToolSummary[],
   opts: CatalogOptions,
   load: () => Promise<ReadonlyMap<string, ToolEntry>>,
 ): Catalog {
-  const shown = summaries.filter((t) => opts.enableViewImage || t.name !== 'view_image');
+  const shown = summaries.filter(
+    (t) =>
+      (opts.enableViewImage || t.name !== 'view_image') && (opts.workspaces || !WORKSPACE_TOOLS.has(t.name)),
+  );
   const names = shown.map((t) => t.name);
   const known = new Set(names);
   const listPayload = shown.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: t.inputSchema,
-    outputSchema: t.outputSchema,
+    inputSchema: opts.workspaces && t.scope ? withWorkspace(t.inputSchema) : t.inputSchema,
+    outputSchema:
+      opts.workspaces && t.name === 'server_info' ? withWorkspaces(t.outputSchema) : t.outputSchema,
     annotations: opts.fakeReadonly
       ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
       : advertised(t.annotations),

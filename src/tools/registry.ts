@@ -25,6 +25,8 @@ import { gitDiffTool } from './git/git_diff.js';
 import { gitLogTool } from './git/git_log.js';
 import { gitShowTool } from './git/git_show.js';
 import { gitBlameTool } from './git/git_blame.js';
+import { openWorkspaceTool } from './workspaces/open_workspace.js';
+import { closeWorkspaceTool } from './workspaces/close_workspace.js';
 
 /**
  * A tool with its argument and result types hidden (define.ts): the check of the raw arguments and the handler
@@ -49,6 +51,7 @@ export function erase<S extends z.core.$ZodShape, O extends z.ZodObject, U exten
     input: def.input,
     output: def.output,
     annotations: def.annotations,
+    ...(def.scope ? { scope: def.scope } : {}),
     uses: def.uses,
     call: async (raw, ctx) =>
       def.handler(parseArgs(def.name, (strict ??= def.input.strict()), raw), {
@@ -93,6 +96,9 @@ export const ALL_TOOLS: readonly AnyToolDef[] = [
   erase(gitBlameTool),
   erase(requestPermissionsTool),
   erase(viewImageTool),
+  // Listed only when project roots are configured (tools/catalog.ts WORKSPACE_TOOLS).
+  erase(openWorkspaceTool),
+  erase(closeWorkspaceTool),
 ];
 
 /** Each tool as tools/list describes it; computed once per catalog (tools/list is the hottest read-only call). */
@@ -104,6 +110,7 @@ export function toolSummaries(all: readonly AnyToolDef[] = ALL_TOOLS): ToolSumma
     inputSchema: inputJsonSchema(t),
     outputSchema: outputJsonSchema(t),
     annotations: t.annotations,
+    ...(t.scope ? { scope: t.scope } : {}),
   }));
 }
 

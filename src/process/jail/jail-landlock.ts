@@ -31,6 +31,10 @@ export interface LandlockJailContext {
   sealed?: readonly string[];
   /** SERVICE_READ_ALLOW: readable in the Landlock jail as for `safe` commands. */
   readAllow?: readonly string[];
+  /** More directories readable even inside hidden ones (a worktree's source object directory, src/workspaces/). */
+  alsoRead?: readonly string[];
+  /** Directories writable (only the one-off jail that makes a worktree, src/workspaces/worktree.ts). */
+  alsoWrite?: readonly string[];
 }
 
 /** One jailed start: the argv, the environment it needs on top of the caller's, and what to remove after. */
@@ -89,7 +93,9 @@ export class LandlockJail {
     const scratch = mkdtempSync(path.join(this.scratchParent, 'c-'));
     const a: string[] = ['--rw', scratch];
     for (const d of DEVICES_RW) a.push('--rw', d);
-    for (const r of [...DEVICES_RO, this.ctx.workspaceReal, programDir(program)]) a.push('--ro', r);
+    for (const w of this.ctx.alsoWrite ?? []) a.push('--rw', w);
+    const ro = [...DEVICES_RO, this.ctx.workspaceReal, ...(this.ctx.alsoRead ?? []), programDir(program)];
+    for (const r of ro) a.push('--ro', r);
     const view = this.view();
     for (const r of view.read) a.push('--read', r);
     for (const h of view.hide) a.push('--hide', h);

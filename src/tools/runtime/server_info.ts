@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
 import { SUPPORTED_VERSIONS } from '../../core/versions.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type WorkspaceDesk } from '../define.js';
 import { MAX_BYTES_LIMIT, MAX_LINES_PER_CALL } from '../files/read_file.js';
 
 const input = z.object({});
@@ -38,7 +38,17 @@ export const serverInfoTool = defineTool({
   title: 'Server info',
   description:
     'This server: version, protocols, workspace, permission mode, sandbox, auth, limits, instruction files, tools.',
-  uses: ['config', 'root', 'catalog', 'search', 'sandboxStatus', 'jail', 'commands', 'instructions'],
+  uses: [
+    'config',
+    'root',
+    'catalog',
+    'search',
+    'sandboxStatus',
+    'jail',
+    'commands',
+    'instructions',
+    'workspaces',
+  ],
   input,
   output,
   annotations: READ_ONLY,
@@ -80,6 +90,8 @@ export const serverInfoTool = defineTool({
       search_engine: engine.kind === 'ripgrep' ? `ripgrep (${engine.source})` : 'js',
       tool_count: catalog.names.length,
       tools: [...catalog.names],
+      // Only with project roots (docs/tools.md#several-workspaces); tools/list advertises it then alone.
+      ...workspacesOf(ctx.runtime.workspaces, config.noDefaultWorkspace === true),
     };
     const text = [
       `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
@@ -98,9 +110,32 @@ export const serverInfoTool = defineTool({
         : '',
       `project instructions: ${structured.project_context_files.join(', ') || 'none'}; search: ${structured.search_engine}`,
       `tools (${structured.tool_count}): ${structured.tools.join(', ')}`,
+      workspacesLine(ctx.runtime.workspaces, config.noDefaultWorkspace === true),
     ].filter(Boolean);
     return { structured, text: lines(text) };
   },
 });
 
 const lines = (l: string[]) => l.join('\n');
+
+/** The project roots and the open workspaces, when project roots are configured. */
+function workspacesOf(desk: WorkspaceDesk | undefined, noDefault: boolean): Record<string, unknown> {
+  if (!desk) return {};
+  return {
+    workspaces: {
+      roots: [...desk.roots],
+      open: desk.list(),
+      ...(noDefault ? { no_default: true } : {}),
+      ...(desk.kept ? {} : { kept: false }),
+    },
+  };
+}
+
+function workspacesLine(desk: WorkspaceDesk | undefined, noDefault: boolean): string {
+  if (!desk) return '';
+  const open = desk.list().map((w) => `${w.id} ${w.path} (${w.mode})`);
+  return [
+    `project roots: ${desk.roots.join(', ')}${noDefault ? ' (no default workspace: call open_workspace first)' : ''}`,
+    `open workspaces: ${open.join('; ') || 'none'}${desk.kept ? '' : ' (kept in memory only: SERVICE_STATE_DIR is off or unusable)'}`,
+  ].join('\n');
+}
