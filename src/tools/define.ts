@@ -110,10 +110,11 @@ export interface WorkspaceDesk {
   readonly kept: boolean;
   /** The services of workspace `id`, or of the default workspace when undefined; WORKSPACE_* errors else. */
   servicesFor(id: string | undefined): ToolServices;
+  /** Opens (or finds the open checkout of) a directory; `instructions`: its AGENTS.md / CLAUDE.md text. */
   open(
     req: OpenWorkspaceRequest,
     signal: AbortSignal,
-  ): Promise<{ view: WorkspaceView; note?: string; services: ToolServices }>;
+  ): Promise<{ view: WorkspaceView; note?: string; instructions?: string }>;
   /** The worktree's uncommitted and unmerged work, as a sentence, or undefined when there is none. */
   pendingWork(id: string, signal: AbortSignal): Promise<string | undefined>;
   close(id: string, remove: boolean): Promise<WorkspaceView>;

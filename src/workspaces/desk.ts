@@ -12,6 +12,7 @@ import type { OpenWorkspaceRequest, ToolServices, WorkspaceDesk, WorkspaceView }
 import { projectRoots, resolveWorkspacePath, strictlyInside, type ProjectRoot } from './roots.js';
 import { MAX_WORKSPACES, WorkspaceRegistry, type WorkspaceRecord } from './registry.js';
 import { WorkspaceServices, type SharedParts } from './services.js';
+import { Instructions } from '../workspace/instructions.js';
 import { makeWorktree, pendingWork, type WorktreeHost } from './worktree.js';
 import type { KeptState } from '../state/state-dir.js';
 
@@ -83,11 +84,11 @@ export class Desk implements WorkspaceDesk {
   async open(
     req: OpenWorkspaceRequest,
     signal: AbortSignal,
-  ): Promise<{ view: WorkspaceView; note?: string; services: ToolServices }> {
+  ): Promise<{ view: WorkspaceView; note?: string; instructions?: string }> {
     const real = resolveWorkspacePath(req.path, this.real, this.o.shared.config.env.HOME);
     this.refuseKeptState(req.path, real);
     const again = req.mode === 'checkout' ? this.o.registry.checkoutOf(real) : undefined;
-    if (again) return { view: viewOf(again), services: this.servicesFor(again.id) };
+    if (again) return { view: viewOf(again), ...instructionsOf(again.path) };
     if (this.o.registry.size >= MAX_WORKSPACES)
       throw new ToolError(
         'WORKSPACE_LIMIT',
@@ -105,7 +106,7 @@ export class Desk implements WorkspaceDesk {
     const note = rec?.dirty
       ? `${real} has uncommitted changes; the worktree starts from ${record.base} and does not carry them`
       : undefined;
-    return { view: viewOf(record), ...(note ? { note } : {}), services: this.build(record) };
+    return { view: viewOf(record), ...(note ? { note } : {}), ...instructionsOf(record.path) };
   }
 
   private async worktree(id: string, source: string, baseRef: string, signal: AbortSignal) {
@@ -180,6 +181,12 @@ export class Desk implements WorkspaceDesk {
     this.services.clear();
     await Promise.all(all.map((s) => s.close()));
   }
+}
+
+/** The project's instructions as server_info and initialize give them (services are built on first use). */
+function instructionsOf(real: string): { instructions?: string } {
+  const text = new Instructions({ lexical: real, real }).text();
+  return text ? { instructions: text } : {};
 }
 
 function viewOf(r: WorkspaceRecord): WorkspaceView {

@@ -1,7 +1,7 @@
 // The project roots (--projects, SERVICE_PROJECTS) and the one rule for a path open_workspace may open
 // (docs/tools.md#several-workspaces): absolute, `~`-prefixed or relative to a project root, it must resolve
-// (symlinks included) to a directory strictly inside a root — never the root itself, never the home directory
-// unless that lies strictly inside a root. The path is resolved, checked, then opened as a directory and its
+// (symlinks included) to a directory strictly inside a root — never the root itself, so never the home
+// directory unless that lies strictly inside a root. The path is resolved, checked, then opened as a directory and its
 // real path read back from the descriptor, so a component swapped for a symlink between the check and the
 // open is refused (the `workspace.resolved` pause point sits between the two).
 import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync } from 'node:fs';
@@ -88,8 +88,6 @@ export function resolveWorkspacePath(
     const isRoot = roots.some((r) => r.real === real);
     throw outside(input, roots, isRoot ? 'is a project root itself' : 'resolves outside every project root');
   }
-  const homeReal = home ? realOf(home) : undefined;
-  if (homeReal && real === homeReal) throw outside(input, roots, 'is the home directory');
   return checkedOpen(input, real, roots);
 }
 

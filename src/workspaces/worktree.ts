@@ -99,7 +99,7 @@ async function inspect(h: WorktreeHost, source: string, baseRef: string) {
     `${baseRef}^{commit}`,
   ]);
   if (base.code !== 0) throw failed(`base_ref ${JSON.stringify(baseRef)} names no commit`, base, hint);
-  const named = await git(h, jail, source, ['rev-parse', '--abbrev-ref', '--end-of-options', baseRef]);
+  const named = await git(h, jail, source, ['rev-parse', '--abbrev-ref', baseRef]);
   const status = await git(h, jail, source, ['status', '--porcelain', '-z', '--untracked-files=normal']);
   return {
     objects: path.resolve(source, common ?? '.git', 'objects'),

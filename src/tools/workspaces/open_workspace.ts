@@ -42,8 +42,7 @@ export const openWorkspaceTool = defineTool({
     const desk = ctx.runtime.workspaces;
     if (!desk) throw new ToolError('INVALID_ARGUMENT', 'this server has no project roots', {}, {});
     const req = { path: args.path, mode: args.mode, ...(args.base_ref ? { base_ref: args.base_ref } : {}) };
-    const { view, note, services } = await desk.open(req, ctx.signal);
-    const instructions = services.instructions.text();
+    const { view, note, instructions } = await desk.open(req, ctx.signal);
     const { branch, base, source } = view;
     const structured = {
       workspace: view.id,
