@@ -16,7 +16,14 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { call, HUNG_MS } from '../exec/exec-support.js';
 import type { SuiteVariant } from '../helpers/container-sim.js';
-import { canRunAs, NOBODY, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
+import {
+  canRunAs,
+  NOBODY,
+  ownedDir,
+  startBinAs,
+  type BinServer,
+  type RunAs,
+} from '../helpers/hostile-bin.js';
 import { TEST_TOKEN } from '../helpers/server.js';
 import { git } from '../helpers/workspace.js';
 
@@ -76,7 +83,8 @@ export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
       startBinAs({ workspace: undefined, as, runtimeRoot: rt, launcher: variant?.launcher(), env: env() });
 
     beforeAll(async () => {
-      base = ownedDir(tmpdir(), 'wb-ws-', as);
+      // Not under /tmp, which every sandbox replaces anyway: the project roots must be hidden on their own.
+      base = ownedDir(existsSync('/srv') ? '/srv' : tmpdir(), 'wb-ws-', as);
       rt = ownedDir(base, 'rt-', as);
       state = ownedDir(base, 'state-', as);
       chmodSync(state, 0o700);
@@ -139,7 +147,7 @@ export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
       wb = rb.sc;
       expect(wa.workspace).not.toBe(wb.workspace);
       expect(wa.branch).toMatch(/^wb\/app-[0-9a-f]{8}$/);
-      expect(wa.base).toBe(git(repo, 'rev-parse', 'HEAD').trim());
+      expect(wa.base).toBe(git(repo, '-c', 'safe.directory=*', 'rev-parse', 'HEAD').trim());
       expect(wa.note).toContain('uncommitted');
       expect(wa.instructions).toContain('Run sh test.sh');
       expect(wa.path.startsWith(state)).toBe(true);
@@ -148,7 +156,12 @@ export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
 
     it('each edits the same file differently, runs the tests in its worktree and sees only its own change', async () => {
       const edit = (p: Peer, ws: string, v: string) =>
-        p.call('edit_file', { workspace: ws, path: 'lib.txt', old_string: 'value=base', new_string: `value=${v}` });
+        p.call('edit_file', {
+          workspace: ws,
+          path: 'lib.txt',
+          old_string: 'value=base',
+          new_string: `value=${v}`,
+        });
       const [ea, eb] = await Promise.all([edit(a, wa.workspace, 'alpha'), edit(b, wb.workspace, 'beta')]);
       expect(ea.isError, ea.text).toBe(false);
       expect(eb.isError, eb.text).toBe(false);
@@ -182,12 +195,24 @@ export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
         `git -C ${repo} log`,
         `touch ${objects}/pwned`,
         `touch ${repo}/.git/pwned`,
-        `for d in $(git worktree list --porcelain | sed -n 's/^worktree //p'); do [ "$d" = "$PWD" ] || echo pwned > "$d/lib.txt"; done; ls ${other}`,
+        `git --git-dir=${repo}/.git --work-tree=. checkout -q -b pwned`,
+        `git push -q origin HEAD:refs/heads/pwned`,
       ];
       for (const cmd of attacks) {
         const r = await a.call('exec_command', { workspace: wa.workspace, cmd, yield_time_ms: 30_000 });
         expect(r.sc.exit_code, `${cmd}: ${r.text}`).not.toBe(0);
       }
+      // A clone, not a linked worktree: git worktree list names no other directory to write into.
+      const list = await a.call('exec_command', {
+        workspace: wa.workspace,
+        cmd: 'git worktree list --porcelain',
+        yield_time_ms: 30_000,
+      });
+      expect(list.sc.exit_code, list.text).toBe(0);
+      expect(list.text).toContain(wa.path);
+      expect(list.text).not.toContain(other);
+      expect(list.text).not.toContain(repo);
+      expect(git(repo, '-c', 'safe.directory=*', 'branch', '--list', 'pwned').trim()).toBe('');
       expect(readFileSync(path.join(other, 'lib.txt'), 'utf8')).toBe('value=beta\n');
       expect(readFileSync(path.join(repo, 'lib.txt'), 'utf8')).toBe('value=base\n');
       expect(existsSync(path.join(objects, 'pwned'))).toBe(false);
