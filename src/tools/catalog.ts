@@ -80,7 +80,7 @@ function withWorkspace(schema: Record<string, unknown>): Record<string, unknown>
     ...schema,
     properties: {
       ...props,
-      [WORKSPACE_ARG]: { type: 'string', description: 'open_workspace id; omit for the default' },
+      [WORKSPACE_ARG]: { type: 'string', description: 'An open_workspace id.' },
     },
   };
 }

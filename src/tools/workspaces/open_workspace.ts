@@ -31,9 +31,9 @@ export const openWorkspaceTool = defineTool({
   name: 'open_workspace',
   title: 'Open a workspace',
   description:
-    'Open a project directory under a project root as a workspace; pass the returned id as `workspace` to other tools. ' +
-    'mode "worktree": a new branch checked out in a directory of its own, so parallel tasks do not collide. ' +
-    'Example: {"path": "api", "mode": "worktree"} → {"workspace": "3f9a0c1e", "branch": "wb/api-3f9a0c1e", …}.',
+    'Open a project directory (under a project root) as a workspace; pass the id as `workspace` to other tools. ' +
+    'mode "worktree": a new branch in a directory of its own, for parallel tasks. ' +
+    'Example: {"path": "api", "mode": "worktree"} → {"workspace": "3f9a0c1e", "branch": "wb/api-3f9a0c1e"}.',
   uses: ['workspaces'],
   input,
   output,
