@@ -232,16 +232,10 @@ export function load(
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') snapshot[k] = v;
   const pause = testPause(env);
   const resolve = checkNetwork(out, sources, env);
-  const projectRoots = projectPaths(out.projects, sources.projects);
-  const noDefault = projectRoots.length > 0 && out.workspace === undefined;
   const config: Config = {
     ...out,
     readAllow: readAllowPaths(out.readAllow, sources.readAllow),
-    // With project roots and no --workspace, the server's own directory (its state and runtime keys) is the
-    // first root, which no tool serves (docs/configuration.md#several-projects).
-    workspace: out.workspace ?? (noDefault ? (projectRoots[0] as string) : userCwd),
-    ...(projectRoots.length ? { projectRoots } : {}),
-    ...(noDefault ? { noDefaultWorkspace: true } : {}),
+    ...workspaceOf(out, sources, userCwd),
     stateDir,
     authTokens,
     userCwd,
@@ -342,6 +336,22 @@ function readAllowPaths(raw: string | undefined, source: string | undefined): re
     out.push(path.resolve(p));
   }
   return Object.freeze(out);
+}
+
+/**
+ * The default workspace and the project roots. With roots and no --workspace there is no default workspace:
+ * the server's own directory (what its state and runtime directories are keyed by) is then the first root,
+ * which no tool serves (docs/configuration.md#several-projects).
+ */
+function workspaceOf(
+  out: Settings,
+  sources: Record<string, string>,
+  userCwd: string,
+): Pick<Config, 'workspace' | 'projectRoots' | 'noDefaultWorkspace'> {
+  const projectRoots = projectPaths(out.projects, sources.projects);
+  if (projectRoots.length === 0) return { workspace: out.workspace ?? userCwd };
+  if (out.workspace !== undefined) return { workspace: out.workspace, projectRoots };
+  return { workspace: projectRoots[0] as string, projectRoots, noDefaultWorkspace: true };
 }
 
 /** SERVICE_PROJECTS/--projects: existing absolute directories, `:`-separated (`~/` is the user's home). */
