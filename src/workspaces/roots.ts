@@ -4,7 +4,7 @@
 // directory unless that lies strictly inside a root. The path is resolved, checked, then opened as a directory and its
 // real path read back from the descriptor, so a component swapped for a symlink between the check and the
 // open is refused (the `workspace.resolved` pause point sits between the two).
-import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pausePoint } from '../core/pause.js';
 import { ToolError } from '../core/tool-error.js';
@@ -99,7 +99,8 @@ function checkedOpen(input: string, real: string, roots: readonly ProjectRoot[])
     fd = openSync(real, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR')
+    // O_NOFOLLOW|O_DIRECTORY on a symlink fails with ENOTDIR: a directory swapped since the check.
+    if (code === 'ENOTDIR' && !isSymlink(real))
       throw new ToolError(
         'NOT_A_DIRECTORY',
         `${JSON.stringify(input)} is not a directory`,
@@ -116,5 +117,13 @@ function checkedOpen(input: string, real: string, roots: readonly ProjectRoot[])
     return now;
   } finally {
     closeSync(fd);
+  }
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
