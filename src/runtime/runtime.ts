@@ -62,6 +62,8 @@ export class Runtime {
   readonly jail: ToolJail;
   /** Commands: workspace resources any client may continue by id (docs/design-notes.md#one-workspace-one-runtime); ended at shutdown. */
   readonly commands: CommandRegistry;
+  /** No object directory outside the workspace is shown to git (a worktree workspace's is, src/workspaces/). */
+  readonly sharedObjects: readonly string[] = [];
   /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
   readonly baseline = new ChangeBaseline();
   /** One-time grants asked through the client (docs/design-notes.md#permission-grants). */
