@@ -240,11 +240,17 @@ export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
       expect(again.sc.error?.code).toBe('WORKSPACE_NOT_FOUND');
     });
 
-    it('ids survive a restart with the same state directory', async () => {
+    it('ids survive a restart with the same state directory; a worktree whose directory vanished is dropped', async () => {
+      const gone = await a.call('open_workspace', { path: 'app', mode: 'worktree' });
+      expect(gone.isError, gone.text).toBe(false);
       await a.close();
       await b.close();
       await srv.stop();
+      rmSync(gone.sc.path, { recursive: true, force: true });
       srv = await start();
+      expect(srv.stderr()).toContain('a kept workspace is gone and was dropped');
+      const dropped = await call(srv.url, 'read_file', { workspace: gone.sc.workspace, path: 'lib.txt' });
+      expect(dropped.sc.error?.code).toBe('WORKSPACE_NOT_FOUND');
       const r = await call(srv.url, 'read_file', { workspace: wb.workspace, path: 'lib.txt' });
       expect(r.text).toContain('value=beta');
       const info = await call(srv.url, 'server_info', {});
