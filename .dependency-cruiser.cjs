@@ -20,7 +20,18 @@ const LAYERS = {
   stdio: ['core', 'config', 'protocol'],
   oauth: ['core', 'config', 'state', 'auth', 'http'],
   workspaces: ['core', 'config', 'policy', 'process', 'state', 'workspace', 'patch', 'git', 'tools'],
-  runtime: ['core', 'config', 'policy', 'process', 'state', 'workspace', 'patch', 'git', 'tools', 'workspaces'],
+  runtime: [
+    'core',
+    'config',
+    'policy',
+    'process',
+    'state',
+    'workspace',
+    'patch',
+    'git',
+    'tools',
+    'workspaces',
+  ],
   console: ['core', 'config', 'policy', 'patch', 'git', 'http'],
 };
 
