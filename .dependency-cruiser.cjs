@@ -19,7 +19,19 @@ const LAYERS = {
   http: ['core', 'config', 'auth', 'protocol'],
   stdio: ['core', 'config', 'protocol'],
   oauth: ['core', 'config', 'state', 'auth', 'http'],
-  runtime: ['core', 'config', 'policy', 'process', 'state', 'workspace', 'patch', 'git', 'tools'],
+  workspaces: ['core', 'config', 'policy', 'process', 'state', 'workspace', 'patch', 'git', 'tools'],
+  runtime: [
+    'core',
+    'config',
+    'policy',
+    'process',
+    'state',
+    'workspace',
+    'patch',
+    'git',
+    'tools',
+    'workspaces',
+  ],
   console: ['core', 'config', 'policy', 'patch', 'git', 'http'],
 };
 

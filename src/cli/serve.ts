@@ -113,10 +113,16 @@ async function loadLaterCode(config: Config): Promise<void> {
  * The runtime, assembled, then started (runtime/runtime.ts): a runtime directory that cannot be made or a
  * sandbox that cannot run stops the start (exit 2), after what was already made is removed.
  */
-async function startRuntime(config: Config, root: WorkspaceRoot, log: Logger): Promise<Runtime> {
+async function startRuntime(
+  config: Config,
+  root: WorkspaceRoot,
+  log: Logger,
+  state: StateOpen | undefined,
+): Promise<Runtime> {
   let runtime: Runtime | undefined;
   try {
-    runtime = new Runtime({ config, root, log, preload: () => loadLaterCode(config) });
+    const kept = state?.kind === 'on' ? { kept: state.state } : {};
+    runtime = new Runtime({ config, root, log, preload: () => loadLaterCode(config), ...kept });
     await runtime.start();
     return runtime;
   } catch (e) {
@@ -158,7 +164,7 @@ async function main(): Promise<void> {
   const state = stateForStart(config, http, root, log);
   const oauth = oauthSetup(config, http, state, log);
   const bearer = http && config.authMode === 'bearer' ? bearerCredential(config, state) : undefined;
-  const runtime = await startRuntime(config, root, log);
+  const runtime = await startRuntime(config, root, log, state);
   const stop = stopper(runtime);
   if (config.permissionMode === 'dangerous') log.warn(DANGEROUS_WARNING);
   if (config.stdio || !http) {

@@ -193,6 +193,7 @@ export function stateForStart(
 ): StateOpen | undefined {
   const needsState =
     http !== undefined && (c.authMode === 'oauth' || (c.authMode === 'bearer' && c.authTokens.length === 0));
-  if (needsState) return stateFor(c, root);
+  // Open workspaces are kept there too (src/workspaces/registry.ts), over either transport.
+  if (needsState || c.projectRoots?.length) return stateFor(c, root);
   return http && c.console ? consoleState(c, root, log) : undefined;
 }

@@ -34,6 +34,10 @@ interface Computed {
   testResolve?: Readonly<Record<string, readonly string[]>>;
   /** SERVICE_READ_ALLOW as absolute paths (empty: none); optional for configurations made in tests. */
   readAllow?: readonly string[];
+  /** SERVICE_PROJECTS/--projects as absolute paths (empty: one workspace only, as before). */
+  projectRoots?: readonly string[];
+  /** --projects without --workspace: no default workspace; workspace tools need `workspace`. */
+  noDefaultWorkspace?: boolean;
   /** Set by `workbench-mcp tunnel` for the server it starts (WB_TUNNEL_CHILD=1, src/cli/tunnel/run.ts): the
    *  banner then says the tunnel publishes it instead of how to start one. Not a SERVICE_* setting. */
   underTunnel?: boolean;
@@ -161,7 +165,7 @@ function parseArgv(argv: readonly string[]): { flags: Map<string, string>; stdio
       }
       throw new ConfigError(`unknown option ${name} (see --help)`);
     }
-    if (eq >= 0) flags.set(name, a.slice(eq + 1));
+    if (eq >= 0) setFlag(flags, name, a.slice(eq + 1));
     else if (
       entry.kind.type === 'bool' &&
       (argv[i + 1] === undefined ||
@@ -172,11 +176,19 @@ function parseArgv(argv: readonly string[]): { flags: Map<string, string>; stdio
     else {
       const v = argv[i + 1];
       if (v === undefined) throw new ConfigError(`${name} needs a value (${describeKind(entry.kind)})`);
-      flags.set(name, v);
+      setFlag(flags, name, v);
       i++;
     }
   }
   return { flags, stdio, words };
+}
+
+/** The one repeatable flag, `--projects`, joins its values with `:` (SERVICE_PROJECTS's separator). */
+const REPEATABLE = new Set(['--projects']);
+
+function setFlag(flags: Map<string, string>, name: string, value: string): void {
+  const before = flags.get(name);
+  flags.set(name, REPEATABLE.has(name) && before !== undefined ? `${before}:${value}` : value);
 }
 
 export function load(
@@ -223,7 +235,7 @@ export function load(
   const config: Config = {
     ...out,
     readAllow: readAllowPaths(out.readAllow, sources.readAllow),
-    workspace: out.workspace ?? userCwd,
+    ...workspaceOf(out, sources, userCwd),
     stateDir,
     authTokens,
     userCwd,
@@ -322,6 +334,38 @@ function readAllowPaths(raw: string | undefined, source: string | undefined): re
       throw new ConfigError(`${what} would show the whole host; name the directories commands need`);
     if (!existsSync(p)) throw new ConfigError(`${what} does not exist; fix the path or drop it`);
     out.push(path.resolve(p));
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * The default workspace and the project roots. With roots and no --workspace there is no default workspace:
+ * the server's own directory (what its state and runtime directories are keyed by) is then the first root,
+ * which no tool serves (docs/configuration.md#several-projects).
+ */
+function workspaceOf(
+  out: Settings,
+  sources: Record<string, string>,
+  userCwd: string,
+): Pick<Config, 'workspace' | 'projectRoots' | 'noDefaultWorkspace'> {
+  const projectRoots = projectPaths(out.projects, sources.projects);
+  if (projectRoots.length === 0) return { workspace: out.workspace ?? userCwd };
+  if (out.workspace !== undefined) return { workspace: out.workspace, projectRoots };
+  return { workspace: projectRoots[0] as string, projectRoots, noDefaultWorkspace: true };
+}
+
+/** SERVICE_PROJECTS/--projects: existing absolute directories, `:`-separated (`~/` is the user's home). */
+function projectPaths(raw: string | undefined, source: string | undefined): readonly string[] {
+  const out: string[] = [];
+  for (const p of (raw ?? '').split(':')) {
+    if (p.trim() === '') continue;
+    const what = `${source}: ${JSON.stringify(p)}`;
+    if (!path.isAbsolute(p))
+      throw new ConfigError(`${what} is not an absolute path; name project roots from /`);
+    if (path.resolve(p) === '/')
+      throw new ConfigError(`${what} would open the whole host; name the directory your projects are in`);
+    if (!existsSync(p)) throw new ConfigError(`${what} does not exist; fix the path or drop it`);
+    if (!out.includes(path.resolve(p))) out.push(path.resolve(p));
   }
   return Object.freeze(out);
 }

@@ -46,6 +46,15 @@ export const TABLE = [
     doc: 'Directory to serve (not `/`, not the home directory).',
   },
   {
+    key: 'projects',
+    env: 'PROJECTS',
+    flag: '--projects',
+    kind: { type: 'string' },
+    default: undefined,
+    accepts: 'directories separated by `:` (the flag may be repeated)',
+    doc: 'Project roots: clients may open any directory strictly inside one as a workspace (`open_workspace`, docs/tools.md#several-workspaces). Without `--workspace` there is then no default workspace.',
+  },
+  {
     key: 'host',
     env: 'HOST',
     flag: '--host',

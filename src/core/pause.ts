@@ -16,6 +16,8 @@ export const PAUSE_POINTS = [
   'path.resolved',
   /** A new proxy relay listens on its staged path, before it is renamed onto the proxy socket's path. */
   'proxy.relay-listening',
+  /** open_workspace's path resolved and checked against the project roots, before it is opened and checked again. */
+  'workspace.resolved',
 ] as const;
 
 export type PausePoint = (typeof PAUSE_POINTS)[number];

@@ -35,7 +35,12 @@ export type ToolErrorCode =
   | 'SANDBOX_UNAVAILABLE'
   | 'SYMLINK_ESCAPE'
   | 'TTY_UNSUPPORTED'
-  | 'UNSUPPORTED_ENCODING';
+  | 'UNSUPPORTED_ENCODING'
+  | 'WORKSPACE_LIMIT'
+  | 'WORKSPACE_NOT_FOUND'
+  | 'WORKSPACE_OUTSIDE_ROOTS'
+  | 'WORKSPACE_REQUIRED'
+  | 'WORKSPACE_UNMERGED';
 
 export type ErrorCategory =
   'validation' | 'security' | 'permission' | 'runtime' | 'not_found' | 'conflict' | 'internal';
@@ -74,6 +79,11 @@ const CATEGORY: Record<ToolErrorCode, ErrorCategory> = {
   SYMLINK_ESCAPE: 'security',
   TTY_UNSUPPORTED: 'runtime',
   UNSUPPORTED_ENCODING: 'validation',
+  WORKSPACE_LIMIT: 'runtime',
+  WORKSPACE_NOT_FOUND: 'not_found',
+  WORKSPACE_OUTSIDE_ROOTS: 'security',
+  WORKSPACE_REQUIRED: 'validation',
+  WORKSPACE_UNMERGED: 'conflict',
 };
 
 /** docs/design-notes.md#retryable: the only retryable codes. */
@@ -141,6 +151,15 @@ export const NEXT_STEP: Record<ToolErrorCode, string> = {
     "The path leaves the workspace through a symlink: use the file's real path inside the workspace.",
   TTY_UNSUPPORTED: 'Run it without `tty`; interactive programs then read from the `stdin` argument.',
   UNSUPPORTED_ENCODING: 'Use `encoding: "utf8"`, or read the file with a command (`iconv`, `xxd`).',
+  WORKSPACE_LIMIT: 'Close a workspace you no longer need with `close_workspace`, then open this one again.',
+  WORKSPACE_NOT_FOUND:
+    'The id is unknown or was closed: call `open_workspace` with the directory and use the id it returns.',
+  WORKSPACE_OUTSIDE_ROOTS:
+    'Name a directory strictly inside a project root (`server_info` lists them), relative to it or absolute.',
+  WORKSPACE_REQUIRED:
+    'There is no default workspace: call `open_workspace`, then pass its id as `workspace` to this tool.',
+  WORKSPACE_UNMERGED:
+    'The worktree holds work not in its base: ask the operator to merge or discard it in the console, or close it without `remove`.',
 };
 
 /** One row of the error table: the code's category, whether the same call may succeed later, the next step. */

@@ -97,7 +97,13 @@ function listFile(file: string): string[] {
 }
 
 /** objects/info/alternates (and the alternates' own, as git follows them) and http-alternates. */
-function checkAlternates(ws: string, objectsDir: string, depth: number, seen: Set<string>): void {
+function checkAlternates(
+  ws: string,
+  objectsDir: string,
+  depth: number,
+  seen: Set<string>,
+  shared: readonly string[],
+): void {
   if (seen.has(objectsDir) || depth > MAX_ALTERNATE_DEPTH) return;
   seen.add(objectsDir);
   const info = path.join(objectsDir, 'info');
@@ -115,6 +121,8 @@ function checkAlternates(ws: string, objectsDir: string, depth: number, seen: Se
   }
   for (const line of listFile(path.join(info, 'alternates'))) {
     const real = realOrNearest(path.resolve(objectsDir, line));
+    // A worktree's source object directory (src/workspaces/worktree.ts) is shown read-only to its jail.
+    if (shared.includes(real)) continue;
     if (!isInside(ws, real)) {
       refuse(
         `${where('alternates')} names an alternate object directory outside the workspace, so the git tools do not read this repository`,
@@ -122,7 +130,7 @@ function checkAlternates(ws: string, objectsDir: string, depth: number, seen: Se
         'alternates',
       );
     }
-    checkAlternates(ws, real, depth + 1, seen);
+    checkAlternates(ws, real, depth + 1, seen, shared);
   }
 }
 
@@ -224,7 +232,7 @@ function isDir(p: string): boolean {
 }
 
 /** Checks a discovered repository; answers the real paths to pin git to, or throws GIT_ERROR. */
-export function confineRepo(ws: string, found: RepoPaths): GitPin {
+export function confineRepo(ws: string, found: RepoPaths, shared: readonly string[] = []): GitPin {
   const workTree = realOrNearest(found.top);
   if (!isInside(ws, workTree)) {
     // core.worktree can point the work tree anywhere: never list files outside the workspace.
@@ -266,7 +274,7 @@ export function confineRepo(ws: string, found: RepoPaths): GitPin {
       'objects',
     );
   }
-  checkAlternates(ws, objectsDir, 0, new Set());
+  checkAlternates(ws, objectsDir, 0, new Set(), shared);
   checkSymlinks(ws, isInside(commonDir, gitDir) ? [commonDir] : [commonDir, gitDir]);
   return { gitDir, commonDir, objectsDir, workTree };
 }

@@ -163,11 +163,15 @@ async function discover(
 export async function openRepo(runtime: GitHost, dirReal: string, signal?: AbortSignal): Promise<RepoLookup> {
   const ws = runtime.root.real;
   const cached = fromCache(runtime, dirReal);
-  if (cached) return { kind: 'repo', repo: { ...cached.repo, pin: confineRepo(ws, cached.found) } };
+  if (cached)
+    return {
+      kind: 'repo',
+      repo: { ...cached.repo, pin: confineRepo(ws, cached.found, runtime.sharedObjects ?? []) },
+    };
   const started = systemClock.now();
   const found = await discover(runtime, dirReal, signal);
   if ('kind' in found) return found;
-  const pin = confineRepo(ws, found);
+  const pin = confineRepo(ws, found, runtime.sharedObjects ?? []);
   const filters = await discoverFilters(runtime, pin, signal);
   const top = pin.workTree;
   const repo: GitRepo = { top, cwd: top, filterArgs: filters.filterArgs, pin };

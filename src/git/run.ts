@@ -24,6 +24,8 @@ export interface GitHost {
    * it to git (tools/define.ts `uses`): it would run git unconfined.
    */
   readonly jail: ToolJail;
+  /** A worktree workspace's source object directory (its alternate), readable in its jail (src/workspaces/). */
+  readonly sharedObjects?: readonly string[] | undefined;
 }
 
 export const GIT_TIMEOUT_MS = 30_000;

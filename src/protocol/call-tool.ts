@@ -7,7 +7,9 @@ import type { Principal } from '../core/principal.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ProtocolHost } from './host.js';
 import { errorResult, internalError, successResult, type CallToolResult } from '../tools/result.js';
-import { InputRequired } from '../tools/define.js';
+import { InputRequired, type ToolOutcome, type ToolServices } from '../tools/define.js';
+import { WORKSPACE_ARG } from '../tools/catalog.js';
+import { DIFF_META_KEY } from '../tools/apps.js';
 import type { InputRequiredPayload } from '../policy/grants.js';
 import { INVALID_PARAMS, ProtocolError } from './errors.js';
 
@@ -45,8 +47,15 @@ export async function callTool(
       );
     }
     const consent = { canAsk, requestState: params?.requestState, inputResponses: params?.inputResponses };
-    const outcome = await entry.call(rawArgs, { runtime, principal, signal, consent, ...(ui ? { ui } : {}) });
-    result = successResult(outcome, ui);
+    const [args, services] = inWorkspace(runtime, entry, rawArgs as Record<string, unknown>);
+    const outcome = await entry.call(args, {
+      runtime: services,
+      principal,
+      signal,
+      consent,
+      ...(ui ? { ui } : {}),
+    });
+    result = successResult(withWorkspaceId(outcome, rawArgs as Record<string, unknown>), ui);
   } catch (e) {
     if (e instanceof InputRequired) {
       audit(runtime, principal, name, rawArgs, started, 'INPUT_REQUIRED', params);
@@ -61,6 +70,46 @@ export async function callTool(
   const code = result.isError ? (result.structuredContent.error as { code: string }).code : undefined;
   audit(runtime, principal, name, rawArgs, started, code, params);
   return result;
+}
+
+/**
+ * With project roots, a tool acting on a workspace takes an optional `workspace` id (docs/tools.md#several-workspaces):
+ * it is taken off the arguments here and the call runs on that workspace's services; the tool never sees it.
+ * Without project roots the arguments go through untouched, and the tool's strict schema refuses `workspace`.
+ */
+/**
+ * The host's diff data names the workspace the call ran in (docs/review-card.md#data), so the card's own calls
+ * (the rest of a cut diff, the revert) go to the same one; the tool never sees the argument.
+ */
+function withWorkspaceId(outcome: ToolOutcome, raw: Record<string, unknown>): ToolOutcome {
+  const id = raw[WORKSPACE_ARG];
+  const diff = outcome.meta?.[DIFF_META_KEY];
+  if (typeof id !== 'string' || typeof diff !== 'object' || diff === null) return outcome;
+  const cut = (diff as { cut?: { next?: { arguments?: Record<string, unknown> } } }).cut;
+  const next = cut?.next
+    ? { ...cut.next, arguments: { ...cut.next.arguments, [WORKSPACE_ARG]: id } }
+    : undefined;
+  const withId = { ...diff, workspace: id, ...(cut && next ? { cut: { ...cut, next } } : {}) };
+  return { ...outcome, meta: { ...outcome.meta, [DIFF_META_KEY]: withId } };
+}
+
+function inWorkspace(
+  runtime: ProtocolHost,
+  entry: { scope?: 'workspace' | undefined; name: string },
+  raw: Record<string, unknown>,
+): [Record<string, unknown>, ToolServices] {
+  const desk = runtime.workspaces;
+  if (!desk || entry.scope !== 'workspace') return [raw, runtime];
+  if (!Object.hasOwn(raw, WORKSPACE_ARG)) return [raw, desk.servicesFor(undefined)];
+  const { [WORKSPACE_ARG]: id, ...rest } = raw;
+  if (typeof id !== 'string' || id === '')
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      '`workspace` must be the id open_workspace returned (a non-empty string)',
+      { field: WORKSPACE_ARG },
+      { suggestion: `Call ${entry.name} again with the id open_workspace returned, or without workspace.` },
+    );
+  return [rest, desk.servicesFor(id)];
 }
 
 function audit(

@@ -28,6 +28,9 @@ import { ApprovalDesk } from '../policy/approvals.js';
 import { ActivityFeed } from '../core/activity.js';
 import { EditJournal } from '../patch/journal.js';
 import { Feed } from '../core/feed.js';
+import type { KeptState } from '../state/state-dir.js';
+import { openDesk, type Desk } from '../workspaces/desk.js';
+import type { NetHost } from '../process/net/net-access.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -36,6 +39,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Code to load with the tool modules, before the first tool call (tools/lazy-catalog.ts). */
   preload?: () => Promise<unknown>;
+  /** The state directory, when one is kept: open workspaces are kept there (src/workspaces/). */
+  kept?: KeptState;
 }
 
 export class Runtime {
@@ -58,6 +63,8 @@ export class Runtime {
   readonly jail: ToolJail;
   /** Commands: workspace resources any client may continue by id (docs/design-notes.md#one-workspace-one-runtime); ended at shutdown. */
   readonly commands: CommandRegistry;
+  /** No object directory outside the workspace is shown to git (a worktree workspace's is, src/workspaces/). */
+  readonly sharedObjects: readonly string[] = [];
   /** Originals of files apply_patch changed, for git_diff outside a repository (git/baseline). */
   readonly baseline = new ChangeBaseline();
   /** One-time grants asked through the client (docs/design-notes.md#permission-grants). */
@@ -70,6 +77,8 @@ export class Runtime {
   readonly reviews: ReviewPoints;
   /** Hosts the `safe` network proxy refused lately, for the console's Safety section. */
   readonly netBlocks: Feed<{ time: number; host: string; reason: string }> | undefined;
+  /** The open workspaces when project roots are configured (src/workspaces/), else undefined. */
+  readonly workspaces: Desk | undefined;
   private started = false;
   private readonly shutdownController = new AbortController();
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
@@ -88,6 +97,7 @@ export class Runtime {
     this.startedAt = this.clock.now();
     this.catalog = catalogFor({
       enableViewImage: opts.config.enableViewImage,
+      ...(opts.config.projectRoots?.length ? { workspaces: true } : {}),
       fakeReadonly: opts.config.dangerouslyFakeReadonlyAnnotations,
       ...(opts.preload ? { alsoLoad: opts.preload } : {}),
     });
@@ -113,20 +123,24 @@ export class Runtime {
     // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
     const netBlocks = this.netBlocks;
     const audit = this.audit;
+    const netAudit: NetHost['audit'] = {
+      network: (e) => {
+        audit?.network(e);
+        if (netBlocks && !e.allowed)
+          netBlocks.publish({ time: this.clock.now(), host: e.host, reason: e.reason ?? 'refused' });
+      },
+    };
     this.commands = new CommandRegistry({
       config: this.config,
       dirs: this.dirs,
       root: this.root,
       clock: this.clock,
       log: this.log,
-      audit: {
-        network: (e) => {
-          audit?.network(e);
-          if (netBlocks && !e.allowed)
-            netBlocks.publish({ time: this.clock.now(), host: e.host, reason: e.reason ?? 'refused' });
-        },
-      },
+      audit: netAudit,
     });
+    this.workspaces = opts.config.projectRoots?.length
+      ? openDesk({ runtime: this, console: consoleOn, netAudit, kept: opts.kept })
+      : undefined;
   }
 
   /**
@@ -160,7 +174,8 @@ export class Runtime {
     this.shutdownController.abort();
     this.stats.close();
     this.jail.close();
-    for (const h of [...this.shutdownHooks.reverse(), () => this.commands.shutdown()]) {
+    const last = [() => this.workspaces?.shutdown(), () => this.commands.shutdown()];
+    for (const h of [...this.shutdownHooks.reverse(), ...last]) {
       try {
         await h();
       } catch (e) {

@@ -17,11 +17,16 @@ export interface ToolSummary {
   annotations: ToolAnnotations;
   /** What the tool's definition adds to `_meta` (an app-only tool's `ui.visibility`). */
   _meta?: Record<string, unknown>;
+  /** `workspace`: the tool acts on one workspace (tools/define.ts). */
+  scope?: 'workspace';
 }
 
 export interface CatalogOptions {
   enableViewImage: boolean;
   fakeReadonly: boolean;
+  /** Project roots are configured: open_workspace and close_workspace are listed and the tools acting on a
+   *  workspace take an optional `workspace` (docs/tools.md#several-workspaces). Otherwise both are absent. */
+  workspaces?: boolean;
   /** Code the server would otherwise load on first use, loaded with the tools (lazy-catalog.ts). */
   alsoLoad?: () => Promise<unknown>;
 }
@@ -73,6 +78,34 @@ function advertised(a: ToolAnnotations): Partial<ToolAnnotations> {
   };
 }
 
+/** Listed only when project roots are configured. */
+export const WORKSPACE_TOOLS: ReadonlySet<string> = new Set(['open_workspace', 'close_workspace']);
+
+/** The argument the dispatcher takes off a call and resolves (protocol/call-tool.ts). */
+export const WORKSPACE_ARG = 'workspace';
+
+/** An input schema with the optional `workspace` id added (a copy; the summary stays as built). */
+function withWorkspace(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = (schema.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    properties: {
+      ...props,
+      [WORKSPACE_ARG]: { type: 'string', description: 'An open_workspace id.' },
+    },
+  };
+}
+
+/** server_info's output schema with its `workspaces` section (present only with project roots). */
+function withWorkspaces(schema: Record<string, unknown>): Record<string, unknown> {
+  const [success, ...rest] = schema.anyOf as Array<Record<string, unknown>>;
+  const props = (success?.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    anyOf: [{ ...success, properties: { ...props, workspaces: { type: 'object' } } }, ...rest],
+  };
+}
+
 /**
  * A catalog of `summaries` (and the app-only `appSummaries`) whose entries `load` gives (by name; names not shown
  * here are ignored).
@@ -83,7 +116,10 @@ export function catalogOf(
   load: () => Promise<ReadonlyMap<string, ToolEntry>>,
   appSummaries: readonly ToolSummary[] = [],
 ): Catalog {
-  const shown = summaries.filter((t) => opts.enableViewImage || t.name !== 'view_image');
+  const shown = summaries.filter(
+    (t) =>
+      (opts.enableViewImage || t.name !== 'view_image') && (opts.workspaces || !WORKSPACE_TOOLS.has(t.name)),
+  );
   const names = shown.map((t) => t.name);
   const known = new Set(names);
   const appKnown = new Set(appSummaries.map((t) => t.name));
@@ -118,8 +154,9 @@ function listed(t: ToolSummary, opts: CatalogOptions): Record<string, unknown> &
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: t.inputSchema,
-    outputSchema: t.outputSchema,
+    inputSchema: opts.workspaces && t.scope ? withWorkspace(t.inputSchema) : t.inputSchema,
+    outputSchema:
+      opts.workspaces && t.name === 'server_info' ? withWorkspaces(t.outputSchema) : t.outputSchema,
     annotations: opts.fakeReadonly
       ? { ...FAKE_READONLY, openWorldHint: t.annotations.openWorldHint }
       : advertised(t.annotations),

@@ -82,6 +82,48 @@ export interface ToolServices extends GitHost, BaselineHost {
   readonly reviews: ReviewPoints;
   readonly jail: ToolJail;
   sandboxStatus(): SandboxStatus;
+  /** The open workspaces (src/workspaces/), when project roots are configured (docs/tools.md#several-workspaces). */
+  readonly workspaces?: WorkspaceDesk | undefined;
+}
+
+/** One open workspace as results and server_info show it. */
+export interface WorkspaceView {
+  id: string;
+  /** Its real path (a worktree's: the directory the server made for it). */
+  path: string;
+  mode: 'checkout' | 'worktree';
+  /** A worktree: its branch, the commit it started from, and the repository it was cloned from. */
+  branch?: string;
+  base?: string;
+  source?: string;
+}
+
+export interface OpenWorkspaceRequest {
+  path: string;
+  mode: 'checkout' | 'worktree';
+  base_ref?: string;
+}
+
+/**
+ * The registry of open workspaces as tools see it (src/workspaces/desk.ts implements it): the dispatcher
+ * resolves a call's `workspace` argument through `servicesFor`, open_workspace and close_workspace act on it.
+ */
+export interface WorkspaceDesk {
+  /** The project roots as configured. */
+  readonly roots: readonly string[];
+  /** Whether open workspaces are kept across restarts (false with SERVICE_STATE_DIR=off). */
+  readonly kept: boolean;
+  /** The services of workspace `id`, or of the default workspace when undefined; WORKSPACE_* errors else. */
+  servicesFor(id: string | undefined): ToolServices;
+  /** Opens (or finds the open checkout of) a directory; `instructions`: its AGENTS.md / CLAUDE.md text. */
+  open(
+    req: OpenWorkspaceRequest,
+    signal: AbortSignal,
+  ): Promise<{ view: WorkspaceView; note?: string; instructions?: string }>;
+  /** The worktree's uncommitted and unmerged work, as a sentence, or undefined when there is none. */
+  pendingWork(id: string, signal: AbortSignal): Promise<string | undefined>;
+  close(id: string, remove: boolean): Promise<WorkspaceView>;
+  list(): WorkspaceView[];
 }
 
 /** One service a tool may declare in `uses`: a member of ToolServices. */
@@ -135,6 +177,8 @@ export interface ToolDef<
   annotations: ToolAnnotations;
   /** The tool's `_meta` in tools/list (an app-only tool's `ui.visibility`). */
   meta?: Readonly<Record<string, unknown>>;
+  /** `workspace`: the tool acts on one workspace; with project roots it takes an optional `workspace` id. */
+  scope?: 'workspace';
   handler: (
     args: z.output<I>,
     ctx: ToolContext<NoInfer<U>>,
@@ -154,6 +198,7 @@ export interface AnyToolDef {
   readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
   readonly meta?: Readonly<Record<string, unknown>>;
+  readonly scope?: 'workspace' | undefined;
   /** The services the tool declared; `call` hands its handler those alone. */
   readonly uses: readonly ServiceName[];
   call(raw: unknown, ctx: ToolContext): Promise<ToolOutcome>;

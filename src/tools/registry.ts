@@ -27,6 +27,8 @@ import { gitShowTool } from './git/git_show.js';
 import { gitBlameTool } from './git/git_blame.js';
 import { showChangesTool } from './changes/show_changes.js';
 import { REVERT_CHANGES_META, revertChangesTool } from './changes/revert_changes.js';
+import { openWorkspaceTool } from './workspaces/open_workspace.js';
+import { closeWorkspaceTool } from './workspaces/close_workspace.js';
 
 /**
  * A tool with its argument and result types hidden (define.ts): the check of the raw arguments and the handler
@@ -52,6 +54,7 @@ export function erase<S extends z.core.$ZodShape, O extends z.ZodObject, U exten
     output: def.output,
     annotations: def.annotations,
     ...(def.meta ? { meta: def.meta } : {}),
+    ...(def.scope ? { scope: def.scope } : {}),
     uses: def.uses,
     call: async (raw, ctx) =>
       def.handler(parseArgs(def.name, (strict ??= def.input.strict()), raw), {
@@ -97,6 +100,9 @@ export const ALL_TOOLS: readonly AnyToolDef[] = [
   erase(showChangesTool),
   erase(requestPermissionsTool),
   erase(viewImageTool),
+  // Listed only when project roots are configured (tools/catalog.ts WORKSPACE_TOOLS).
+  erase(openWorkspaceTool),
+  erase(closeWorkspaceTool),
 ];
 
 /**
@@ -115,6 +121,7 @@ export function toolSummaries(all: readonly AnyToolDef[] = ALL_TOOLS): ToolSumma
     outputSchema: outputJsonSchema(t),
     annotations: t.annotations,
     ...(t.meta ? { _meta: t.meta } : {}),
+    ...(t.scope ? { scope: t.scope } : {}),
   }));
 }
 

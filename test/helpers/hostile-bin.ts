@@ -22,7 +22,8 @@ export interface BinServer {
 }
 
 export interface BinOptions {
-  workspace: string;
+  /** --workspace; undefined starts the server without one (with SERVICE_PROJECTS: no default workspace). */
+  workspace: string | undefined;
   as: RunAs;
   /** SERVICE_RUNTIME_ROOT; unset leaves the server's default. */
   runtimeRoot?: string;
@@ -58,8 +59,7 @@ export function startOrRefusal(o: BinOptions): Promise<StartOutcome> {
     ...BIN_NODE_FLAGS,
     ...(o.nodeArgs ?? []),
     o.bin ?? BIN,
-    '--workspace',
-    o.workspace,
+    ...(o.workspace === undefined ? [] : ['--workspace', o.workspace]),
     '--port',
     '0',
   ];

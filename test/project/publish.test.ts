@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/cli/heap-flags.js';
 import { toolSummaries } from '../../src/tools/registry.js';
+import { WORKSPACE_TOOLS } from '../../src/tools/catalog.js';
 import { REPO_ROOT } from '../helpers/server.js';
 
 const read = (f: string) => JSON.parse(readFileSync(path.join(REPO_ROOT, f), 'utf8'));
@@ -133,7 +134,9 @@ describe('the .mcpb manifest (deploy/mcpb/manifest.json)', () => {
   });
 
   it("lists the catalog's tools, and says where it runs", () => {
-    expect(manifest.tools.map((t: { name: string }) => t.name)).toEqual(toolSummaries().map((t) => t.name));
+    // The bundle serves the one workspace Claude Desktop picks: no project roots, so not the workspace tools.
+    const served = toolSummaries().filter((t) => !WORKSPACE_TOOLS.has(t.name));
+    expect(manifest.tools.map((t: { name: string }) => t.name)).toEqual(served.map((t) => t.name));
     expect(manifest.compatibility.platforms).toEqual(['linux', 'darwin']);
     expect(manifest.compatibility.runtimes.node).toBe('>=20.0.0');
   });

@@ -86,7 +86,9 @@ function revertBox(point) {
 async function revert(point, box) {
   box.replaceChildren(el('span', { class: 'status', role: 'status' }, 'Reverting…'));
   try {
-    const r = await app.callServerTool({ name: 'revert_changes', arguments: { point } });
+    // In the workspace the diff came from (its id is in the data when the call named one).
+    const where = data.workspace ? { workspace: data.workspace } : {};
+    const r = await app.callServerTool({ name: 'revert_changes', arguments: { point, ...where } });
     status(r?.isError ? errorText(r, 'The revert failed.') : `Reverted to review point ${point}.`);
   } catch (e) {
     status(`The revert failed: ${e?.message ?? e}`);

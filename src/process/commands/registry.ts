@@ -68,6 +68,8 @@ export interface RegistryHost {
   readonly clock: Clock;
   readonly log: Logger;
   readonly audit?: NetHost['audit'];
+  /** One of several workspaces (src/workspaces/): more to hide (the project roots) and to show read-only. */
+  readonly view?: { readonly sealed: readonly string[]; readonly alsoRead: readonly string[] };
 }
 
 /** After shutdown's TERM, how long commands get before KILL. */
@@ -148,7 +150,8 @@ export class CommandRegistry {
       dirs: this.host.dirs,
       privateFiles: privateFilesOf(c),
       readAllow: c.readAllow ?? [],
-      sealed: sealedDirsOf(c),
+      sealed: [...sealedDirsOf(c), ...(this.host.view?.sealed ?? [])],
+      alsoRead: this.host.view?.alsoRead ?? [],
       seccompFile: writeSeccompFilter(this.host.dirs.root),
       net: c.permissionMode !== 'dangerous' && c.sandbox !== 'off' ? this.net.mounts() : undefined,
     };

@@ -31,6 +31,10 @@ export interface LandlockJailContext {
   sealed?: readonly string[];
   /** SERVICE_READ_ALLOW: readable in the Landlock jail as for `safe` commands. */
   readAllow?: readonly string[];
+  /** More directories readable even inside hidden ones (a worktree's source object directory, src/workspaces/). */
+  alsoRead?: readonly string[];
+  /** Directories writable (only the one-off jail that makes a worktree, src/workspaces/worktree.ts). */
+  alsoWrite?: readonly string[];
 }
 
 /** One jailed start: the argv, the environment it needs on top of the caller's, and what to remove after. */
@@ -111,7 +115,9 @@ export class LandlockJail {
     const a: string[] = ['--rw', scratch];
     if (writable) a.push('--rw', writable);
     for (const d of DEVICES_RW) a.push('--rw', d);
-    for (const r of [...DEVICES_RO, this.ctx.workspaceReal, ...readable]) a.push('--ro', r);
+    for (const w of this.ctx.alsoWrite ?? []) a.push('--rw', w);
+    const ro = [...DEVICES_RO, this.ctx.workspaceReal, ...(this.ctx.alsoRead ?? []), ...readable];
+    for (const r of ro) a.push('--ro', r);
     const view = this.view();
     for (const r of view.read) a.push('--read', r);
     for (const h of view.hide) a.push('--hide', h);

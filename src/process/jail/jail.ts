@@ -235,6 +235,8 @@ export class ToolJail {
         privateFiles: c.privateFiles,
         sealed: c.sealed ?? [],
         readAllow: c.readAllow ?? [],
+        alsoRead: c.alsoRead ?? [],
+        alsoWrite: c.alsoWrite ?? [],
       },
       SECCOMP_FD,
       (helper, argv, filter) => probeRun(helper, argv, c.pathVar, filter),
@@ -253,6 +255,8 @@ export class ToolJail {
     }
     const seccomp = writeSeccompFilter(c.dirs.root);
     const mounts = baseMounts(c.workspaceReal);
+    for (const r of c.alsoRead ?? []) mounts.push('--ro-bind', r, r);
+    for (const w of c.alsoWrite ?? []) mounts.push('--bind', w, w);
     let error = '';
     for (const userns of [true, false]) {
       const base = [...mounts, ...isolation(userns)];

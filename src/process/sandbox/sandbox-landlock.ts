@@ -51,7 +51,7 @@ export function landlockArgs(ctx: SandboxContext, fd: number | undefined): strin
   const d = ctx.dirs;
   const a: string[] = [];
   for (const w of [ctx.workspaceReal, d.home, d.tmp, d.cache, ...DEVICES_RW]) a.push('--rw', w);
-  for (const r of DEVICES_RO) a.push('--ro', r);
+  for (const r of [...DEVICES_RO, ...(ctx.alsoRead ?? [])]) a.push('--ro', r);
   // `safe`: reads only on the allow-list (host-view.ts) and /proc; else everywhere but the hidden paths.
   const view = allowList(ctx);
   if (view) for (const r of [...view, '/proc']) a.push('--read', r);

@@ -36,6 +36,8 @@ export interface SandboxContext {
   readAllow?: readonly string[];
   /** Kept state of every instance (state roots, sealedDirsOf): hidden from every command and jail. */
   sealed?: readonly string[];
+  /** Read-only even inside what is hidden: a worktree's source object directory (src/workspaces/). */
+  alsoRead?: readonly string[];
 }
 
 /** A directory of the runtime directory (which commands cannot write), bound read-only at its own path. */
@@ -132,6 +134,7 @@ export function mountArgs(ctx: SandboxContext): string[] {
     }
   }
   for (const w of writable) a.push('--bind', w, w);
+  for (const r of ctx.alsoRead ?? []) a.push('--ro-bind', r, r);
   // The proxy's socket and the bridge, under the (hidden) runtime directory: the only way out of `safe` and
   // `trusted`.
   if (ctx.net && 'socket' in ctx.net) a.push('--ro-bind', ctx.net.dir, ctx.net.dir);

@@ -5,7 +5,7 @@
 import type { Comparison, ReviewPoints } from '../../git/review-points.js';
 import type { TreeChange } from '../../git/review-repo.js';
 
-export const DIFF_META_KEY = 'io.github.workbench-mcp/diff';
+export { DIFF_META_KEY } from '../apps.js';
 export const MAX_META_HUNK_BYTES = 256 * 1024;
 /** The most patch text git is asked for at once (the rest of a larger diff is not offered). */
 const MAX_PATCH_BYTES = 16 * 1024 * 1024;

@@ -28,6 +28,7 @@ export const revertChangesTool = defineTool({
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  scope: 'workspace',
   async handler(args, ctx) {
     const rt = ctx.runtime;
     const plan = await rt.reviews.revertPlan(args.point);

@@ -71,6 +71,7 @@ export const showChangesTool = defineTool({
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  scope: 'workspace',
   async handler(args, ctx) {
     if (args.since === undefined && (args.point !== undefined || args.offset !== undefined))
       throw new ToolError(

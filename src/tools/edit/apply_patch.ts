@@ -62,6 +62,7 @@ export const applyPatchTool = defineTool({
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  scope: 'workspace',
   async handler(args, ctx) {
     const rt = ctx.runtime;
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.

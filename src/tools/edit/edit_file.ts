@@ -40,6 +40,7 @@ export const editFileTool = defineTool({
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  scope: 'workspace',
   async handler(args, ctx) {
     const rt = ctx.runtime;
     // git/baseline keeps each file's original (first change only) so git_diff works outside a repository.

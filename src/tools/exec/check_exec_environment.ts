@@ -130,6 +130,7 @@ export const checkExecEnvironmentTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   handler(_args, ctx) {
     const { config, dirs, root, commands } = ctx.runtime;
     const mode = config.permissionMode;

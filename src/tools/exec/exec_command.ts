@@ -56,6 +56,7 @@ export const execCommandTool = defineTool({
   input,
   output: COMMAND_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  scope: 'workspace',
   async handler(args, ctx) {
     if (args.cmd.includes('\0'))
       throw new ToolError(

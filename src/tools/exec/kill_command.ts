@@ -38,6 +38,7 @@ export const killCommandTool = defineTool({
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  scope: 'workspace',
   async handler(args, ctx) {
     const registry = ctx.runtime.commands;
     const c = registry.get(args.command_id);

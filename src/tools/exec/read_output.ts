@@ -38,6 +38,7 @@ export const readOutputTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   handler(args, ctx) {
     const m = REF.exec(args.output_ref);
     if (!m) {

@@ -38,6 +38,7 @@ export const requestPermissionsTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   handler(args, ctx) {
     const need = NEEDS[args.permission];
     const mode = ctx.runtime.config.permissionMode;

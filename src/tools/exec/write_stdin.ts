@@ -30,6 +30,7 @@ export const writeStdinTool = defineTool({
   input,
   output: COMMAND_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  scope: 'workspace',
   async handler(args, ctx) {
     const registry = ctx.runtime.commands;
     const c = registry.get(args.command_id);

@@ -249,6 +249,7 @@ export const listDirTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const dir = resolveExisting(ctx, args.path);
     requireDirectory(dir, 'list_dir');

@@ -74,6 +74,7 @@ export const listFilesTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const dir = resolveExisting(ctx, args.path);
     requireDirectory(dir, 'list_files');

@@ -116,6 +116,7 @@ export const readFileTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const { rel, range, content } = await readText(ctx, args);
     const truncated = range.truncatedBy !== null;

@@ -156,6 +156,7 @@ export const searchTextTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     checkQuery(args.query);
     const base = searchBase(ctx, args.path);

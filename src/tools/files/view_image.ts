@@ -41,6 +41,7 @@ export const viewImageTool = defineTool({
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const f = resolveExisting(ctx, args.path);
     if (f.stat.isDirectory())

@@ -188,10 +188,11 @@ export const gitBlameTool = defineTool({
   name: 'git_blame',
   title: 'Git blame',
   description: 'Show who last changed each line of a file, and in which commit (next_action continues).',
-  uses: ['root', 'config', 'dirs', 'signal', 'jail'],
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'sharedObjects'],
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const rev = args.rev === undefined ? null : validateRev(args.rev, 'rev', 'git_blame');
     if (args.end_line !== undefined && args.end_line < args.start_line) {

@@ -215,10 +215,11 @@ export const gitDiffTool = defineTool({
   description:
     'Show uncommitted changes as a unified diff, cut to max_bytes by whole files (next_action continues). ' +
     'Outside a git repository: the changes apply_patch made since start-up.',
-  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'baseline', 'log'],
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'sharedObjects', 'baseline', 'log'],
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     if (!args.staged && !args.unstaged) {
       throw new ToolError(

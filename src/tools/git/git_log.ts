@@ -91,10 +91,11 @@ export const gitLogTool = defineTool({
   name: 'git_log',
   title: 'Git log',
   description: 'List the commits reachable from ref that touch path, newest first (next_action continues).',
-  uses: ['root', 'config', 'dirs', 'signal', 'jail'],
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'sharedObjects'],
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const ref = validateRev(args.ref, 'ref', 'git_log');
     const dir = pathScope(ctx, args.path);

@@ -225,10 +225,11 @@ export const gitShowTool = defineTool({
   description:
     'Show a commit (message, files, diff against its first parent cut to max_bytes; next_action continues), ' +
     'or a blob or tree such as "HEAD~2:src/a.ts".',
-  uses: ['root', 'config', 'dirs', 'signal', 'jail'],
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'sharedObjects'],
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const rev = validateRev(args.rev, 'rev', 'git_show');
     const only = args.paths?.map((p, i) => gitPath(ctx.runtime.root, p, `paths[${i}]`));

@@ -135,10 +135,11 @@ export const gitStatusTool = defineTool({
   name: 'git_status',
   title: 'Git status',
   description: 'Show the branch and the changed, conflicted and untracked files (git status --short codes).',
-  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'baseline', 'log'],
+  uses: ['root', 'config', 'dirs', 'signal', 'jail', 'sharedObjects', 'baseline', 'log'],
   input,
   output,
   annotations: READ_ONLY,
+  scope: 'workspace',
   async handler(args, ctx) {
     const dir = pathScope(ctx, args.path);
     const found = await repoFor(ctx, dir.lookup);

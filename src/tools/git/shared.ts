@@ -13,7 +13,7 @@ import type { ToolContext } from '../define.js';
 import { lean } from '../result.js';
 
 /** What running git takes of the server (git/run.ts GitHost): every git tool declares these in `uses`. */
-export type GitServices = 'root' | 'config' | 'dirs' | 'signal' | 'jail';
+export type GitServices = 'root' | 'config' | 'dirs' | 'signal' | 'jail' | 'sharedObjects';
 
 export const gitPathArg = z.string().default('.').describe('Limits results to this directory or file.');
 

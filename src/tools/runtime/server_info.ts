@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from '../../core/version.js';
 import { SUPPORTED_VERSIONS } from '../../core/versions.js';
-import { defineTool, READ_ONLY } from '../define.js';
+import { defineTool, READ_ONLY, type WorkspaceDesk } from '../define.js';
 import { MAX_BYTES_LIMIT, MAX_LINES_PER_CALL } from '../files/read_file.js';
 
 const input = z.object({});
@@ -38,7 +38,17 @@ export const serverInfoTool = defineTool({
   title: 'Server info',
   description:
     'This server: version, protocols, workspace, permission mode, sandbox, auth, limits, instruction files, tools.',
-  uses: ['config', 'root', 'catalog', 'search', 'sandboxStatus', 'jail', 'commands', 'instructions'],
+  uses: [
+    'config',
+    'root',
+    'catalog',
+    'search',
+    'sandboxStatus',
+    'jail',
+    'commands',
+    'instructions',
+    'workspaces',
+  ],
   input,
   output,
   annotations: READ_ONLY,
@@ -48,6 +58,7 @@ export const serverInfoTool = defineTool({
     const sandbox = ctx.runtime.sandboxStatus();
     const jail = ctx.runtime.jail.status();
     const processLimit = ctx.runtime.commands.processLimit().status;
+    const noDefault = config.noDefaultWorkspace === true;
     const structured = {
       name: SERVER_NAME,
       title: SERVER_TITLE,
@@ -80,27 +91,74 @@ export const serverInfoTool = defineTool({
       search_engine: engine.kind === 'ripgrep' ? `ripgrep (${engine.source})` : 'js',
       tool_count: catalog.names.length,
       tools: [...catalog.names],
+      // Only with project roots (docs/tools.md#several-workspaces); tools/list advertises it then alone.
+      ...workspacesOf(ctx.runtime.workspaces, noDefault),
     };
+    const desk = ctx.runtime.workspaces;
     const text = [
-      `${SERVER_NAME} ${SERVER_VERSION} serving ${root.lexical}`,
-      `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
-      `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
-      jail.in_use ? '' : `WARNING: ${jail.reason}.`,
-      sandbox.network_unavailable && config.permissionMode !== 'dangerous'
-        ? `WARNING: commands have no network at all (fail closed): ${sandbox.network_unavailable}.`
-        : '',
-      `processes per command: at most ${processLimit.max_processes} (${processLimit.enforced_by})`,
-      sandbox.in_use === null && config.permissionMode !== 'dangerous'
-        ? `WARNING: no OS sandbox, so permission mode ${config.permissionMode} only filters command lines and cannot stop a script.`
-        : '',
-      structured.annotation_override
-        ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).'
-        : '',
-      `project instructions: ${structured.project_context_files.join(', ') || 'none'}; search: ${structured.search_engine}`,
-      `tools (${structured.tool_count}): ${structured.tools.join(', ')}`,
+      ...summary(structured, config, sandbox, jail, processLimit),
+      workspacesLine(desk, noDefault),
     ].filter(Boolean);
     return { structured, text: lines(text) };
   },
 });
 
 const lines = (l: string[]) => l.join('\n');
+
+/** The text lines of server_info (each warning on its own line). */
+function summary(
+  structured: {
+    workspace: string;
+    auth_mode: string;
+    annotation_override: string | null;
+    project_context_files: string[];
+    search_engine: string;
+    tool_count: number;
+    tools: string[];
+  },
+  config: { permissionMode: string },
+  sandbox: { in_use: string | null; reason: string; network_unavailable?: string | undefined },
+  jail: { in_use: string | null; reason: string },
+  processLimit: { max_processes: number; enforced_by: string },
+): string[] {
+  return [
+    `${SERVER_NAME} ${SERVER_VERSION} serving ${structured.workspace}`,
+    `protocols: ${SUPPORTED_VERSIONS.join(', ')}; auth: ${structured.auth_mode}; permission mode: ${config.permissionMode}`,
+    `sandbox: ${sandbox.in_use ?? 'none'} (${sandbox.reason})`,
+    jail.in_use ? '' : `WARNING: ${jail.reason}.`,
+    sandbox.network_unavailable && config.permissionMode !== 'dangerous'
+      ? `WARNING: commands have no network at all (fail closed): ${sandbox.network_unavailable}.`
+      : '',
+    `processes per command: at most ${processLimit.max_processes} (${processLimit.enforced_by})`,
+    sandbox.in_use === null && config.permissionMode !== 'dangerous'
+      ? `WARNING: no OS sandbox, so permission mode ${config.permissionMode} only filters command lines and cannot stop a script.`
+      : '',
+    structured.annotation_override
+      ? 'WARNING: tools/list reports every tool as read-only (--dangerously-fake-readonly-annotations).'
+      : '',
+    `project instructions: ${structured.project_context_files.join(', ') || 'none'}; search: ${structured.search_engine}`,
+    `tools (${structured.tool_count}): ${structured.tools.join(', ')}`,
+  ].filter(Boolean);
+}
+
+/** The project roots and the open workspaces, when project roots are configured. */
+function workspacesOf(desk: WorkspaceDesk | undefined, noDefault: boolean): Record<string, unknown> {
+  if (!desk) return {};
+  return {
+    workspaces: {
+      roots: [...desk.roots],
+      open: desk.list(),
+      ...(noDefault ? { no_default: true } : {}),
+      ...(desk.kept ? {} : { kept: false }),
+    },
+  };
+}
+
+function workspacesLine(desk: WorkspaceDesk | undefined, noDefault: boolean): string {
+  if (!desk) return '';
+  const open = desk.list().map((w) => `${w.id} ${w.path} (${w.mode})`);
+  return [
+    `project roots: ${desk.roots.join(', ')}${noDefault ? ' (no default workspace: call open_workspace first)' : ''}`,
+    `open workspaces: ${open.join('; ') || 'none'}${desk.kept ? '' : ' (kept in memory only: SERVICE_STATE_DIR is off or unusable)'}`,
+  ].join('\n');
+}
