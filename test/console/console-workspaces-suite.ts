@@ -195,6 +195,20 @@ export function consoleWorkspacesSuite(as: RunAs): void {
       await c.locator('.ws-diff .del', { hasText: '-value=base' }).waitFor();
     });
 
+    it('Merge refuses while the main checkout has another branch checked out, and changes nothing', async () => {
+      tgit(repo, 'switch', '-q', '-c', 'elsewhere');
+      const c = card(wa.workspace);
+      await c.getByRole('button', { name: `Merge workspace ${wa.workspace}` }).click();
+      await c
+        .locator('.message.fail', { hasText: 'has elsewhere checked out, not main' })
+        .waitFor({ timeout: 30_000 });
+      tgit(repo, 'switch', '-q', 'main');
+      tgit(repo, 'branch', '-q', '-D', 'elsewhere');
+      own(repo);
+      expect(readFileSync(path.join(repo, 'lib.txt'), 'utf8')).toBe('value=base\n');
+      expect(tgit(repo, 'log', '--oneline').split('\n')).toHaveLength(1);
+    });
+
     it('Merge refuses while the main checkout has an untracked file, and changes nothing', async () => {
       const head = tgit(repo, 'rev-parse', 'HEAD');
       writeFileSync(path.join(repo, 'scratch.txt'), 'mine\n');
