@@ -195,6 +195,27 @@ export function consoleWorkspacesSuite(as: RunAs): void {
       await c.locator('.ws-diff .del', { hasText: '-value=base' }).waitFor();
     });
 
+    it("a workspace's destructive command waits in its card, and Approve there lets it run", async () => {
+      const mk = await a.call('exec_command', {
+        workspace: wa.workspace,
+        cmd: 'mkdir -p build && touch build/x',
+        yield_time_ms: 30_000,
+      });
+      expect(mk.sc.exit_code, mk.text).toBe(0);
+      const running = a.call('exec_command', {
+        workspace: wa.workspace,
+        cmd: 'rm -rf build && echo removed',
+        yield_time_ms: 30_000,
+      });
+      const ask = card(wa.workspace).locator('[data-approval]', { hasText: 'rm -rf build' });
+      await ask.waitFor({ timeout: 30_000 });
+      await ask.getByRole('button', { name: 'Approve once' }).click();
+      const r = await running;
+      expect(r.isError, r.text).toBe(false);
+      expect(r.text).toContain('removed');
+      expect(existsSync(path.join(wa.path, 'build'))).toBe(false);
+    });
+
     it('Merge refuses while the main checkout has another branch checked out, and changes nothing', async () => {
       tgit(repo, 'switch', '-q', '-c', 'elsewhere');
       const c = card(wa.workspace);
