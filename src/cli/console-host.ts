@@ -12,6 +12,7 @@ import type { ApprovalDesk } from '../policy/approvals.js';
 import { DEFAULT_ALLOW } from '../process/net/net-allow.js';
 import type { Command } from '../process/commands/command.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { consoleWorkspaces } from './console-workspaces.js';
 
 const TAIL_BYTES = 4096;
 const COMMANDS_SHOWN = 30;
@@ -62,7 +63,9 @@ export function consoleHost(w: ConsoleWiring): ConsoleHost {
       error,
       elapsed_ms: Math.round(rt.clock.monotonic() - started),
     });
+  const workspaces = consoleWorkspaces(rt, view);
   return {
+    ...(workspaces ? { workspaces } : {}),
     clock: rt.clock,
     log: rt.log,
     activity: w.parts.activity,

@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ActivityEntry } from '../core/activity.js';
 import type { ConsoleHost } from './host.js';
-import { editView, pointView, snapshot } from './views.js';
+import type { ApprovalDesk } from '../policy/approvals.js';
+import { editView, pointView, snapshot, workspacesView } from './views.js';
 
 export const MAX_STREAMS = 8;
 /** The most activity entries one batch carries; older ones of a faster burst are counted as skipped. */
@@ -70,6 +71,44 @@ class Batch {
   }
 }
 
+/**
+ * The open workspaces for one page: their list is sent again when it changed (looked at with the commands),
+ * and each workspace's approvals are watched while the page is open, as the runtime's are.
+ */
+class WorkspaceWatch {
+  private last: string;
+  private readonly watched = new Map<ApprovalDesk, () => void>();
+
+  constructor(private readonly host: ConsoleHost) {
+    this.last = this.now();
+    this.watchDesks();
+  }
+
+  private now(): string {
+    return this.host.workspaces ? JSON.stringify(workspacesView(this.host)) : '';
+  }
+
+  private watchDesks(): void {
+    for (const w of this.host.workspaces?.list() ?? [])
+      if (w.approvals && !this.watched.has(w.approvals)) this.watched.set(w.approvals, w.approvals.watch());
+  }
+
+  /** The list as an event when it changed since the last look, else undefined. */
+  poll(): string | undefined {
+    if (!this.host.workspaces) return undefined;
+    this.watchDesks();
+    const now = this.now();
+    if (now === this.last) return undefined;
+    this.last = now;
+    return `event: workspaces\ndata: ${now}\n\n`;
+  }
+
+  stop(): void {
+    for (const u of this.watched.values()) u();
+    this.watched.clear();
+  }
+}
+
 interface Stream {
   res: ServerResponse;
   stop: () => void;
@@ -95,12 +134,15 @@ export class EventStreams {
     res.write(frame('state', snapshot(this.host)));
     const batch = new Batch(res);
     let lastCommands = JSON.stringify(this.host.commands());
+    const workspaces = new WorkspaceWatch(this.host);
     const poll = setInterval(() => {
       const now = JSON.stringify(this.host.commands());
       if (now !== lastCommands) {
         lastCommands = now;
         res.write(`event: commands\ndata: ${now}\n\n`);
       }
+      const ws = workspaces.poll();
+      if (ws) res.write(ws);
     }, COMMAND_POLL_MS);
     const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     const unlisten = [
@@ -117,6 +159,7 @@ export class EventStreams {
         clearInterval(poll);
         clearInterval(beat);
         batch.stop();
+        workspaces.stop();
         for (const u of unlisten) u();
         this.streams.delete(stream);
       },

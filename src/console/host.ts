@@ -71,4 +71,31 @@ export interface ConsoleHost {
   audit(action: string, args: Record<string, unknown>, error?: string): void;
   /** Recent refusals by the `safe` network proxy. */
   networkBlocks(): Array<{ time: number; host: string; reason: string }>;
+  /** The open workspaces, when the server has project roots. */
+  readonly workspaces?: ConsoleWorkspaces;
+}
+
+/** One open workspace as the console lists it (src/workspaces/): its parts, made into views by views.ts. */
+export interface WorkspaceParts {
+  id: string;
+  path: string;
+  mode: 'checkout' | 'worktree';
+  branch?: string;
+  base?: string;
+  source?: string;
+  /** Empty while no tool has used the workspace yet (its services are built on first use). */
+  commands: CommandView[];
+  edits: EditJournal | undefined;
+  approvals: ApprovalDesk | undefined;
+}
+
+/** An operator's action on a workspace: done, or refused with a reason and the next step. */
+export type WorkspaceOutcome<T> = { ok: true; value: T } | { ok: false; reason: string; message: string };
+
+/** The open workspaces (docs/console.md#workspaces), when the server has project roots. */
+export interface ConsoleWorkspaces {
+  list(): WorkspaceParts[];
+  diff(id: string): Promise<WorkspaceOutcome<{ diff: string; untracked: string[]; truncated: boolean }>>;
+  merge(id: string): Promise<WorkspaceOutcome<{ commit: string; fast_forward: boolean }>>;
+  discard(id: string): Promise<WorkspaceOutcome<{ removed: string }>>;
 }

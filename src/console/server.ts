@@ -131,7 +131,7 @@ export class ConsoleServer {
     json(res, 200, { link: this.link() });
   }
 
-  private get(req: IncomingMessage, res: ServerResponse, url: URL, session: Session): void {
+  private get(req: IncomingMessage, res: ServerResponse, url: URL, session: Session): void | Promise<void> {
     if (url.pathname === '/') {
       return send(res, 200, HTML, this.page.html.replace('__CSRF__', session.csrf));
     }
@@ -141,6 +141,8 @@ export class ConsoleServer {
     if (url.pathname === '/api/events') return this.streams.open(req, res, CSP);
     const point = POINT_DIFF.exec(url.pathname);
     if (point) return void this.pointDiff(res, point[1] as string);
+    const diff = /^\/api\/workspaces\/([A-Za-z0-9_-]{1,64})\/diff$/.exec(url.pathname);
+    if (diff) return workspaceDiff(this.host, res, diff[1] as string);
     if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
     refuse(res, 404, 'not_found', 'No such console page.');
   }
@@ -169,6 +171,14 @@ export class ConsoleServer {
       return refuse(res, 400, 'json', 'The body must be a JSON object.');
     return act(this.host, res, url.pathname, args as Record<string, unknown>);
   }
+}
+
+/** A worktree's diff against its base, asked for when the operator opens it (docs/console.md#workspaces). */
+async function workspaceDiff(host: ConsoleHost, res: ServerResponse, id: string): Promise<void> {
+  if (!host.workspaces) return refuse(res, 404, 'not_found', 'This server has no project roots.');
+  const r = await host.workspaces.diff(id);
+  if (r.ok) return json(res, 200, r.value);
+  refuse(res, r.reason === 'not_worktree' ? 404 : 409, r.reason, r.message);
 }
 
 export function createConsoleServer(host: ConsoleHost, o: { freshLinkCommand: string }): ConsoleServer {

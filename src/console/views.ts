@@ -67,6 +67,22 @@ export function pointView(p: ReviewPoint): PointView {
   };
 }
 
+/** The most edits and commands a workspace's card carries (the newest). */
+const PER_WORKSPACE = 10;
+
+/** The open workspaces with their commands, edits and pending approvals (docs/console.md#workspaces). */
+export function workspacesView(host: ConsoleHost) {
+  return (host.workspaces?.list() ?? []).map((w) => ({
+    id: w.id,
+    path: w.path,
+    mode: w.mode,
+    ...(w.branch ? { branch: w.branch, base: w.base, source: w.source } : {}),
+    commands: w.commands.slice(0, PER_WORKSPACE),
+    edits: (w.edits?.list() ?? []).slice(-PER_WORKSPACE).map(editView),
+    approvals: w.approvals?.pending() ?? [],
+  }));
+}
+
 export function snapshot(host: ConsoleHost) {
   const connection = host.connection();
   return {
@@ -82,5 +98,6 @@ export function snapshot(host: ConsoleHost) {
     edits: host.edits.list().slice(-EDITS_SHOWN).map(editView),
     points: host.reviews.list().slice(0, POINTS_SHOWN).map(pointView).reverse(),
     approvals: host.approvals.pending(),
+    ...(host.workspaces ? { workspaces: workspacesView(host) } : {}),
   };
 }

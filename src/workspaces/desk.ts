@@ -77,6 +77,11 @@ export class Desk implements WorkspaceDesk {
     return s;
   }
 
+  /** The full record of an open workspace (the console's Merge needs its source and base, land.ts). */
+  record = (id: string): WorkspaceRecord | undefined => this.o.registry.get(id);
+  /** Its services when they were built (the console lists them without building any). */
+  built = (id: string): WorkspaceServices | undefined => this.services.get(id);
+
   list(): WorkspaceView[] {
     return this.o.registry.list().map(viewOf);
   }

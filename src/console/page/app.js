@@ -17,7 +17,10 @@ const S = {
   connection: null,
   safety: null,
   network_blocks: [],
+  workspaces: undefined,
 };
+/** What the operator did on each workspace's card (a result, a loaded diff), kept across re-renders. */
+const W = new Map();
 const $ = (id) => document.getElementById(id);
 
 function h(tag, attrs, ...kids) {
@@ -284,7 +287,7 @@ function renderCommands() {
   $('commands-empty').hidden = S.commands.length > 0;
 }
 
-function commandCard(c) {
+function commandCard(c, inWorkspace) {
   const msg = h('p', { class: 'message', role: 'status' });
   const running = c.status === 'running';
   const outcome = running
@@ -314,7 +317,7 @@ function commandCard(c) {
           h('pre', { class: 'mono' }, shown(c.tail, 'block', SHOWN.block)),
         )
       : null,
-    running
+    running && !inWorkspace
       ? h(
           'div',
           { class: 'actions' },
@@ -457,7 +460,7 @@ function diffBlock(text) {
   return pre;
 }
 
-function editCard(e) {
+function editCard(e, inWorkspace) {
   const msg = h('p', { class: 'message', role: 'status' });
   const files = e.files.flatMap((f, i) => [
     i ? ', ' : '',
@@ -476,26 +479,164 @@ function editCard(e) {
       { class: 'actions' },
       e.reverted_by
         ? h('span', { class: 'muted' }, `Reverted (${e.reverted_by}).`)
-        : e.revertible
-          ? h(
-              'button',
-              {
-                type: 'button',
-                'aria-label': `Revert edit ${e.id}`,
-                onclick: async () => {
-                  try {
-                    await post(`/api/edits/${encodeURIComponent(e.id)}/revert`);
-                    say(msg, 'Reverted.');
-                  } catch (err) {
-                    say(msg, err.message, true);
-                  }
+        : inWorkspace
+          ? null
+          : e.revertible
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': `Revert edit ${e.id}`,
+                  onclick: async () => {
+                    try {
+                      await post(`/api/edits/${encodeURIComponent(e.id)}/revert`);
+                      say(msg, 'Reverted.');
+                    } catch (err) {
+                      say(msg, err.message, true);
+                    }
+                  },
                 },
-              },
-              'Revert',
-            )
-          : h('span', { class: 'muted' }, 'Too large to revert from here.'),
+                'Revert',
+              )
+            : h('span', { class: 'muted' }, 'Too large to revert from here.'),
     ),
     msg,
+  );
+}
+
+/* ---------- workspaces ---------- */
+function renderWorkspaces() {
+  const on = Array.isArray(S.workspaces);
+  $('workspaces').hidden = !on;
+  $('workspaces-nav').hidden = !on;
+  if (!on) return;
+  $('workspace-list').replaceChildren(...S.workspaces.map(workspaceCard));
+  $('workspaces-empty').hidden = S.workspaces.length > 0;
+}
+
+function wsState(id) {
+  if (!W.has(id)) W.set(id, { message: '', bad: false, diff: null, confirm: false });
+  return W.get(id);
+}
+
+async function wsAction(w, action) {
+  const st = wsState(w.id);
+  try {
+    if (action === 'diff') {
+      const r = await fetch(`/api/workspaces/${encodeURIComponent(w.id)}/diff`);
+      const data = await r.json();
+      if (!r.ok) throw new Error(data.message || `HTTP ${r.status}`);
+      st.diff = data;
+    } else if (action === 'merge') {
+      const r = await post(`/api/workspaces/${encodeURIComponent(w.id)}/merge`);
+      const how = r.fast_forward ? 'fast-forward' : 'merge commit';
+      Object.assign(st, {
+        message: `Merged into ${w.source} (${how} ${r.commit.slice(0, 12)}).`,
+        bad: false,
+      });
+    } else {
+      const r = await post(`/api/workspaces/${encodeURIComponent(w.id)}/discard`, { confirm: w.id });
+      say($('workspaces-message'), `Discarded workspace ${w.id}: ${r.removed} and its branch were removed.`);
+      S.workspaces = S.workspaces.filter((x) => x.id !== w.id);
+    }
+  } catch (e) {
+    Object.assign(st, { message: e.message, bad: true });
+  }
+  st.confirm = false;
+  renderWorkspaces();
+}
+
+function worktreeTools(w, st) {
+  const button = (label, cls, action, aria) =>
+    h('button', { type: 'button', class: cls, 'aria-label': aria, onclick: action }, label);
+  const confirm = st.confirm
+    ? [
+        h('span', {}, `Delete ${w.branch} and its directory?`),
+        button(
+          'Confirm discard',
+          'danger',
+          () => wsAction(w, 'discard'),
+          `Confirm discard of workspace ${w.id}`,
+        ),
+        button('Cancel', undefined, () => ((st.confirm = false), renderWorkspaces())),
+      ]
+    : button(
+        'Discard',
+        'danger',
+        () => ((st.confirm = true), renderWorkspaces()),
+        `Discard workspace ${w.id}`,
+      );
+  return [
+    h(
+      'div',
+      { class: 'actions' },
+      button(
+        st.diff ? 'Refresh diff' : 'Show diff',
+        undefined,
+        () => wsAction(w, 'diff'),
+        `Diff of workspace ${w.id}`,
+      ),
+      button('Merge', 'primary', () => wsAction(w, 'merge'), `Merge workspace ${w.id}`),
+      confirm,
+    ),
+    st.diff
+      ? h(
+          'details',
+          { open: true, class: 'ws-diff' },
+          h('summary', {}, `Diff against ${(w.base || '').slice(0, 12)}${st.diff.truncated ? ' (cut)' : ''}`),
+          st.diff.diff ? diffBlock(st.diff.diff) : h('p', { class: 'muted' }, 'No change to tracked files.'),
+          st.diff.untracked.length
+            ? h(
+                'p',
+                {},
+                'Untracked: ',
+                st.diff.untracked.map((f, i) => [i ? ', ' : '', shown(f, 'line', SHOWN.line)]),
+              )
+            : null,
+        )
+      : null,
+  ];
+}
+
+function workspaceCard(w) {
+  const st = wsState(w.id);
+  const sub = (title, items, make) =>
+    items.length
+      ? h(
+          'details',
+          { open: title === 'Approvals waiting' },
+          h('summary', {}, `${title} (${items.length})`),
+          h('ul', { class: 'cards' }, items.map(make)),
+        )
+      : null;
+  return h(
+    'li',
+    { 'data-workspace': w.id },
+    h('h3', {}, `Workspace ${w.id}`, h('span', { class: 'muted' }, ` · ${w.mode}`)),
+    h(
+      'dl',
+      { class: 'pairs' },
+      field('Path', h('span', { class: 'mono' }, shown(w.path, 'line', SHOWN.line))),
+      w.branch
+        ? [
+            field(
+              'Branch',
+              h(
+                'span',
+                { class: 'mono' },
+                shown(w.branch, 'line', SHOWN.name),
+                ` from ${(w.base || '').slice(0, 12)}`,
+              ),
+            ),
+            field('Merges into', h('span', { class: 'mono' }, shown(w.source, 'line', SHOWN.line))),
+          ]
+        : [],
+    ),
+    sub('Approvals waiting', w.approvals, approvalCard),
+    sub('Commands', w.commands, (c) => commandCard(c, true)),
+    sub('Edits', [...w.edits].reverse(), (e) => editCard(e, true)),
+    w.mode === 'worktree' ? worktreeTools(w, st) : null,
+    h('p', { class: `message ${st.message ? (st.bad ? 'fail' : 'okc') : ''}`, role: 'status' }, st.message),
   );
 }
 
@@ -656,6 +797,7 @@ function renderSafety() {
 function renderAll() {
   renderApprovals();
   renderActivity();
+  renderWorkspaces();
   renderCommands();
   renderEdits();
   renderConnection();
@@ -704,6 +846,10 @@ function connect() {
   es.addEventListener('point', (ev) => {
     upsert(S.points, JSON.parse(ev.data));
     renderEdits();
+  });
+  es.addEventListener('workspaces', (ev) => {
+    S.workspaces = JSON.parse(ev.data);
+    renderWorkspaces();
   });
   es.addEventListener('commands', (ev) => {
     S.commands = JSON.parse(ev.data);
