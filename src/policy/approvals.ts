@@ -96,7 +96,14 @@ export class ApprovalDesk {
   /** Every change of a request, for the console. */
   readonly changes = new Feed<ApprovalView>(100);
 
-  constructor(private readonly clock: Clock) {}
+  /**
+   * `main`: the runtime's desk, for a workspace's own (src/workspaces/services.ts): a page watching the console
+   * attends this desk too, from the workspace's first call on.
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly main?: ApprovalDesk,
+  ) {}
 
   /** A console page is open: someone can answer (docs/console.md#approvals). Returns the release. */
   watch(): () => void {
@@ -109,7 +116,7 @@ export class ApprovalDesk {
   }
 
   get attended(): boolean {
-    return this.watchers > 0;
+    return this.watchers > 0 || (this.main?.attended ?? false);
   }
 
   /** Spends an approval the operator already gave for this call (asked earlier), if there is one. */

@@ -228,6 +228,7 @@ export function openDesk(a: DeskAssembly): Desk {
       catalog: r.catalog,
       signal: r.signal,
       console: a.console,
+      approvals: r.approvals,
       ...(a.netAudit ? { netAudit: a.netAudit } : {}),
     },
     defaultServices: r.config.noDefaultWorkspace ? undefined : r,

@@ -38,6 +38,8 @@ export interface SharedParts {
   readonly console: boolean;
   readonly netAudit?: NetHost['audit'];
   readonly workspaces?: WorkspaceDesk;
+  /** The runtime's approval desk: a console page watching it attends every workspace's (policy/approvals.ts). */
+  readonly approvals?: ApprovalDesk | undefined;
 }
 
 /** What a workspace shows its commands and jails beyond its own root. */
@@ -84,7 +86,7 @@ export class WorkspaceServices implements ToolServices {
     this.workspaces = shared.workspaces;
     this.sharedObjects = view.alsoRead;
     this.grants = new OneTimeGrants(this.clock);
-    this.approvals = shared.console ? new ApprovalDesk(this.clock) : undefined;
+    this.approvals = shared.console ? new ApprovalDesk(this.clock, shared.approvals) : undefined;
     this.edits = shared.console ? new EditJournal(this.clock) : undefined;
     this.instructions = new Instructions(root);
     this.dirs = createRuntimeDirs(

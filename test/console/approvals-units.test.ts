@@ -135,4 +135,19 @@ describe('ApprovalDesk', () => {
     release2();
     expect(desk.attended).toBe(false);
   });
+
+  it("a workspace's desk is attended while the runtime's is, from its first call on", () => {
+    const clock = new ManualClock();
+    const main = new ApprovalDesk(clock);
+    const ws = new ApprovalDesk(clock, main);
+    expect(ws.attended).toBe(false);
+    const release = main.watch();
+    expect(ws.attended).toBe(true);
+    release();
+    expect(ws.attended).toBe(false);
+    // Watching the workspace's own desk does not make the runtime's attended.
+    const own = ws.watch();
+    expect(main.attended).toBe(false);
+    own();
+  });
 });
