@@ -91,7 +91,8 @@ function withWorkspace(schema: Record<string, unknown>): Record<string, unknown>
     ...schema,
     properties: {
       ...props,
-      [WORKSPACE_ARG]: { type: 'string', description: 'An open_workspace id.' },
+      // Its meaning is said once, in open_workspace's description: the catalog stays under 24 KB.
+      [WORKSPACE_ARG]: { type: 'string' },
     },
   };
 }

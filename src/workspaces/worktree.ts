@@ -10,7 +10,14 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/load.js';
 import { ToolError } from '../core/tool-error.js';
-import { buildGitArgv, gitEnv, stderrSummary, GIT_TIMEOUT_MS } from '../git/run.js';
+import {
+  buildGitArgv,
+  filterOverrides,
+  gitEnv,
+  parseFilterNames,
+  stderrSummary,
+  GIT_TIMEOUT_MS,
+} from '../git/run.js';
 import { runArgv, type ArgvResult } from '../process/jail/argv.js';
 import { ToolJail } from '../process/jail/jail.js';
 import type { RuntimeDirs } from '../process/runtime-dir.js';
@@ -55,11 +62,20 @@ function jailFor(
   });
 }
 
-/** One hardened git run in `jail`, in `cwd`; local clones need the file transport, which is allowed alone. */
+/**
+ * One hardened git run in `jail`, in `cwd`; local clones need the file transport, which is allowed alone.
+ * `status` first reads which filter drivers the repository's config names (a worktree's config is written by
+ * its commands) and turns each off, as the git tools do (git/run.ts).
+ */
 async function git(h: WorktreeHost, jail: ToolJail, cwd: string, args: string[]): Promise<ArgvResult> {
   const host = { root: { real: cwd, lexical: cwd }, config: h.config, dirs: h.dirs, signal: h.signal, jail };
   const env = { ...gitEnv(host), GIT_ALLOW_PROTOCOL: 'file', GIT_CEILING_DIRECTORIES: path.dirname(cwd) };
-  const argv = buildGitArgv(['-c', 'protocol.file.allow=always'], args);
+  let filters: string[] = [];
+  if (args[0] === 'status') {
+    const names = await git(h, jail, cwd, ['config', '-z', '--get-regexp', '^filter\\..+\\.']);
+    filters = names.code === 0 ? filterOverrides(parseFilterNames(names.stdout)) : [];
+  }
+  const argv = buildGitArgv(['-c', 'protocol.file.allow=always', ...filters], args);
   return runArgv('git', argv, {
     cwd,
     env,

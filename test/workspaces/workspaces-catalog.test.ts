@@ -29,6 +29,7 @@ const ORDER = [
   'git_log',
   'git_show',
   'git_blame',
+  'show_changes',
   'request_permissions',
   'view_image',
 ];

@@ -10,7 +10,7 @@ import { lean } from '../result.js';
 
 const input = z.object({
   workspace: z.string().min(1).max(64),
-  remove: z.boolean().default(false).describe('worktree: delete its directory and branch.'),
+  remove: z.boolean().default(false),
 });
 
 const output = z.object({ workspace: z.string(), removed: z.boolean().optional() });
@@ -22,8 +22,8 @@ export const closeWorkspaceTool = defineTool({
   name: 'close_workspace',
   title: 'Close a workspace',
   description:
-    'Close a workspace opened with open_workspace: its commands end and its id is forgotten. remove: true also ' +
-    'deletes a worktree (refused while it holds uncommitted or unmerged work, unless the operator approves).',
+    "End a workspace's commands and forget its id. remove: also delete a worktree (refused while it holds " +
+    'uncommitted or unmerged work, unless the operator approves).',
   uses: ['workspaces', 'approvals'],
   input,
   output,

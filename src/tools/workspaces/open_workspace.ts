@@ -9,10 +9,7 @@ import { lean } from '../result.js';
 
 const input = z.object({
   path: z.string().min(1).max(4096).describe('Absolute, ~/…, or relative to a project root.'),
-  mode: z
-    .enum(['checkout', 'worktree'])
-    .default('checkout')
-    .describe('worktree: a new branch in its own directory.'),
+  mode: z.enum(['checkout', 'worktree']).default('checkout'),
   base_ref: z.string().min(1).max(256).optional().describe('worktree: the branch start (default HEAD).'),
 });
 
@@ -31,9 +28,9 @@ export const openWorkspaceTool = defineTool({
   name: 'open_workspace',
   title: 'Open a workspace',
   description:
-    'Open a project directory (under a project root) as a workspace; pass the id as `workspace` to other tools. ' +
-    'mode "worktree": a new branch in a directory of its own, for parallel tasks. ' +
-    'Example: {"path": "api", "mode": "worktree"} → {"workspace": "3f9a0c1e", "branch": "wb/api-3f9a0c1e"}.',
+    'Open a project directory under a project root; pass the id it returns as `workspace` to the other tools ' +
+    '(without it they act on the default workspace). mode "worktree": a new branch in its own directory, for a ' +
+    'parallel task.',
   uses: ['workspaces'],
   input,
   output,
