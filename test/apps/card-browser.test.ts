@@ -269,6 +269,8 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
     await c.getByRole('button', { name: 'Load the rest' }).click();
     await expect.poll(() => page.evaluate(() => (globalThis as Any).cardCalls.length)).toBe(1);
     expect(await page.evaluate(() => (globalThis as Any).cardCalls[0])).toMatchObject(d.cut.next);
+    // The answer redraws the card (the rest joins the file, the button goes): wait for it before the revert.
+    await c.getByRole('button', { name: 'Load the rest' }).waitFor({ state: 'detached' });
     await c.getByRole('button', { name: `Revert to review point ${d.since}` }).click();
     await c.getByRole('button', { name: 'Revert the files' }).click();
     await expect.poll(() => c.locator('.status').innerText()).toBe(`Reverted to review point ${d.since}.`);
