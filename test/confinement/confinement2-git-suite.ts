@@ -1,7 +1,7 @@
 // A repository-controlled program may never run with the server's power (README "Git"): run with the server
 // as root and as nobody. The race: a `safe` command renames `.git/config` back and forth every ~1 ms between
 // a plain copy and one defining the clean filter `zz` that `.gitattributes` gives to a stale `a.txt`, while
-// git_status (400 times) and git_diff run; the filter would append `id` to a marker file outside the
+// git_status (200 times) and git_diff run; the filter would append `id` to a marker file outside the
 // workspace (writable by the server's user), which must stay empty. Checking the configuration and then
 // running git is a window such a race hits; git confined to a read-only sandbox that holds only the
 // workspace closes it whatever the timing. Then single shots (no race) of core.fsmonitor, diff.external, a
@@ -37,8 +37,8 @@ import {
 } from '../helpers/hostile-bin.js';
 import { git } from '../helpers/workspace.js';
 
-const STATUS_CALLS = 400;
-const DIFF_CALLS = 100;
+const STATUS_CALLS = 200;
+const DIFF_CALLS = 50;
 const MIN_SWAPS = 100; // fewer: the race was not exercised, fail instead of passing vacuously
 const TEST_CEILING_MS = 400_000;
 

@@ -1,5 +1,5 @@
 // The soak: 16 mixed clients (reads, searches, patches, commands run, abandoned and killed, PTYs,
-// cancelled requests, handshake sessions and stateless calls, a stdio server beside the HTTP one) for 60 s under
+// cancelled requests, handshake sessions and stateless calls, a stdio server beside the HTTP one) for 30 s under
 // CI (20 s elsewhere), then everything idle: RSS, heap, descriptors, processes, runtime directory and command
 // registry back within tolerance of the idle baseline, zero errors, every patch line present exactly once. The
 // soak itself is bench/soak.mjs (`npm run soak -- --minutes N` for a long one); this runs it on the built bin.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 
-const SECONDS = process.env.CI === 'true' ? 60 : 20;
+const SECONDS = process.env.CI === 'true' ? 30 : 20;
 
 it(`soak: 16 mixed clients for ${SECONDS} s leave no growth, no error and every patch exactly once`, async () => {
   const out = mkdtempSync(path.join(tmpdir(), 'wb-soak-results-'));
