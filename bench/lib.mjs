@@ -50,7 +50,13 @@ export async function readyLineReader() {
  * `cpu` (optional) pins it to that CPU with taskset. Resolves {url, base, host, port, pid, child, token, stop,
  * stderr}.
  */
-export async function startServer(workspace, env = {}, bin = path.join(REPO, 'dist/cli/main.js'), nodeArgs, cpu) {
+export async function startServer(
+  workspace,
+  env = {},
+  bin = path.join(REPO, 'dist/cli/main.js'),
+  nodeArgs,
+  cpu,
+) {
   const parseReadyLine = await readyLineReader();
   const token = randomBytes(24).toString('base64url');
   const args = ['--workspace', workspace, '--port', '0'];
@@ -312,5 +318,20 @@ export function runJailed(j, cwd) {
     return spawnSync(j.file, j.args, { cwd, stdio, maxBuffer: 256 * 1024 * 1024 });
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Resolves the milliseconds from the ready line to the server's `warm-up done` debug line (cli/warm-up.ts: the
+ * first command's helper and rehearsal, git's and ripgrep's jails prepared), once it is printed; the server must
+ * run with SERVICE_LOG_LEVEL=debug.
+ */
+export async function whenWarm(srv, ceilingMs = 60_000) {
+  const t0 = performance.now();
+  for (;;) {
+    const m = /debug: warm-up done \{"ms":(\d+)\}/.exec(srv.stderr());
+    if (m) return Number(m[1]);
+    if (performance.now() - t0 > ceilingMs) throw new Error('the server never printed "warm-up done"');
+    await new Promise((r) => setTimeout(r, 10));
   }
 }

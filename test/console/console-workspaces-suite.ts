@@ -24,6 +24,7 @@ import {
   type BinServer,
   type RunAs,
 } from '../helpers/hostile-bin.js';
+import type { SuiteVariant } from '../helpers/container-sim.js';
 import { TEST_TOKEN } from '../helpers/server.js';
 import { git } from '../helpers/workspace.js';
 import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
@@ -91,9 +92,13 @@ function plantHostile(gitDir: string, markerDir: string): void {
   }
 }
 
-export function consoleWorkspacesSuite(as: RunAs): void {
-  const d = missing === undefined && canRunAs(as, 'the console workspaces test') ? describe : describe.skip;
-  d(`the console's workspaces, server as ${as}`, () => {
+export function consoleWorkspacesSuite(as: RunAs, variant?: SuiteVariant): void {
+  const d =
+    missing === undefined && canRunAs(as, 'the console workspaces test', variant?.need)
+      ? describe
+      : describe.skip;
+  const label = variant ? `, ${variant.label}` : '';
+  d(`the console's workspaces, server as ${as}${label}`, () => {
     let base: string;
     let projects: string;
     let repo: string;
@@ -129,7 +134,9 @@ export function consoleWorkspacesSuite(as: RunAs): void {
         workspace: undefined,
         as,
         runtimeRoot: rt,
+        ...(variant ? { launcher: variant.launcher() } : {}),
         env: {
+          ...(variant?.env ?? {}),
           SERVICE_PROJECTS: projects,
           SERVICE_STATE_DIR: state,
           SERVICE_PERMISSION_MODE: 'trusted',
