@@ -216,10 +216,20 @@ function headersOf(p: Plan): Record<string, string | string[]> {
   return h;
 }
 
+/** Node's limit on a request's head (http.maxHeaderSize), which several long choices together can pass. */
+const MAX_HEAD = 16 * 1024;
+
+/** The head's bytes: each header line, and the request line and the few headers the client adds (~120). */
+function headBytes(p: Plan): number {
+  let n = 120;
+  for (const [k, v] of Object.entries(headersOf(p)))
+    for (const one of Array.isArray(v) ? v : [v]) n += k.length + String(one).length + 4;
+  return n;
+}
+
 /** The documented verdict: the first check that fails (431 for an oversized head comes before all). */
 function oracle(p: Plan, mode: 'bearer' | 'noauth'): string {
-  if (p.au.verdict === '431' && mode === 'bearer') return '431';
-  if (p.au.verdict === '431') return '431';
+  if (p.au.verdict === '431' || headBytes(p) > MAX_HEAD) return '431';
   if (p.org.verdict === '403') return '403';
   if (mode === 'bearer' && p.au.verdict === '401') return '401';
   if (mode === 'noauth' && (p.fw.verdict === 'proxy' || p.h.verdict === 'foreign')) return '403-noauth';
