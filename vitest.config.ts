@@ -16,7 +16,12 @@ class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
     const seconds = (f: TestSpecification) =>
-      DURATIONS[path.relative(import.meta.dirname, f.moduleId).split(path.sep).join('/')] ?? 0;
+      DURATIONS[
+        path
+          .relative(import.meta.dirname, f.moduleId)
+          .split(path.sep)
+          .join('/')
+      ] ?? 0;
     // Stable: files without a duration keep the order the base sequencer gave them, after the long ones.
     return base
       .map((f, i) => ({ f, i, s: seconds(f) }))

@@ -1,11 +1,13 @@
 // The one door for comparing secrets. Both sides are hashed first so that the comparison takes the same time
 // whatever the lengths, and every candidate is compared (no early exit) so timing does not reveal which one
 // matched or how many there are.
-import * as crypto from 'node:crypto';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import nodeCrypto, { createHash, timingSafeEqual } from 'node:crypto';
 
-/** Node's one-shot hash (20.12 on) costs a third of a Hash object's; every /mcp request digests its token once. */
-const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+/**
+ * Node's one-shot hash (20.12 on; read off the module object, so an older Node 20 loads this file too) costs a
+ * third of a Hash object's; every /mcp request digests its token once.
+ */
+const oneShot = typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash : undefined;
 
 function digest(s: string): Buffer {
   return oneShot ? oneShot('sha256', s, 'buffer') : createHash('sha256').update(s, 'utf8').digest();
