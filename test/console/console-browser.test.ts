@@ -3,15 +3,14 @@
 // Approve and then returns its output, Deny answers PERMISSION_DENIED with the note, Kill stops a running
 // command, an apply_patch shows as a diff and Revert restores the file, and every request the page makes stays
 // on the console's own origin. axe-core finds no serious or critical violation at phone and desktop size.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
-import { REPO_ROOT, startServer, type SpawnedServer } from '../helpers/server.js';
+import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
-import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
+import { cachedPath, missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM, consoleLink, openConsole, requireOrSkip, type OpenConsole } from './support.js';
 
 const missing = requireOrSkip(
   'the console browser test',
@@ -23,9 +22,9 @@ const missing = requireOrSkip(
 describe.skipIf(missing !== undefined)('the operator console in Chromium', () => {
   let ws: TempWorkspace;
   let logDir: string;
+  let opened: OpenConsole | undefined;
   let srv: SpawnedServer;
   let origin: string;
-  let browser: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   let page: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   const requests: string[] = [];
 
@@ -35,27 +34,13 @@ describe.skipIf(missing !== undefined)('the operator console in Chromium', () =>
       'build/out.txt': 'x\n',
       'build2/out.txt': 'y\n',
     });
-    logDir = mkdtempSync(path.join(tmpdir(), 'wb-console-audit-'));
-    srv = await startServer({
-      workspace: ws.dir,
-      env: { SERVICE_AUDIT_LOG: path.join(logDir, 'audit.jsonl') },
-    });
-    const link = consoleLink(srv.stderr());
-    origin = new URL(link).origin;
-    const { chromium } = await importCached<Playwright>('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await ctx.newPage();
-    page.on('request', (r: { url(): string }) => requests.push(r.url()));
-    await page.goto(link);
-    await page.waitForSelector('body[data-ready="yes"]', { timeout: 30_000 });
+    opened = await openConsole(ws.dir, requests);
+    ({ srv, logDir, origin, page } = opened);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
+    await opened?.close();
     ws?.cleanup();
-    if (logDir) rmSync(logDir, { recursive: true, force: true });
   });
 
   it('opens from the banner link; the same link a second time is refused', async () => {

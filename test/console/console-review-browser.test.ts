@@ -3,15 +3,14 @@
 // the newest point under "Not reviewed yet"; "Revert to this review point" refused with PATCH_CONFLICT while
 // there is unreviewed work on a file it would write, then restoring the point, audited as the operator; every
 // request on the console's own origin; axe-core finds no serious or critical violation at 390 and 1280 px.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
-import { startServer, type SpawnedServer } from '../helpers/server.js';
+import type { SpawnedServer } from '../helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
-import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
+import { cachedPath, missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM, openConsole, requireOrSkip, type OpenConsole } from './support.js';
 
 const missing = requireOrSkip(
   'the console review points browser test',
@@ -26,9 +25,9 @@ const patchOf = (file: string, from: string, to: string) =>
 describe.skipIf(missing !== undefined)('the console groups edits by review point', () => {
   let ws: TempWorkspace;
   let logDir: string;
+  let opened: OpenConsole | undefined;
   let srv: SpawnedServer;
   let origin: string;
-  let browser: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   let page: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   const requests: string[] = [];
   const points: string[] = [];
@@ -46,27 +45,13 @@ describe.skipIf(missing !== undefined)('the console groups edits by review point
     ws = makeWorkspace({ 'a.txt': 'alpha\n', 'b.txt': 'beta\n' }, { git: true });
     git(ws.dir, 'add', '-A');
     git(ws.dir, 'commit', '-q', '-m', 'base');
-    logDir = mkdtempSync(path.join(tmpdir(), 'wb-console-review-'));
-    srv = await startServer({
-      workspace: ws.dir,
-      env: { SERVICE_AUDIT_LOG: path.join(logDir, 'audit.jsonl') },
-    });
-    const link = consoleLink(srv.stderr());
-    origin = new URL(link).origin;
-    const { chromium } = await importCached<Playwright>('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await ctx.newPage();
-    page.on('request', (r: { url(): string }) => requests.push(r.url()));
-    await page.goto(link);
-    await page.waitForSelector('body[data-ready="yes"]', { timeout: 30_000 });
+    opened = await openConsole(ws.dir, requests);
+    ({ srv, logDir, origin, page } = opened);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
+    await opened?.close();
     ws?.cleanup();
-    if (logDir) rmSync(logDir, { recursive: true, force: true });
   });
 
   it('shows each point newest first with its files, its diff when opened, and its edits', async () => {
