@@ -13,29 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, startInProcess } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 import { bearer, request, send } from '../helpers/raw-http.js';
+import { CONTRACT_ORDER } from '../helpers/catalog-order.js';
 
-const CONTRACT_ORDER = [
-  'server_info',
-  'check_exec_environment',
-  'read_file',
-  'list_dir',
-  'list_files',
-  'search_text',
-  'apply_patch',
-  'edit_file',
-  'exec_command',
-  'write_stdin',
-  'kill_command',
-  'read_output',
-  'git_status',
-  'git_diff',
-  'git_log',
-  'git_show',
-  'git_blame',
-  'show_changes',
-  'request_permissions',
-  'view_image',
-];
 
 const DIR = path.join(REPO_ROOT, 'test/golden/tools-list');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';

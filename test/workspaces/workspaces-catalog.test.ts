@@ -10,29 +10,7 @@ import { call } from '../exec/exec-support.js';
 import { bearer, request, send } from '../helpers/raw-http.js';
 import { REPO_ROOT, startInProcess, type InProcessServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-
-const ORDER = [
-  'server_info',
-  'check_exec_environment',
-  'read_file',
-  'list_dir',
-  'list_files',
-  'search_text',
-  'apply_patch',
-  'edit_file',
-  'exec_command',
-  'write_stdin',
-  'kill_command',
-  'read_output',
-  'git_status',
-  'git_diff',
-  'git_log',
-  'git_show',
-  'git_blame',
-  'show_changes',
-  'request_permissions',
-  'view_image',
-];
+import { CONTRACT_ORDER } from '../helpers/catalog-order.js';
 
 const golden = (name: string) =>
   JSON.parse(readFileSync(path.join(REPO_ROOT, 'test/golden/tools-list', `${name}.json`), 'utf8')) as unknown;
@@ -59,7 +37,7 @@ afterAll(async () => {
 describe('without project roots', () => {
   it('tools/list is byte for byte the captured catalog', async () => {
     const r = await send(plain.url, request('handshake', 'tools/list', {}, 7), bearer());
-    const tools = JSON.stringify(ORDER.map(golden));
+    const tools = JSON.stringify(CONTRACT_ORDER.map(golden));
     expect(r.text).toBe(`{"jsonrpc":"2.0","id":7,"result":{"tools":${tools}}}`);
   });
 
@@ -87,7 +65,7 @@ describe('with project roots', () => {
 
   it('lists open_workspace and close_workspace and a `workspace` on every tool that acts on one', () => {
     const names = tools.map((t) => t.name);
-    expect(names).toEqual([...ORDER, 'open_workspace', 'close_workspace']);
+    expect(names).toEqual([...CONTRACT_ORDER, 'open_workspace', 'close_workspace']);
     for (const t of tools) {
       const has = 'workspace' in t.inputSchema.properties;
       const own = ['server_info', 'open_workspace'].includes(t.name);
