@@ -7,7 +7,8 @@
 // own hardening (git/run.ts) stays as a second line. Where bubblewrap cannot run (a container), the Landlock
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
-import { closeSync, constants, openSync, readlinkSync, readSync, realpathSync, rmSync } from 'node:fs';
+import { isStaticExecutable } from './static-exe.js';
+import { closeSync, constants, openSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
 import { SYSTEM_TOPS, systemBinds } from '../sandbox/host-view.js';
@@ -55,6 +56,8 @@ export interface Jailed {
 }
 
 /** Where wrapAlone's program finds the directory it was given, and on which descriptor bwrap gets it. */
+export { isStaticExecutable };
+
 export const ALONE_DIR = '/base';
 export const ALONE_FD = SECCOMP_FD + 1;
 
@@ -397,28 +400,4 @@ function baseMounts(workspaceReal: string): string[] {
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   a.push('--ro-bind', workspaceReal, workspaceReal);
   return a;
-}
-
-/** An ELF executable without a program interpreter (PT_INTERP): it needs no loader and no libraries. */
-export function isStaticExecutable(file: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const head = Buffer.alloc(64);
-    // 64-bit, little-endian ELF only; anything else is taken as needing the system.
-    if (readSync(fd, head, 0, 64, 0) !== 64 || head.readUInt32BE(0) !== 0x7f454c46) return false;
-    if (head[4] !== 2 || head[5] !== 1) return false;
-    const phoff = Number(head.readBigUInt64LE(0x20));
-    const size = head.readUInt16LE(0x36);
-    const count = head.readUInt16LE(0x38);
-    if (size < 4 || count === 0 || count > 256) return false;
-    const table = Buffer.alloc(size * count);
-    if (readSync(fd, table, 0, table.length, phoff) !== table.length) return false;
-    for (let i = 0; i < count; i++) if (table.readUInt32LE(i * size) === 3) return false; // PT_INTERP
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
