@@ -2,6 +2,7 @@
 // a rehearsal of one command, so the first real call does not wait for them.
 import { SERVER_PRINCIPAL } from '../core/principal.js';
 import type { Logger } from '../core/log.js';
+import { openRepo } from '../git/repo.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 /**
@@ -18,13 +19,13 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   // The jails' probes block this thread for a few spawns: after the command path is warm, not beside it.
   void rehearse(runtime, loaded)
     .catch(() => {})
-    .finally(() =>
-      setImmediate(() => {
-        warmJails(runtime, log);
-        // What a client that calls from now on meets prepared (bench/loop-bench.mjs waits for this line).
-        log.debug('warm-up done', { ms: Math.round(runtime.clock.monotonic() - started) });
-      }),
-    );
+    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    .then(() => warmGit(runtime, log))
+    .finally(() => {
+      warmJails(runtime, log);
+      // What a client that calls from now on meets prepared (bench/loop-bench.mjs waits for this line).
+      log.debug('warm-up done', { ms: Math.round(runtime.clock.monotonic() - started) });
+    });
   const s = runtime.commands.sandboxStatus();
   if (runtime.config.permissionMode === 'dangerous') return;
   // Fail closed (docs/security-model.md#network-per-mode): said at start, not only when a command fails.
@@ -36,6 +37,19 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   log.warn(
     `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
   );
+}
+
+/**
+ * The workspace's repository found and checked once (git/repo), so the first git call of a client finds the
+ * discovery cached (when the configuration has stood still long enough, git/settle) and runs git only once.
+ */
+async function warmGit(runtime: Runtime, log: Logger): Promise<void> {
+  if (runtime.config.testPause) return;
+  try {
+    await openRepo(runtime, runtime.root.real);
+  } catch (e) {
+    log.debug('repository not looked up at start', { error: String(e) });
+  }
 }
 
 /**

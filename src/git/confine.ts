@@ -4,6 +4,7 @@
 // recursively, and http-alternates) and every symlink inside the git and common directories; answers the real
 // paths git is then pinned to (git/run GitPin) or throws GIT_ERROR naming only workspace-relative locations,
 // never outside paths or data.
+import { stoodStill } from './settle.js';
 import {
   lstatSync,
   readdirSync,
@@ -143,19 +144,18 @@ interface Listing {
 
 /**
  * Listings of directories without symlinks, reused while the directory's identity, mtime and ctime are the
- * same (an entry added, removed or replaced changes them) and only when both were older than SETTLE_MS when it
- * was read, since timestamps are coarse (the rule of git/repo's STABLE_MS; ctime cannot be set back). So a
+ * same (an entry added, removed or replaced changes them) and only when both stood still long enough before it
+ * was read, since timestamps are coarse (git/settle; ctime cannot be set back). So a
  * repository with thousands of loose objects costs one lstat per directory per call, not a full re-read.
  * Process-wide on purpose: an entry is a fact about the file system (a real path and the signature it was read
  * under, checked on every use), not about one server, so servers in one process (tests) may share it; bounded
  * by MAX_LISTINGS.
  */
 const listings = new Map<string, { sig: string; listing: Listing }>();
-const SETTLE_MS = 2000n;
 const MAX_LISTINGS = 20_000;
 
 function listDir(dir: string): Listing | null {
-  const settledBefore = (BigInt(systemClock.now()) - SETTLE_MS) * 1_000_000n;
+  const started = systemClock.now();
   let st: BigIntStats;
   let entries: Dirent[];
   try {
@@ -170,7 +170,7 @@ function listDir(dir: string): Listing | null {
       else if (e.isSymbolicLink()) listing.links.push(e.name);
     }
     listings.delete(dir);
-    if (listing.links.length === 0 && st.mtimeNs < settledBefore && st.ctimeNs < settledBefore) {
+    if (listing.links.length === 0 && stoodStill(st, started)) {
       listings.set(dir, { sig, listing });
       if (listings.size > MAX_LISTINGS) listings.delete(listings.keys().next().value as string);
     }

@@ -5,8 +5,8 @@
 // The discovery is cached per directory, but only while nothing that decides which repository and
 // configuration git reads has changed: the `.git` entry of the top, `commondir`, `config`, `config.worktree`
 // (same inode, size, mtime, ctime), and no new `.git` between the directory and the top. It is never cached
-// when the configuration includes other files or when one of those files changed within the last STABLE_MS
-// (timestamps are coarse, so a later same-size rewrite in the same tick would otherwise go unseen; ctime
+// when the configuration includes other files or when one of those files changed too recently (git/settle:
+// timestamps are coarse, so a later same-size rewrite in the same step would otherwise go unseen; ctime
 // cannot be set back by a user). Git then runs pinned (git/run GitPin).
 import { existsSync, lstatSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
 import { classifyGitFailure } from './failure.js';
 import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
 import { systemClock } from '../core/clock.js';
+import { stoodStill } from './settle.js';
 
 export interface GitRepo {
   /** Real path of the work tree's top (inside the workspace); every git process runs here. */
@@ -30,7 +31,6 @@ export interface GitRepo {
 
 export type RepoLookup = { kind: 'repo'; repo: GitRepo } | { kind: 'not_repo'; reason: string };
 
-export const STABLE_MS = 2000;
 const MAX_CACHED = 64;
 
 interface Entry {
@@ -65,11 +65,11 @@ function signature(p: string): string {
   }
 }
 
-/** No file (or symlink) among `p` and its target changed after `before` (ms since the epoch). */
-function settled(p: string, before: number): boolean {
+/** No file (or symlink) among `p` and its target changed within its file system's wait before `started` (git/settle). */
+function settled(p: string, started: number): boolean {
   try {
-    for (const st of [lstatSync(p), statSync(p)]) {
-      if (!st.isDirectory() && (st.mtimeMs > before || st.ctimeMs > before)) return false;
+    for (const st of [lstatSync(p, { bigint: true }), statSync(p, { bigint: true })]) {
+      if (!st.isDirectory() && !stoodStill(st, started)) return false;
     }
     return true;
   } catch {
@@ -182,8 +182,7 @@ export async function openRepo(runtime: GitHost, dirReal: string, signal?: Abort
     path.join(pin.commonDir, 'config'),
     path.join(pin.gitDir, 'config.worktree'),
   ];
-  const before = started - STABLE_MS;
-  if (!filters.hasIncludes && watched.every((p) => settled(p, before))) {
+  if (!filters.hasIncludes && watched.every((p) => settled(p, started))) {
     remember(runtime, dirReal, {
       repo: { top, cwd: top, filterArgs: repo.filterArgs },
       found,

@@ -86,7 +86,10 @@ export class Dispatcher {
           return this.ok(msg, era, readResource(msg.params));
         case 'tools/call': {
           const canAsk = era === 'modern' && isObject(cls.clientCapabilities?.elicitation);
-          const result = await callTool(this.runtime, msg.params, principal, signal, { canAsk, ui });
+          const end = this.runtime.quiet?.begin();
+          const result = await callTool(this.runtime, msg.params, principal, signal, { canAsk, ui }).finally(
+            end,
+          );
           if ('inputRequired' in result) return this.inputRequired(msg, result.inputRequired);
           const reply = this.ok(msg, era, result);
           if (result.isError) reply.outcome = (result.structuredContent.error as { code: string }).code;

@@ -20,6 +20,7 @@ import { createRuntimeDirs, removeRuntimeDirs, type RuntimeDirs } from '../proce
 import { CommandRegistry } from '../process/commands/registry.js';
 import { privateFilesOf, sealedDirsOf } from '../process/sandbox/sandbox-mounts.js';
 import type { SandboxStatus } from '../process/sandbox/sandbox.js';
+import { QuietTime } from '../core/quiet.js';
 import { ToolJail } from '../process/jail/jail.js';
 import { ChangeBaseline } from '../git/baseline.js';
 import { ReviewPoints } from '../git/review-points.js';
@@ -71,6 +72,8 @@ export class Runtime {
   readonly grants: OneTimeGrants;
   /** The operator's console's parts (docs/console.md), over HTTP unless SERVICE_CONSOLE=0. */
   readonly activity: ActivityFeed | undefined;
+  /** Tool calls being answered: the next jail is prepared after the answer (core/quiet.ts). */
+  readonly quiet = new QuietTime();
   readonly approvals: ApprovalDesk | undefined;
   readonly edits: EditJournal | undefined;
   /** show_changes' review points (git/review-points.ts), kept in the runtime directory for this run. */
@@ -116,6 +119,7 @@ export class Runtime {
       sealed: sealedDirsOf(opts.config),
       readAllow: opts.config.readAllow ?? [],
       onRun: (n) => this.log.debug('tool jail run', { ...n }),
+      defer: (fn) => this.quiet.later(fn),
     });
     this.search = new SearchEngines(opts.config.env, this.jail);
     this.reviews = new ReviewPoints(this);
@@ -139,7 +143,13 @@ export class Runtime {
       audit: netAudit,
     });
     this.workspaces = opts.config.projectRoots?.length
-      ? openDesk({ runtime: this, console: consoleOn, netAudit, kept: opts.kept })
+      ? openDesk({
+          runtime: this,
+          console: consoleOn,
+          netAudit,
+          kept: opts.kept,
+          defer: (fn) => this.quiet.later(fn),
+        })
       : undefined;
   }
 

@@ -212,6 +212,8 @@ export interface DeskAssembly {
   netAudit: SharedParts['netAudit'];
   /** The state directory, or undefined to keep nothing (then worktrees live in the runtime directory). */
   kept: KeptState | undefined;
+  /** When the workspaces' jails prepare the next one (core/quiet.ts). */
+  defer?: (fn: () => void) => void;
 }
 
 /** The desk of a runtime whose configuration names project roots; the kept registry is read again here. */
@@ -229,6 +231,7 @@ export function openDesk(a: DeskAssembly): Desk {
       signal: r.signal,
       console: a.console,
       approvals: r.approvals,
+      defer: a.defer,
       ...(a.netAudit ? { netAudit: a.netAudit } : {}),
     },
     defaultServices: r.config.noDefaultWorkspace ? undefined : r,

@@ -40,6 +40,8 @@ export interface SharedParts {
   readonly workspaces?: WorkspaceDesk;
   /** The runtime's approval desk: a console page watching it attends every workspace's (policy/approvals.ts). */
   readonly approvals?: ApprovalDesk | undefined;
+  /** When a workspace's jails prepare the next one: after the answer is out (core/quiet.ts). */
+  readonly defer?: ((fn: () => void) => void) | undefined;
 }
 
 /** What a workspace shows its commands and jails beyond its own root. */
@@ -102,6 +104,7 @@ export class WorkspaceServices implements ToolServices {
       sealed: [...sealedDirsOf(c), ...view.sealed],
       readAllow: c.readAllow ?? [],
       alsoRead: view.alsoRead,
+      ...(shared.defer ? { defer: shared.defer } : {}),
     });
     this.search = new SearchEngines(c.env, this.jail);
     this.reviews = new ReviewPoints(this);

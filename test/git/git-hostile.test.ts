@@ -16,6 +16,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -296,14 +297,22 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
   });
 
   it('caches only a settled configuration, and a filter added later is disabled anyway', async () => {
-    const { fromCache, STABLE_MS } = await import('../../src/git/repo.js');
+    const { fromCache } = await import('../../src/git/repo.js');
+    // The longest wait of git/settle, whatever the file system's timestamps are.
+    const { COARSE_STABLE_MS: STABLE_MS } = await import('../../src/git/settle.js');
     const rt = server.runtime;
     const status = async () => {
       const r = await callTool(server.url, 'git_status', {});
       expect(r.isError, r.content[0]?.text).toBe(false);
     };
+    // A config that changed just now, however long the call takes to come: its mtime ahead of the clock.
+    const config = path.join(repoWs.dir, '.git', 'config');
+    const ahead = Date.now() / 1000 + 3600;
+    utimesSync(config, ahead, ahead);
     await status();
     expect(fromCache(rt, rt.root.real), 'a config written just now is not cached').toBeNull();
+    const past = Date.now() / 1000 - 3600.25;
+    utimesSync(config, past, past);
     await sleep(STABLE_MS + 300);
     await status();
     expect(fromCache(rt, rt.root.real)).not.toBeNull();

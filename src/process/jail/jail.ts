@@ -33,6 +33,8 @@ export interface JailContext extends LandlockJailContext {
   requested: SandboxMode;
   /** Told of each start that could use a prepared jail (the server's debug line). */
   onRun?: JailRunNote;
+  /** Runs the preparing of the next jail once the answer is out (core/quiet.ts); at once without it. */
+  defer?: (fn: () => void) => void;
 }
 
 export interface JailStatus {
@@ -90,7 +92,7 @@ export class ToolJail {
   private starters: { dynamic?: string; static?: string } | undefined;
 
   constructor(private readonly ctx: JailContext) {
-    this.prepared = new PreparedJails(ctx.onRun);
+    this.prepared = new PreparedJails(ctx.onRun, ctx.defer);
   }
 
   /**

@@ -35,13 +35,16 @@ export class PreparedJails {
   private dir: { fd: number; id: DirIdentity } | undefined;
   private closed = false;
 
-  constructor(private readonly note?: JailRunNote) {}
+  constructor(
+    private readonly note?: JailRunNote,
+    private readonly defer: (fn: () => void) => void = setImmediate,
+  ) {}
 
   /**
    * Takes the prepared jail for `shape` (killing those built otherwise). `refill`, called when the run has
-   * ended, asks for the next: not while the program runs, as starting a process blocks the server's thread for
-   * a few milliseconds (more on a busy machine) that the run would wait for; git's depth of two covers the next
-   * run of the same tool call.
+   * ended, asks for the next through `defer`: not while the program runs nor before the answer is written, as
+   * starting a process blocks the server's thread for a few milliseconds (more on a busy machine) that the call
+   * would wait for; git's depth of two covers the next run of the same tool call.
    */
   start(
     program: string,
@@ -53,7 +56,7 @@ export class PreparedJails {
     if (!slot) return undefined;
     const got = slot.take(shape.key);
     this.note?.({ program, prepared: got !== undefined });
-    const refill = () => setImmediate(() => slot.fill(shape.recipe));
+    const refill = () => this.defer(() => slot.fill(shape.recipe));
     if (!got) return { refill };
     this.counts.used++;
     const child = handOver(got, { cwd: shape.cwd, argv: [program, ...args], env, pin: shape.pin });

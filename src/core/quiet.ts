@@ -1,0 +1,50 @@
+// Work that must not delay an answer waits for a quiet moment (docs/security-model.md#tool-jails-prepared-ahead):
+// preparing the next jail forks the server, which holds its thread for milliseconds (more on a busy machine),
+// so it runs once no request is being answered — right after the last answer went out — or, when requests
+// never stop coming, at most MAX_WAIT_MS after it was asked for. Time only decides when deferred work runs,
+// never whether it does.
+
+/** Longest a deferred piece of work waits for a quiet moment while requests keep coming. */
+export const MAX_WAIT_MS = 50;
+
+export class QuietTime {
+  private active = 0;
+  private waiting: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushQueued = false;
+
+  /** A request is being answered; the function returned ends it (once, whatever happens). */
+  begin(): () => void {
+    this.active++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.active--;
+      if (this.active === 0) this.flushSoon();
+    };
+  }
+
+  /** Runs `fn` once no request is being answered (after the current answer is written), or after MAX_WAIT_MS. */
+  later(fn: () => void): void {
+    this.waiting.push(fn);
+    if (this.active === 0) this.flushSoon();
+    else this.timer ??= setTimeout(() => this.flush(), MAX_WAIT_MS).unref();
+  }
+
+  /** After the microtasks that write the answer: a check-phase callback runs after them. */
+  private flushSoon(): void {
+    if (this.flushQueued || this.waiting.length === 0) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      if (this.active === 0) this.flush();
+    });
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const fn of this.waiting.splice(0)) fn();
+  }
+}
