@@ -3,6 +3,8 @@
 import { SERVER_PRINCIPAL } from '../core/principal.js';
 import type { Logger } from '../core/log.js';
 import { openRepo } from '../git/repo.js';
+import { callTool } from '../protocol/call-tool.js';
+import type { ProtocolHost } from '../protocol/host.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 /**
@@ -76,11 +78,23 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
   if (runtime.config.testPause) return;
   await loaded;
   if (!(await runtime.commands.whenUp())) return;
-  const entry = await runtime.catalog.lookup('exec_command');
-  if (!entry) return;
-  const ctx = { runtime, principal: SERVER_PRINCIPAL, signal: new AbortController().signal };
-  const r = await entry.call({ cmd: 'echo rehearsal' }, ctx);
-  const id = r.structured.command_id;
+  // Through tools/call's own path (the lookup, the arguments, the result's shape and its JSON), with no audit
+  // line and no console entry: what a client's first call runs besides the socket and the credential check.
+  const unseen: ProtocolHost = {
+    ...runtime,
+    signal: runtime.signal,
+    sandboxStatus: () => runtime.sandboxStatus(),
+    audit: undefined,
+    activity: undefined,
+  };
+  const r = await callTool(
+    unseen,
+    { name: 'exec_command', arguments: { cmd: 'echo rehearsal' } },
+    SERVER_PRINCIPAL,
+    new AbortController().signal,
+  );
+  JSON.stringify(r);
+  const id = 'structuredContent' in r ? r.structuredContent.command_id : undefined;
   if (typeof id === 'string') runtime.commands.forget(id);
   runtime.log.debug('first-command rehearsal done', { forgotten: typeof id === 'string' });
 }
