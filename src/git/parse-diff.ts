@@ -61,6 +61,27 @@ export function parseNumstatZ(buf: Buffer | string, start = 0): ParsedNumstat {
   return { entries, end: pos, cut };
 }
 
+/**
+ * `git diff --numstat -z --patch` in one run: the numstat records, a NUL, then the patch (at most maxBytes + 1
+ * bytes of it, `cut` when there was more). Undefined when the output cannot be split so: the numstat records
+ * were cut, or the run's bound cut the output before maxBytes of patch (more names than it left room for).
+ */
+export function splitNumstatPatch(
+  out: Buffer,
+  truncated: boolean,
+  maxBytes: number,
+): { num: Buffer; patch: Buffer; cut: boolean } | undefined {
+  const parsed = parseNumstatZ(out.toString('latin1'));
+  // latin1 keeps one character per byte, so `end` is a byte offset. No output: nothing changed.
+  if (out.length === 0) return { num: out, patch: out, cut: false };
+  if (parsed.cut || out[parsed.end] !== 0) return undefined;
+  const num = out.subarray(0, parsed.end);
+  const patch = out.subarray(parsed.end + 1);
+  // Cut by the run's bound: the patch is longer than max_bytes only if what came of it already is.
+  if (truncated && patch.length <= maxBytes) return undefined;
+  return { num, patch: patch.subarray(0, maxBytes + 1), cut: truncated || patch.length > maxBytes + 1 };
+}
+
 export type FileChangeKind = 'added' | 'deleted' | 'modified' | 'renamed' | 'copied';
 
 export interface PatchSection {

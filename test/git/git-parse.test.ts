@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseStatusV2, shortCode } from '../../src/git/parse-status.js';
-import { parseNumstatZ, splitPatch, unquoteC } from '../../src/git/parse-diff.js';
+import { parseNumstatZ, splitNumstatPatch, splitPatch, unquoteC } from '../../src/git/parse-diff.js';
 import { parseLog, LOG_FORMAT } from '../../src/git/parse-log.js';
 import { parseBlamePorcelain } from '../../src/git/parse-blame.js';
 import { unifiedHunks } from '../../src/git/line-diff.js';
@@ -188,5 +188,56 @@ describe('line diff (non-repository git_diff)', () => {
       expect(plus + minus).toBe((add ?? 0) + (del ?? 0));
     }
     expect(applied).toBeGreaterThan(40);
+  });
+});
+
+describe('splitNumstatPatch (git_diff in one run)', () => {
+  const w = makeWorkspace(
+    { 'a.txt': 'one\ntwo\n', 'é b.txt': 'x\n', 'old.txt': 'keep\nthis\nfile\n' },
+    { git: true },
+  );
+  afterAll(() => w.cleanup());
+  git(w.dir, 'add', '-A');
+  git(w.dir, 'commit', '-q', '-m', 'first');
+  writeFileSync(path.join(w.dir, 'a.txt'), 'one\nTWO\nthree\n');
+  writeFileSync(path.join(w.dir, 'é b.txt'), 'y\n');
+  git(w.dir, 'mv', 'old.txt', 'new.txt');
+  const run = (...a: string[]) =>
+    execFileSync('git', ['-c', 'core.quotePath=false', 'diff', 'HEAD', '-M', '--no-color', ...a], {
+      cwd: w.dir,
+    });
+  const both = run('--numstat', '-z', '--patch');
+  const numOnly = run('--numstat', '-z');
+  const patchOnly = run('--patch');
+
+  it('gives exactly what two runs give: the numstat records and the patch', () => {
+    const s = splitNumstatPatch(both, false, 1 << 20);
+    expect(s?.num.equals(numOnly)).toBe(true);
+    expect(s?.patch.equals(patchOnly)).toBe(true);
+    expect(s?.cut).toBe(false);
+    expect(parseNumstatZ(s!.num).entries.map((e) => e.path)).toEqual(['a.txt', 'new.txt', 'é b.txt']);
+  });
+
+  it('keeps max_bytes + 1 bytes of a longer patch and says it was cut', () => {
+    const s = splitNumstatPatch(both, false, 20);
+    expect(s?.patch.equals(patchOnly.subarray(0, 21))).toBe(true);
+    expect(s?.cut).toBe(true);
+  });
+
+  it('gives up (two runs instead) when the bound cut the records or left less than max_bytes of patch', () => {
+    const sep = numOnly.length;
+    expect(splitNumstatPatch(both.subarray(0, sep - 3), true, 10)).toBeUndefined();
+    expect(splitNumstatPatch(both.subarray(0, sep + 1 + 10), true, 10)).toBeUndefined();
+    const enough = splitNumstatPatch(both.subarray(0, sep + 1 + 11), true, 10);
+    expect(enough?.cut).toBe(true);
+    expect(enough?.patch.length).toBe(11);
+  });
+
+  it('reads nothing changed from no output', () => {
+    expect(splitNumstatPatch(Buffer.alloc(0), false, 100)).toEqual({
+      num: Buffer.alloc(0),
+      patch: Buffer.alloc(0),
+      cut: false,
+    });
   });
 });

@@ -60,7 +60,7 @@ class Prepared {
 /** A prepared jail's failures in a row after which none is prepared again until one is used. */
 const MAX_FAILURES = 3;
 
-/** The jails prepared for one program: as many as `depth` (git_diff runs two git processes at once). */
+/** The jails prepared for one program: as many as `depth` (git_show runs two git processes at once). */
 export class JailSlot {
   private ready: Prepared[] = [];
   private failures = 0;

@@ -1,5 +1,5 @@
 // The tool jails prepared ahead of git and ripgrep (prepared-jail.ts; docs/security-model.md#tool-jails-prepared-ahead):
-// one per program (two for git: git_diff runs two at once), asked for again as each run ends and at start
+// one per program (two for git: git_show runs two at once, and a first discovery two in a row), asked for again as each run ends and at start
 // (cli/warm-up.ts). Which jail a call needs comes from jail.ts (`shape`); this file only matches and refills.
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, constants } from 'node:fs';

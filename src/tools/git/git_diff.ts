@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { ToolError } from '../../core/tool-error.js';
 import { gitPath, type GitPath } from '../../git/args.js';
 import { baselineChanges } from '../../git/baseline.js';
-import { parseNumstatZ } from '../../git/parse-diff.js';
+import { parseNumstatZ, splitNumstatPatch } from '../../git/parse-diff.js';
 import { gitFailed, runGit } from '../../git/run.js';
 import type { GitRepo } from '../../git/repo.js';
 import { NEXT_ACTION } from '../schema.js';
@@ -71,6 +71,9 @@ const COMMON = [
   '-M',
 ];
 
+/** Room for the numstat records ahead of the patch in one git run's output; past it, two runs (numstat, patch). */
+const NUMSTAT_ROOM = 1024 * 1024;
+
 async function gitSection(
   ctx: ToolContext<GitServices>,
   repo: GitRepo,
@@ -81,22 +84,30 @@ async function gitSection(
   const base = ['diff', ...(staged ? ['--cached'] : []), ...COMMON];
   const tail = specs.length ? ['--', ...specs] : [];
   const opts = { cwd: repo.cwd, pin: repo.pin, filterArgs: repo.filterArgs, signal: ctx.signal };
-  const [num, patch] = await Promise.all([
-    runGit(ctx.runtime, [...base, '--numstat', '-z', ...tail], opts),
-    runGit(ctx.runtime, [...base, '--patch', `--unified=${args.context_lines}`, ...tail], {
-      ...opts,
-      maxStdoutBytes: args.max_bytes + 1,
-    }),
-  ]);
-  if (num.code !== 0) throw gitFailed('diff', num);
-  if (patch.code !== 0 && !patch.truncated) throw gitFailed('diff', patch);
+  const patchArgs = ['--patch', `--unified=${args.context_lines}`];
+  const one = await runGit(ctx.runtime, [...base, '--numstat', '-z', ...patchArgs, ...tail], {
+    ...opts,
+    maxStdoutBytes: args.max_bytes + 1 + NUMSTAT_ROOM,
+  });
+  if (one.code !== 0 && !one.truncated) throw gitFailed('diff', one);
+  let split = splitNumstatPatch(one.stdout, one.truncated, args.max_bytes);
+  if (!split) {
+    // More file names than NUMSTAT_ROOM holds: the list and the patch each from a run of its own.
+    const [num, patch] = await Promise.all([
+      runGit(ctx.runtime, [...base, '--numstat', '-z', ...tail], opts),
+      runGit(ctx.runtime, [...base, ...patchArgs, ...tail], { ...opts, maxStdoutBytes: args.max_bytes + 1 }),
+    ]);
+    if (num.code !== 0) throw gitFailed('diff', num);
+    if (patch.code !== 0 && !patch.truncated) throw gitFailed('diff', patch);
+    split = { num: num.stdout, patch: patch.stdout, cut: patch.truncated };
+  }
   const toWs = (p: string) => wsPath(ctx, repo.top, p);
   return {
     section: staged ? 'staged' : 'unstaged',
     heading: staged ? '# staged (index vs HEAD)' : '# unstaged (working tree vs index)',
-    files: numstatFiles(parseNumstatZ(num.stdout).entries, staged ? 'staged' : 'unstaged', toWs),
-    patch: patch.stdout.toString('utf8'),
-    patchCut: patch.truncated,
+    files: numstatFiles(parseNumstatZ(split.num).entries, staged ? 'staged' : 'unstaged', toWs),
+    patch: split.patch.toString('utf8'),
+    patchCut: split.cut,
     toWs,
   };
 }
