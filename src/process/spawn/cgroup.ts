@@ -5,6 +5,7 @@
 // (PTY commands); imports only node:fs so the helper stays light. Probing which hierarchy to use lives in
 // pids-limit.ts.
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 
 /** Where a command's cgroup goes: `dir` is created; `home` is the spawning process's own cgroup. */
 export interface CgroupTarget {
@@ -30,6 +31,28 @@ export function enterCgroup(t: CgroupTarget, pid = process.pid): boolean {
     if (!entered) removeCgroup(t.dir);
   }
   return entered;
+}
+
+/**
+ * Move `pid` — a process that forks nothing until it is told to (wb-exec waiting for its request) — into a
+ * fresh cgroup limited to `t.max` tasks, with the write on a thread of the pool: the kernel may hold that
+ * write for a grace period (up to ~15 ms after a quiet spell), which then blocks no one's thread. Resolves
+ * whether it moved (nothing left behind when not).
+ */
+export async function moveIntoCgroup(t: CgroupTarget, pid: number): Promise<boolean> {
+  try {
+    mkdirSync(t.dir);
+  } catch {
+    return false;
+  }
+  try {
+    writeFileSync(`${t.dir}/pids.max`, String(t.max));
+    await writeFile(`${t.dir}/cgroup.procs`, String(pid));
+    return true;
+  } catch {
+    removeCgroup(t.dir);
+    return false;
+  }
 }
 
 /** Move `pid` back to its home cgroup and give the command's cgroup its real limit. */

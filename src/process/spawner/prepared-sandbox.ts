@@ -3,7 +3,7 @@
 // so that when the command comes only the request has to be written: wb-exec changes to its directory and
 // execs it with its environment. One at a time; a sandbox is never used twice — it becomes one command, or is
 // killed. Runs in the spawner helper; imports stay light (pipes.ts, cgroup.ts, tree.ts).
-import { killCgroup, releaseCgroup, type CgroupTarget } from '../spawn/cgroup.js';
+import { killCgroup, moveIntoCgroup, releaseCgroup, type CgroupTarget } from '../spawn/cgroup.js';
 import { startChild, type Spawned } from '../spawn/pipes.js';
 import { signalTree } from '../spawn/tree.js';
 import { startRequest } from '../start-request.js';
@@ -14,6 +14,11 @@ export interface PrepareSpec {
   cwd: string;
   seccomp?: string;
   cgroup?: CgroupTarget;
+  /**
+   * wb-exec alone (no sandbox): it forks nothing before its request, so it is started first and moved into its
+   * cgroup after, off the helper's thread (cgroup.ts moveIntoCgroup); usable once moved.
+   */
+  moveAfter?: boolean;
 }
 
 /** wb-exec's request (native/wb-exec.c), kept where the spawner's tests import it from. */
@@ -22,6 +27,8 @@ export { startRequest };
 /** The one prepared sandbox of this helper, numbered by the server. */
 export class PreparedSandbox {
   private exited = false;
+  /** In its cgroup (or has none to go to): a sandbox started before its move is not handed a command until then. */
+  private placed = true;
   private readonly onExit = () => {
     this.exited = true;
     if (this.cgroup) releaseCgroup(this.cgroup.dir);
@@ -40,15 +47,41 @@ export class PreparedSandbox {
 
   /** Starts one (undefined when it cannot start; the command then starts the usual way). */
   static start(n: number, spec: PrepareSpec): PreparedSandbox | undefined {
+    const later = spec.moveAfter === true && spec.cgroup !== undefined;
     // bwrap itself needs no environment: the command's arrives with the request.
-    const started = startChild({ ...spec, env: {}, sandboxed: true });
+    const started = startChild({
+      ...spec,
+      ...(later ? { cgroup: undefined } : {}),
+      env: {},
+      sandboxed: true,
+    });
     if ('error' in started) return undefined;
-    return new PreparedSandbox(n, started, spec.cgroup);
+    const p = new PreparedSandbox(n, started, spec.cgroup);
+    if (later) p.moveLater();
+    return p;
   }
 
-  /** Still waiting for its command (its exit not seen). */
+  private moveLater(): void {
+    const { cgroup, started } = this;
+    const pid = started.result.pid;
+    if (!cgroup || pid === undefined) return;
+    this.placed = false;
+    void moveIntoCgroup(cgroup, pid).then((moved) => {
+      if (moved) {
+        started.limited = true;
+        this.placed = true;
+      } else this.discard();
+    });
+  }
+
+  /** Still waiting for its command (its exit not seen), and in its cgroup. */
   get usable(): boolean {
-    return !this.exited && this.started.result.exitCode === null && this.started.result.signalCode === null;
+    return (
+      this.placed &&
+      !this.exited &&
+      this.started.result.exitCode === null &&
+      this.started.result.signalCode === null
+    );
   }
 
   /** Hand it its command: what it runs, where, with which environment. */

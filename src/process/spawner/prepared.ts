@@ -43,8 +43,10 @@ export function preparedTemplate(
   starter?: string,
 ): Template | undefined {
   // Without a sandbox (dangerous, or SERVICE_SANDBOX=off) only wb-exec waits, in the next command's cgroup:
-  // moving a process into a cgroup costs the kernel a grace period (up to ~15 ms), which is then paid ahead.
-  if (plan.status.in_use === null) return starter ? { argv: [starter], cwd: root } : undefined;
+  // moving a process into a cgroup costs the kernel a grace period (up to ~15 ms), which is then paid ahead,
+  // and on a thread of the helper's pool: wb-exec forks nothing before its request, so it may move after it started.
+  if (plan.status.in_use === null)
+    return starter ? { argv: [starter], cwd: root, moveAfter: true } : undefined;
   if (!isBwrap(plan) || plan.status.network !== 'proxy') return undefined;
   const m = net.mounts();
   const bridge = net.bridgePrefix();
