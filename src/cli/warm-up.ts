@@ -78,6 +78,9 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
   if (runtime.config.testPause) return;
   await loaded;
   if (!(await runtime.commands.whenUp())) return;
+  // A client that called already warmed the path itself: a rehearsal now would only compete with its calls.
+  if (runtime.quiet.begun > 0)
+    return runtime.log.debug('first-command rehearsal left out: a client called first');
   // Through tools/call's own path (the lookup, the arguments, the result's shape and its JSON), with no audit
   // line and no console entry: what a client's first call runs besides the socket and the credential check.
   const unseen: ProtocolHost = {

@@ -69,7 +69,7 @@ const STARTER_AT = '/run/wb-exec';
 type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
 
 /** The few files of /etc that programs and the dynamic loader read; the rest of /etc stays out of sight. */
-const ETC_FILES = [
+export const ETC_FILES = [
   '/etc/ld.so.cache',
   '/etc/ld.so.conf',
   '/etc/ld.so.conf.d',
