@@ -180,6 +180,26 @@ for (const { mode, ok } of modes) {
     slot.close();
   });
 
+  it('one asked for later is started by the next take if the quiet moment has not come, and only once', () => {
+    const c = counts();
+    const slot = new JailSlot(c, 1);
+    slot.later(recipe('a'));
+    expect(c.prepared).toBe(0);
+    const got = slot.take('a');
+    expect(got?.recipe.key).toBe('a');
+    expect(c.prepared).toBe(1);
+    slot.flush(); // the deferred start comes after the call took it: nothing left to start
+    expect(c.prepared).toBe(1);
+    handOver(got!, { cwd: dir, argv: ['/bin/true'], env: {} });
+    slot.later(recipe('a'));
+    slot.flush();
+    expect(c.prepared).toBe(2);
+    slot.close();
+    slot.later(recipe('a'));
+    slot.flush();
+    expect(c.prepared).toBe(2);
+  });
+
   it('a prepared process that writes before its request, or dies, is replaced; after close none is', async () => {
     const c = counts();
     const slot = new JailSlot(c, 1);

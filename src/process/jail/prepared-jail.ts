@@ -65,6 +65,8 @@ export class JailSlot {
   private ready: Prepared[] = [];
   private failures = 0;
   private closed = false;
+  /** The recipe of the next one, asked for but not yet started (prepared-jails.ts defers it past the answer). */
+  private pending: (() => JailRecipe | undefined) | undefined;
 
   constructor(
     private readonly counts: PreparedCounts,
@@ -73,6 +75,9 @@ export class JailSlot {
 
   /** A prepared jail built from `key`, taken (never offered twice); those built otherwise, or dead, are killed. */
   take(key: string): Prepared | undefined {
+    // One asked for and not started yet (the call came before the quiet moment): started now, as the call would
+    // otherwise start one of its own and this one after it.
+    this.flush();
     const i = this.ready.findIndex((p) => alive(p) && p.recipe.key === key);
     const got = i < 0 ? undefined : this.ready.splice(i, 1)[0];
     if (got) this.failures = 0;
@@ -95,9 +100,22 @@ export class JailSlot {
     }
   }
 
+  /** Asks for the next one from `recipe`, started by flush() (or by the next take, whichever comes first). */
+  later(recipe: () => JailRecipe | undefined): void {
+    this.pending = recipe;
+  }
+
+  /** Starts what later() asked for, if it has not been started yet. */
+  flush(): void {
+    const recipe = this.pending;
+    this.pending = undefined;
+    if (recipe) this.fill(recipe);
+  }
+
   /** Shutdown: the prepared jails are killed and none is prepared again. */
   close(): void {
     this.closed = true;
+    this.pending = undefined;
     for (const p of this.ready.splice(0)) this.discard(p);
   }
 

@@ -44,7 +44,8 @@ export class PreparedJails {
    * Takes the prepared jail for `shape` (killing those built otherwise). `refill`, called when the run has
    * ended, asks for the next through `defer`: not while the program runs nor before the answer is written, as
    * starting a process blocks the server's thread for a few milliseconds (more on a busy machine) that the call
-   * would wait for; git's depth of two covers the next run of the same tool call.
+   * would wait for (a call that comes first starts it itself, JailSlot.take); git's depth of two covers the
+   * next run of the same tool call.
    */
   start(
     program: string,
@@ -56,7 +57,10 @@ export class PreparedJails {
     if (!slot) return undefined;
     const got = slot.take(shape.key);
     this.note?.({ program, prepared: got !== undefined });
-    const refill = () => this.defer(() => slot.fill(shape.recipe));
+    const refill = () => {
+      slot.later(shape.recipe);
+      this.defer(() => slot.flush());
+    };
     if (!got) return { refill };
     this.counts.used++;
     const child = handOver(got, { cwd: shape.cwd, argv: [program, ...args], env, pin: shape.pin });
