@@ -74,6 +74,7 @@ export class Runtime {
   readonly activity: ActivityFeed | undefined;
   /** Tool calls being answered: the next jail is prepared after the answer (core/quiet.ts). */
   readonly quiet = new QuietTime();
+  private readonly defer = (fn: () => void) => this.quiet.later(fn);
   readonly approvals: ApprovalDesk | undefined;
   readonly edits: EditJournal | undefined;
   /** show_changes' review points (git/review-points.ts), kept in the runtime directory for this run. */
@@ -119,7 +120,7 @@ export class Runtime {
       sealed: sealedDirsOf(opts.config),
       readAllow: opts.config.readAllow ?? [],
       onRun: (n) => this.log.debug('tool jail run', { ...n }),
-      defer: (fn) => this.quiet.later(fn),
+      defer: this.defer,
     });
     this.search = new SearchEngines(opts.config.env, this.jail);
     this.reviews = new ReviewPoints(this);
@@ -143,13 +144,7 @@ export class Runtime {
       audit: netAudit,
     });
     this.workspaces = opts.config.projectRoots?.length
-      ? openDesk({
-          runtime: this,
-          console: consoleOn,
-          netAudit,
-          kept: opts.kept,
-          defer: (fn) => this.quiet.later(fn),
-        })
+      ? openDesk({ runtime: this, console: consoleOn, netAudit, kept: opts.kept, defer: this.defer })
       : undefined;
   }
 
