@@ -11,7 +11,8 @@ import { isStaticExecutable } from './static-exe.js';
 import { closeSync, constants, openSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
-import { SYSTEM_TOPS, systemBinds } from '../sandbox/host-view.js';
+import { SYSTEM_TOPS } from '../sandbox/host-view.js';
+import { baseMounts, ETC_FILES, isolation } from './bwrap-view.js';
 import { LandlockJail, type LandlockJailContext } from './jail-landlock.js';
 import { probeRun, SECCOMP_FD } from '../sandbox/sandbox.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
@@ -58,7 +59,7 @@ export interface Jailed {
 }
 
 /** Where wrapAlone's program finds the directory it was given, and on which descriptor bwrap gets it. */
-export { isStaticExecutable };
+export { isStaticExecutable, ETC_FILES };
 
 export const ALONE_DIR = '/base';
 export const ALONE_FD = SECCOMP_FD + 1;
@@ -67,18 +68,6 @@ export const ALONE_FD = SECCOMP_FD + 1;
 const STARTER_AT = '/run/wb-exec';
 
 type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
-
-/** The few files of /etc that programs and the dynamic loader read; the rest of /etc stays out of sight. */
-export const ETC_FILES = [
-  '/etc/ld.so.cache',
-  '/etc/ld.so.conf',
-  '/etc/ld.so.conf.d',
-  '/etc/localtime',
-  '/etc/alternatives',
-  '/etc/passwd',
-  '/etc/group',
-  '/etc/nsswitch.conf',
-];
 
 export class ToolJail {
   private plan: BwrapPlan | LandlockJail | null | undefined;
@@ -386,20 +375,4 @@ function linkOf(fd: number): string {
   } catch {
     return '';
   }
-}
-
-function isolation(userns: boolean): string[] {
-  const a = ['--unshare-all', '--die-with-parent', '--new-session'];
-  if (userns) a.push('--unshare-user', '--disable-userns');
-  a.push('--cap-drop', 'ALL');
-  return a;
-}
-
-function baseMounts(workspaceReal: string): string[] {
-  const a = systemBinds();
-  a.push('--dir', '/etc');
-  for (const f of ETC_FILES) a.push('--ro-bind-try', f, f);
-  a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  a.push('--ro-bind', workspaceReal, workspaceReal);
-  return a;
 }
