@@ -11,9 +11,10 @@
 // - zod's JSON Schema converters and its locale table become stubs that throw (the card converts no schema and
 //   shows no zod message);
 // - the schemas of the core package and of ext-apps are built only when something in the bundle uses them (each
-//   top-level schema a pure expression, so tree shaking drops the unused ones: the OAuth schemas, the requests of
-//   servers, the host-side messages of the bridge), and ext-apps' `import { z }` becomes `import * as z`, so zod
-//   keeps only the schema types in use;
+//   top-level definition a pure expression, so tree shaking drops the unused ones: the OAuth schemas, the requests
+//   of servers, the host-side messages of the bridge; the same in the client chunk, whose tables of elicitation
+//   keywords held a dozen more), and ext-apps' `import { z }` becomes `import * as z`, so zod keeps only the
+//   schema types in use;
 // - in the client chunk, the 2026-07-28 wire era (its schemas and codec; an App negotiates no MCP version, so its
 //   Protocol speaks the legacy era all its life) and the public spec-type table become stubs that throw;
 // - `console.debug`, with which the bridge logs every message it sends and receives, is dropped.
@@ -103,7 +104,7 @@ export function pureTopLevel(text, file) {
   }
   let out = text;
   for (const [a, b] of cuts.reverse())
-    out = `${out.slice(0, a)}/* @__PURE__ */ (() => ${out.slice(a, b)})()${out.slice(b)}`;
+    out = `${out.slice(0, a)}/* @__PURE__ */ (() => (${out.slice(a, b)}))()${out.slice(b)}`;
   return out;
 }
 
@@ -154,7 +155,7 @@ const clientCuts = {
     b.onLoad({ filter: CLIENT_CHUNK }, (a) => {
       let text = readFileSync(a.path, 'utf8');
       for (const [name, code] of Object.entries(CLIENT_CUTS)) text = replaceRegion(text, name, code);
-      return { contents: text, loader: 'js' };
+      return { contents: pureTopLevel(text, a.path), loader: 'js' };
     });
   },
 };

@@ -19,13 +19,14 @@ type CardBuild = { pureTopLevel: (text: string, file: string) => string };
 const cardBuild = async (): Promise<CardBuild> =>
   (await import(pathToFileURL(path.join(REPO_ROOT, 'scripts/card-build.mjs')).href)) as CardBuild;
 
-/** Bundles an entry that uses A and B of a schemas module (C unused), each built through `note`. */
+/** Bundles an entry that uses A, B and T of a schemas module (C unused), each built through `note`. */
 async function bundleSchemas(transform: (text: string) => string): Promise<string> {
   const schemas = [
     "import { note } from 'note';",
     "export const A = note('A', { kind: 'a' });",
     "export const B = note('B', { of: A });",
     "export const C = note('C', { kind: 'c' });",
+    "export const T = { made: note('T', 1) };",
     "export const NAME = 'schemas';",
   ].join('\n');
   const plugin: Plugin = {
@@ -43,7 +44,7 @@ async function bundleSchemas(transform: (text: string) => string): Promise<strin
     },
   };
   const r = await build({
-    stdin: { contents: "import { B, NAME } from 'schemas'; result = { B, NAME };" },
+    stdin: { contents: "import { B, NAME, T } from 'schemas'; result = { B, NAME, T };" },
     bundle: true,
     format: 'iife',
     minify: true,
@@ -69,9 +70,9 @@ describe('the review card page', () => {
       return ctx;
     };
     const plain = run(await bundleSchemas((t) => t));
-    expect(plain.order).toEqual(['A', 'B', 'C']); // without the plugin, C is built though nothing uses it
+    expect(plain.order).toEqual(['A', 'B', 'C', 'T']); // without the plugin, C is built though nothing uses it
     const cut = run(await bundleSchemas((t) => pureTopLevel(t, 'schemas.js')));
-    expect(cut.order).toEqual(['A', 'B']);
-    expect(cut.result).toEqual({ B: { of: { kind: 'a' } }, NAME: 'schemas' });
+    expect(cut.order).toEqual(['A', 'B', 'T']);
+    expect(cut.result).toEqual({ B: { of: { kind: 'a' } }, NAME: 'schemas', T: { made: 1 } });
   });
 });
