@@ -89,7 +89,9 @@ const stubUnusedZod = {
 
 /**
  * Top-level `const` initializers that build something (a call or `new`), each wrapped in a pure IIFE: evaluated in
- * place as before when the bundle uses the constant, dropped by tree shaking (never built) when it does not.
+ * place as before when the bundle uses the constant, dropped by tree shaking (never built) when it does not. Only
+ * for modules whose top-level initializers do nothing but build their value (schemas, tables, classes): dropping
+ * an unused one then loses nothing else.
  */
 export function pureTopLevel(text, file) {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
@@ -182,7 +184,7 @@ const extAppsSchemas = {
 /** esbuild's account of the last bundle (bench/card-bench.mjs reports what the page is made of). */
 export let lastMeta;
 
-/** The minified script of `entry` (a file of src/apps/card/). */
+/** The minified script of `entry` (a file of src/apps/card/); `options` over esbuild's (`{ minify: false }` to read it). */
 export async function bundleScript(entry = 'card.js', options = {}) {
   const r = await build({
     entryPoints: [path.join(cardSrc, entry)],
