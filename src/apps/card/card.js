@@ -17,6 +17,11 @@ let data;
 
 app.ontoolresult = (result) => show(result);
 app.onhostcontextchanged = (ctx) => theme(ctx);
+// The handshake first: the host sends the tool result only once it is done (the functions below are hoisted).
+app
+  .connect()
+  .then(() => theme(app.getHostContext()))
+  .catch((e) => root.replaceChildren(el('p', { class: 'empty' }, `No host: ${e?.message ?? e}`)));
 
 function theme(ctx) {
   if (ctx?.theme) applyDocumentTheme(ctx.theme);
@@ -104,8 +109,3 @@ function status(text) {
   if (!s) root.append((s = el('p', { class: 'status', role: 'status' })));
   s.textContent = text;
 }
-
-app
-  .connect()
-  .then(() => theme(app.getHostContext()))
-  .catch((e) => root.replaceChildren(el('p', { class: 'empty' }, `No host: ${e?.message ?? e}`)));
