@@ -4,13 +4,10 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { load } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
-import { baseUrl } from '../../src/http/base-url.js';
 import type { HttpDeps } from '../../src/http/server.js';
-import { oauthSetupFromConfig } from '../../src/oauth/from-config.js';
-import { systemRandom, type RandomSource } from '../../src/oauth/secrets.js';
-import { createOAuthServer, type OAuthServer } from '../../src/oauth/server.js';
+import type { RandomSource } from '../../src/oauth/secrets.js';
+import type { OAuthServer } from '../../src/oauth/server.js';
 import { startInProcess, startServer, type InProcessServer, type SpawnedServer } from '../helpers/server.js';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -18,6 +15,20 @@ export const CALLBACK = 'http://127.0.0.1:9/callback';
 
 export interface OAuthTestServer extends InProcessServer {
   oauth: OAuthServer;
+}
+
+/** The server's modules that startOAuthServer builds with, imported on its first call (the tests that start only
+ *  the bin do not evaluate src/, as test/helpers/server.ts explains). */
+async function oauthModules() {
+  const [{ load }, { baseUrl }, { oauthSetupFromConfig }, { systemRandom }, { createOAuthServer }] =
+    await Promise.all([
+      import('../../src/config/load.js'),
+      import('../../src/http/base-url.js'),
+      import('../../src/oauth/from-config.js'),
+      import('../../src/oauth/secrets.js'),
+      import('../../src/oauth/server.js'),
+    ]);
+  return { load, baseUrl, oauthSetupFromConfig, systemRandom, createOAuthServer };
 }
 
 /** The real HTTP stack in oauth mode. `env` holds SERVICE_* settings as a user would set them. */
@@ -40,6 +51,7 @@ export async function startOAuthServer(opts: {
     SERVICE_AUTH_TOKEN: '',
     ...opts.env,
   };
+  const { load, baseUrl, oauthSetupFromConfig, systemRandom, createOAuthServer } = await oauthModules();
   const action = load(['--workspace', opts.workspace], env, opts.workspace);
   if (action.kind !== 'serve') throw new Error('unexpected action');
   const config = action.config;

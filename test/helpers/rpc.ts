@@ -75,21 +75,30 @@ const SCHEMA_CHECK_PENDING = new Set<string>();
 
 type Check = (value: unknown) => { valid: boolean; errorMessage?: string };
 const checks = new Map<string, Promise<Map<string, Check>>>();
+/** Compiled validators by the catalog's output schemas (their JSON): compiling all of them takes a few hundred
+ *  ms of CPU, and the servers a test file starts one after another mostly advertise the same catalog. */
+const compiled = new Map<string, Map<string, Check>>();
 
-/** The outputSchema validators of the server at `url`, compiled as the v1 SDK client compiles them. */
+/** The outputSchema validators of the server at `url` (its own tools/list), compiled as the v1 SDK client
+ *  compiles them: once per distinct catalog in this process. */
 function outputChecks(url: string): Promise<Map<string, Check>> {
   let p = checks.get(url);
   if (!p) {
     p = (async () => {
-      const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
-      const ajv = new AjvJsonSchemaValidator();
       const r = await handshake(url, 1, 'tools/list', {});
       const tools = (r.json?.result?.tools ?? []) as Array<{ name: string; outputSchema?: object }>;
-      return new Map(
-        tools
-          .filter((t) => t.outputSchema)
-          .map((t) => [t.name, ajv.getValidator(t.outputSchema as never) as Check] as const),
-      );
+      const withSchema = tools.filter((t) => t.outputSchema);
+      const key = JSON.stringify(withSchema.map((t) => [t.name, t.outputSchema]));
+      let found = compiled.get(key);
+      if (!found) {
+        const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+        const ajv = new AjvJsonSchemaValidator();
+        found = new Map(
+          withSchema.map((t) => [t.name, ajv.getValidator(t.outputSchema as never) as Check] as const),
+        );
+        compiled.set(key, found);
+      }
+      return found;
     })();
     checks.set(url, p);
   }

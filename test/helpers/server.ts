@@ -1,20 +1,22 @@
 // Starting the real server for tests. `startServer` spawns the built bin (dist/cli/main.js) exactly as a user
 // would and waits for the ready line; `startInProcess` builds the same Runtime + node:http server inside the
 // test process (still real HTTP on 127.0.0.1) for tests that need many fast requests or an injected clock.
+// The server's modules are imported by `startInProcess` when it is first called, not with this file: nearly every
+// test file imports this one (for REPO_ROOT, TEST_TOKEN or startServer), and evaluating the whole of src/ costs
+// each such file more than a second of CPU before its first test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BearerAuthenticator, NoAuthAuthenticator, type Authenticator } from '../../src/auth/authenticate.js';
-import { load, type Config } from '../../src/config/load.js';
+import type { Authenticator } from '../../src/auth/authenticate.js';
+import type { Config } from '../../src/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
-import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
+import type { Logger } from '../../src/core/log.js';
 import { NODE_FLAGS } from '../../src/cli/heap-flags.js';
 import { parseReadyLine } from '../../src/core/ready-line.js';
-import { createHttpServer, type ExtraRoute, type HttpDeps } from '../../src/http/server.js';
-import { Runtime } from '../../src/runtime/runtime.js';
-import { checkRoot } from '../../src/workspace/paths.js';
+import type { ExtraRoute, HttpDeps } from '../../src/http/server.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(REPO_ROOT, 'dist/cli/main.js');
@@ -128,6 +130,17 @@ export async function startInProcess(opts: {
   /** Where the server logs (default: nowhere, or everything with `verbose`). */
   log?: Logger;
 }): Promise<InProcessServer> {
+  const [{ BearerAuthenticator, NoAuthAuthenticator }, { load }, { createLogger, silentLogger }] =
+    await Promise.all([
+      import('../../src/auth/authenticate.js'),
+      import('../../src/config/load.js'),
+      import('../../src/core/log.js'),
+    ]);
+  const [{ createHttpServer }, { Runtime }, { checkRoot }] = await Promise.all([
+    import('../../src/http/server.js'),
+    import('../../src/runtime/runtime.js'),
+    import('../../src/workspace/paths.js'),
+  ]);
   const env = { PATH: process.env.PATH ?? '', SERVICE_AUTH_TOKEN: TEST_TOKEN, ...opts.env };
   const action = load(['--workspace', opts.workspace], env, opts.workspace);
   if (action.kind !== 'serve') throw new Error('unexpected action');

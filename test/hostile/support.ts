@@ -21,7 +21,7 @@ import type fc from 'fast-check';
 import { expect } from 'vitest';
 import { ALL_TOOL_ERROR_CODES } from '../../src/core/tool-error.js';
 import type { Logger } from '../../src/core/log.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 import { git } from '../helpers/workspace.js';
 import { startInProcess, TEST_TOKEN } from '../helpers/server.js';
 import { raw, type RawReply } from '../helpers/raw-http.js';

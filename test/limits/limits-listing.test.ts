@@ -46,6 +46,22 @@ function expectOnePage(r: Awaited<ReturnType<typeof callTool>>) {
   expect(Buffer.byteLength(r.content[0]?.text ?? '')).toBeLessThanOrEqual(MAX_RESULT_BYTES);
 }
 
+/** Removals of the trees whose tests are done: they run on beside the next describe's tests (never beside a
+ *  probed call's: the probed describes run first) and are awaited when the file ends. */
+const removals: Array<Promise<unknown>> = [];
+afterAll(() => Promise.all(removals), FIXTURE_CEILING_MS);
+
+/** The paging tree, made beside the 200,000 files (it is a tenth of their size, so ready before them). */
+let pagingWs: TempWorkspace | undefined;
+let pagingTree: Promise<unknown> | undefined;
+function makePagingTree(): Promise<unknown> {
+  if (!pagingTree) {
+    pagingWs = makeWorkspace({}, { inMemory: true });
+    pagingTree = makeTree('files', pagingWs.dir, '20000', '700');
+  }
+  return pagingTree;
+}
+
 describe('8,000 nested directories', () => {
   let ws: TempWorkspace;
   let srv: ProbedServer;
@@ -56,8 +72,7 @@ describe('8,000 nested directories', () => {
   }, FIXTURE_CEILING_MS);
   afterAll(async () => {
     await srv?.stop();
-    await makeTree('remove-nested', ws.dir, 'd');
-    ws.cleanup();
+    removals.push(makeTree('remove-nested', ws.dir, 'd').then(() => ws.cleanup()));
   }, FIXTURE_CEILING_MS);
 
   it('list_files stays bounded and says that the depth limit stopped it', async () => {
@@ -92,12 +107,13 @@ describe('200,000 files', () => {
   let srv: ProbedServer;
   beforeAll(async () => {
     ws = makeWorkspace({}, { inMemory: true });
-    await makeTree('files', ws.dir, '200000', '1000');
+    // All awaited before the first probed call: nothing of this file's making runs beside one.
+    await Promise.all([makeTree('files', ws.dir, '200000', '1000'), makePagingTree(), ...removals]);
     srv = await startProbedServer({ workspace: ws.dir });
   }, FIXTURE_CEILING_MS);
   afterAll(async () => {
     await srv?.stop();
-    await run('rm', ['-rf', ws.dir]);
+    removals.push(run('rm', ['-rf', ws.dir]));
   }, FIXTURE_CEILING_MS);
 
   it(
@@ -161,8 +177,8 @@ describe('paging through 20,000 files', () => {
   let srv: InProcessServer;
   const expected: string[] = [];
   beforeAll(async () => {
-    ws = makeWorkspace({}, { inMemory: true });
-    await makeTree('files', ws.dir, '20000', '700');
+    await makePagingTree();
+    ws = pagingWs as TempWorkspace;
     for (let i = 0; i < 20_000; i++)
       expected.push(
         `d${String(Math.floor(i / 700)).padStart(4, '0')}/f${String(i % 700).padStart(5, '0')}.txt`,
