@@ -53,8 +53,10 @@ function variants(j) {
   const etcOne = [];
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--ro-bind-try' && ETC.includes(a[i + 1])) i += 2;
-    else if (a[i] === '--dir' && a[i + 1] === '/etc') (etcOne.push('--ro-bind', view, '/etc'), i++);
-    else etcOne.push(a[i]);
+    else if (a[i] === '--dir' && a[i + 1] === '/etc') {
+      etcOne.push('--ro-bind', view, '/etc');
+      i++;
+    } else etcOne.push(a[i]);
   }
   const replace = (xs, at, n, ...by) => {
     const out = [...xs];
