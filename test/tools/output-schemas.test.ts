@@ -10,23 +10,18 @@ import { handshake } from '../helpers/rpc.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { png } from '../helpers/confinement.js';
+import { CONTRACT_ORDER } from '../helpers/catalog-order.js';
 
-const SLICE = [
-  'read_file',
-  'list_dir',
-  'list_files',
-  'search_text',
-  'apply_patch',
-  'edit_file',
-  'git_status',
-  'git_diff',
-  'git_log',
-  'git_show',
-  'git_blame',
-  'show_changes',
-  'request_permissions',
-  'view_image',
-];
+/** The file, patch, git and permission tools: the catalog's order (test/helpers/catalog-order.ts) less the others. */
+const NOT_IN_SLICE = new Set([
+  'server_info',
+  'check_exec_environment',
+  'exec_command',
+  'write_stdin',
+  'kill_command',
+  'read_output',
+]);
+const SLICE = CONTRACT_ORDER.filter((n) => !NOT_IN_SLICE.has(n));
 
 type Json = Record<string, unknown>;
 type Tool = { name: string; inputSchema: Json; outputSchema: Json };
