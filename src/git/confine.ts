@@ -233,6 +233,13 @@ function isDir(p: string): boolean {
 
 /** Checks a discovered repository; answers the real paths to pin git to, or throws GIT_ERROR. */
 export function confineRepo(ws: string, found: RepoPaths, shared: readonly string[] = []): GitPin {
+  const pin = pinRepo(ws, found);
+  walkGitDirs(ws, pin, shared);
+  return pin;
+}
+
+/** The real paths of a discovered repository, each checked to lie inside the workspace (not yet walked). */
+export function pinRepo(ws: string, found: RepoPaths): GitPin {
   const workTree = realOrNearest(found.top);
   if (!isInside(ws, workTree)) {
     // core.worktree can point the work tree anywhere: never list files outside the workspace.
@@ -274,9 +281,14 @@ export function confineRepo(ws: string, found: RepoPaths, shared: readonly strin
       'objects',
     );
   }
-  checkAlternates(ws, objectsDir, 0, new Set(), shared);
-  checkSymlinks(ws, isInside(commonDir, gitDir) ? [commonDir] : [commonDir, gitDir]);
   return { gitDir, commonDir, objectsDir, workTree };
+}
+
+/** The rest of confineRepo: every alternate object directory and every symlink below the git directories. */
+export function walkGitDirs(ws: string, pin: GitPin, shared: readonly string[] = []): void {
+  checkAlternates(ws, pin.objectsDir, 0, new Set(), shared);
+  const { gitDir, commonDir } = pin;
+  checkSymlinks(ws, isInside(commonDir, gitDir) ? [commonDir] : [commonDir, gitDir]);
 }
 
 /**

@@ -13,9 +13,9 @@ import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import type { GitHost } from './run.js';
 import type { WorkspaceRoot } from '../workspace/paths.js';
-import { confineRepo, explainUnseen, type RepoPaths } from './confine.js';
+import { confineRepo, explainUnseen, pinRepo, walkGitDirs, type RepoPaths } from './confine.js';
 import { classifyGitFailure } from './failure.js';
-import { discoverFilters, gitFailed, gitUnavailable, runGit, type GitPin } from './run.js';
+import { discoverFilters, gitFailed, gitUnavailable, oweCheck, runGit, type GitPin } from './run.js';
 import { systemClock } from '../core/clock.js';
 import { stoodStill } from './settle.js';
 
@@ -58,7 +58,9 @@ const fileSig = (st: BigIntStats) =>
 /** Identity (and, for files, size and timestamps) of a path and of a symlink's target; 'missing' when absent. */
 function signature(p: string): string {
   try {
-    const l = lstatSync(p, { bigint: true });
+    // Most watched files are absent (commondir, config.worktree): no exception for those.
+    const l = lstatSync(p, { bigint: true, throwIfNoEntry: false });
+    if (!l) return 'missing';
     return l.isSymbolicLink() ? `l:${fileSig(l)}>${fileSig(statSync(p, { bigint: true }))}` : fileSig(l);
   } catch {
     return 'missing';
@@ -159,19 +161,30 @@ async function discover(
 /**
  * Finds the work tree that contains `dirReal` (a real directory inside the workspace) and checks that
  * everything git would read of it lies inside the workspace (git/confine), on every call, cached or not.
+ * `walkWithGit`: for a caller whose only use of the repository is git runs through git/run `runGit` (the git
+ * tools): the walk of the git directories is left to the first of them, which does it while git runs in its
+ * jail, and uses git's output only once it passed.
  */
-export async function openRepo(runtime: GitHost, dirReal: string, signal?: AbortSignal): Promise<RepoLookup> {
+export async function openRepo(
+  runtime: GitHost,
+  dirReal: string,
+  signal?: AbortSignal,
+  opts: { walkWithGit?: boolean } = {},
+): Promise<RepoLookup> {
   const ws = runtime.root.real;
+  const shared = runtime.sharedObjects ?? [];
+  const confine = (found: RepoPaths): GitPin => {
+    if (!opts.walkWithGit) return confineRepo(ws, found, shared);
+    const pin = pinRepo(ws, found);
+    oweCheck(pin, () => walkGitDirs(ws, pin, shared));
+    return pin;
+  };
   const cached = fromCache(runtime, dirReal);
-  if (cached)
-    return {
-      kind: 'repo',
-      repo: { ...cached.repo, pin: confineRepo(ws, cached.found, runtime.sharedObjects ?? []) },
-    };
+  if (cached) return { kind: 'repo', repo: { ...cached.repo, pin: confine(cached.found) } };
   const started = systemClock.now();
   const found = await discover(runtime, dirReal, signal);
   if ('kind' in found) return found;
-  const pin = confineRepo(ws, found, runtime.sharedObjects ?? []);
+  const pin = confine(found);
   const filters = await discoverFilters(runtime, pin, signal);
   const top = pin.workTree;
   const repo: GitRepo = { top, cwd: top, filterArgs: filters.filterArgs, pin };

@@ -174,14 +174,60 @@ export function buildGitArgv(filterArgs: readonly string[], args: readonly strin
   return argv;
 }
 
-export function runGit(runtime: GitHost, args: readonly string[], opts: GitRunOptions): Promise<ArgvResult> {
+/**
+ * Checks a pinned repository still owes before git's output may count: the walk of its git directories
+ * (git/confine `walkGitDirs`), left by git/repo `openRepo` with `walkWithGit` to the first git run of the pin.
+ */
+const owed = new WeakMap<GitPin, () => void>();
+
+/** `check` must pass before the output of any git run pinned to `pin` is used (runGit does it once). */
+export function oweCheck(pin: GitPin, check: () => void): void {
+  owed.set(pin, check);
+}
+
+/**
+ * Runs git pinned to a checked repository. A check the pin still owes (oweCheck) is done while git runs when
+ * git runs in a jail (process/jail/jail.ts: it sees only the workspace and system files, read-only) and
+ * writes nothing; when it fails, git is stopped and its output never used. A run that writes, or one without
+ * a jail, waits for the check before it starts.
+ */
+export async function runGit(
+  runtime: GitHost,
+  args: readonly string[],
+  opts: GitRunOptions,
+): Promise<ArgvResult> {
+  const check = opts.pin ? owed.get(opts.pin) : undefined;
+  if (!check) return startGit(runtime, args, opts, opts.signal ?? runtime.signal);
+  owed.delete(opts.pin as GitPin);
+  if (opts.writable !== undefined || !runtime.jail.confining()) {
+    check();
+    return startGit(runtime, args, opts, opts.signal ?? runtime.signal);
+  }
+  const stop = new AbortController();
+  const run = startGit(runtime, args, opts, AbortSignal.any([opts.signal ?? runtime.signal, stop.signal]));
+  try {
+    check();
+  } catch (e) {
+    stop.abort();
+    await run;
+    throw e;
+  }
+  return run;
+}
+
+function startGit(
+  runtime: GitHost,
+  args: readonly string[],
+  opts: GitRunOptions,
+  signal: AbortSignal,
+): Promise<ArgvResult> {
   return runArgv('git', buildGitArgv(opts.filterArgs, args), {
     cwd: opts.cwd,
     env: opts.env ? { ...gitEnv(runtime, opts.pin), ...opts.env } : gitEnv(runtime, opts.pin),
     ...(opts.writable ? { writable: opts.writable } : {}),
     timeoutMs: opts.timeoutMs ?? GIT_TIMEOUT_MS,
     maxStdoutBytes: opts.maxStdoutBytes ?? GIT_MAX_STDOUT_BYTES,
-    signal: opts.signal ?? runtime.signal,
+    signal,
     jail: runtime.jail,
   });
 }

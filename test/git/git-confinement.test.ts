@@ -3,11 +3,11 @@
 // with no outside byte in the result. Real repositories in temp dirs: an outside repository whose commit
 // message and file hold marker strings; each attack is first shown to work under plain git, then all five
 // tools refuse it.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGit } from '../../src/git/run.js';
+import { oweCheck, runGit } from '../../src/git/run.js';
 import { callTool } from '../helpers/rpc.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
@@ -253,5 +253,70 @@ describe('pinning (git/run GitPin): git uses the checked directories, not what .
     // What the pin prevents; in the jail (process/jail/jail.ts) the outside repository does not even exist.
     if (srv.runtime.jail.status().in_use) expect(unpinned.stdout.toString()).not.toContain(SECRET_MSG);
     else expect(unpinned.stdout.toString()).toContain(SECRET_MSG);
+  });
+});
+
+describe('the walk of the git directories owed by a pin (git/run oweCheck), done once by the first git run', () => {
+  const repo = () => {
+    const main = path.join(ws.dir, 'owed');
+    if (!existsSync(path.join(main, '.git'))) {
+      mkdirSync(main, { recursive: true });
+      git(main, 'init', '-q', '-b', 'main');
+      ws.write('owed/s.txt', 'o\n');
+      git(main, 'add', '-A');
+      git(main, 'commit', '-q', '-m', 'owed commit');
+    }
+    const gitDir = path.join(main, '.git');
+    return {
+      main,
+      pin: { gitDir, commonDir: gitDir, objectsDir: path.join(gitDir, 'objects'), workTree: main },
+    };
+  };
+  const refusal = () => Object.assign(new Error('OWED-CHECK-REFUSED'), { code: 'GIT_ERROR' });
+
+  it('a failing check makes the run fail with it and git output is never returned; it is asked once per pin', async () => {
+    const { main, pin } = repo();
+    let asked = 0;
+    oweCheck(pin, () => {
+      asked++;
+      throw refusal();
+    });
+    const run = runGit(srv.runtime, ['log', '-1', '--format=%s'], { cwd: main, pin, filterArgs: [] });
+    await expect(run).rejects.toThrow('OWED-CHECK-REFUSED');
+    expect(asked).toBe(1);
+    // Owed once: the next run of the same pin owes nothing more.
+    const again = await runGit(srv.runtime, ['log', '-1', '--format=%s'], { cwd: main, pin, filterArgs: [] });
+    expect(again.stdout.toString().trim()).toBe('owed commit');
+    expect(asked).toBe(1);
+  });
+
+  it('a passing check lets the output through, whether git ran beside it (in a jail) or after it', async () => {
+    const { main, pin } = repo();
+    let asked = 0;
+    oweCheck(pin, () => void asked++);
+    const r = await runGit(srv.runtime, ['log', '-1', '--format=%s'], { cwd: main, pin, filterArgs: [] });
+    expect(r.stdout.toString().trim()).toBe('owed commit');
+    expect(asked).toBe(1);
+  });
+
+  it('a run that writes waits for the check: refused, git never started and wrote nothing', async () => {
+    const { main, pin } = repo();
+    const scratch = mkdtempSync(path.join(tmpdir(), 'wb-owed-'));
+    try {
+      oweCheck(pin, () => {
+        throw refusal();
+      });
+      const target = path.join(scratch, 'made-by-git.tar');
+      const archive = ['archive', '--format=tar', '-o', target, 'HEAD'];
+      const run = runGit(srv.runtime, archive, { cwd: main, pin, filterArgs: [], writable: scratch });
+      await expect(run).rejects.toThrow('OWED-CHECK-REFUSED');
+      expect(existsSync(target)).toBe(false);
+      // The same run without an owed check writes: the refusal above is what stopped it.
+      const r = await runGit(srv.runtime, archive, { cwd: main, pin, filterArgs: [], writable: scratch });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(target)).toBe(true);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

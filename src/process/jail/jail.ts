@@ -16,7 +16,7 @@ import { baseMounts, ETC_FILES, isolation } from './bwrap-view.js';
 import { LandlockJail, type LandlockJailContext } from './jail-landlock.js';
 import { probeRun, SECCOMP_FD } from '../sandbox/sandbox.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
-import { findExecutable } from '../spawn/spawn.js';
+import { findExecutable, isExecutable } from '../spawn/spawn.js';
 import { placeProgram } from '../native.js';
 import type { PreparedCounts } from './prepared-jail.js';
 import type { DirIdentity } from '../start-request.js';
@@ -75,6 +75,8 @@ export class ToolJail {
   private readonly dirsOf = new Map<string, string[]>();
   /** Per program: whether it runs in a jail of its own directory and the one it is given (wrapAlone). */
   private readonly aloneOk = new Map<string, boolean>();
+  /** Where PATH led each program name last time (programPath). */
+  private readonly found = new Map<string, string>();
 
   private readonly prepared: PreparedJails;
   /** The placed copies of wb-exec: dynamic (beside the system) and static (the jail of one directory). */
@@ -95,7 +97,7 @@ export class ToolJail {
     call: { cwd: string; env: Record<string, string>; dirFd?: number },
   ): PreparedStart | undefined {
     const p = this.ready();
-    const program = p && (path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar));
+    const program = p && this.programPath(file);
     const shape = program && this.shape(p, program, call.cwd, call.dirFd);
     return shape ? this.prepared.start(program, args, call.env, shape) : undefined;
   }
@@ -107,7 +109,7 @@ export class ToolJail {
     const root = openSync(this.ctx.workspaceReal, constants.O_RDONLY | constants.O_DIRECTORY);
     try {
       for (const f of programs) {
-        const program = path.isAbsolute(f) ? f : findExecutable(f, this.ctx.pathVar);
+        const program = this.programPath(f);
         const alone = program && this.runsAlone(program) ? root : undefined;
         if (program) this.prepared.warm(program, this.shape(p, program, this.ctx.workspaceReal, alone));
       }
@@ -124,6 +126,11 @@ export class ToolJail {
   /** Shutdown: the prepared jails killed, none prepared again. */
   close(): void {
     this.prepared.close();
+  }
+
+  /** Whether programs run in a jail here (bubblewrap or Landlock), not unconfined. */
+  confining(): boolean {
+    return this.ready() !== null;
   }
 
   status(): JailStatus {
@@ -146,7 +153,7 @@ export class ToolJail {
   wrap(file: string, args: readonly string[], cwd: string, writable?: string): Jailed {
     const p = this.ready();
     if (!p) return { file, args: [...args] };
-    const program = path.isAbsolute(file) ? file : findExecutable(file, this.ctx.pathVar);
+    const program = this.programPath(file);
     if (!program) return { file, args: [...args] }; // the spawn reports ENOENT as usual
     if (p instanceof LandlockJail) return p.start(program, args, writable);
     // A directory the caller pinned by descriptor (/proc/self/fd/N) is already the process's working directory
@@ -206,6 +213,20 @@ export class ToolJail {
     } finally {
       closeSync(dir);
     }
+  }
+
+  /**
+   * `file`'s path: itself when absolute, else where PATH led last time while that is still an executable (one
+   * access(2), where a search of PATH fails once per directory before it), else searched again.
+   */
+  private programPath(file: string): string | undefined {
+    if (path.isAbsolute(file)) return file;
+    const known = this.found.get(file);
+    if (known !== undefined && isExecutable(known)) return known;
+    const p = findExecutable(file, this.ctx.pathVar);
+    if (p) this.found.set(file, p);
+    else this.found.delete(file);
+    return p;
   }
 
   private ready() {

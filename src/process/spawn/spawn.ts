@@ -29,14 +29,18 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
   for (const dir of (pathVar ?? '').split(':')) {
     if (!dir || !path.isAbsolute(dir)) continue;
     const p = path.join(dir, name);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      /* next */
-    }
+    if (isExecutable(p)) return p;
   }
   return undefined;
+}
+
+export function isExecutable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** docs/design-notes.md#bash-and-retention: bash when it exists, else sh. */

@@ -129,7 +129,7 @@ export function missingNote(scope: PathScope): string {
 export type RepoOrNot = { repo: GitRepo; reason?: undefined } | { repo: null; reason: string };
 
 export async function repoFor(ctx: ToolContext<GitServices>, dirReal: string): Promise<RepoOrNot> {
-  const r = await openRepo(ctx.runtime, dirReal, ctx.signal);
+  const r = await openRepo(ctx.runtime, dirReal, ctx.signal, { walkWithGit: true });
   return r.kind === 'repo' ? { repo: r.repo } : { repo: null, reason: r.reason };
 }
 
