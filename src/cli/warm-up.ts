@@ -78,9 +78,11 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
   if (runtime.config.testPause) return;
   await loaded;
   if (!(await runtime.commands.whenUp())) return;
-  // A client that called already warmed the path itself: a rehearsal now would only compete with its calls.
-  if (runtime.quiet.begun > 0)
-    return runtime.log.debug('first-command rehearsal left out: a client called first');
+  // Not beside a client's call (core/quiet.ts): once none is being answered.
+  await new Promise<void>((resolve) => runtime.quiet.later(resolve));
+  // A client's own command already went down this path: a rehearsal now would warm nothing.
+  if (runtime.commands.asked > 0)
+    return runtime.log.debug('first-command rehearsal left out: a client ran a command first');
   // Through tools/call's own path (the lookup, the arguments, the result's shape and its JSON), with no audit
   // line and no console entry: what a client's first call runs besides the socket and the credential check.
   const unseen: ProtocolHost = {

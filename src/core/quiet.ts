@@ -12,13 +12,10 @@ export class QuietTime {
   private waiting: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
   private flushQueued = false;
-  /** Requests begun since start (the warm-up leaves out what a client has already started, cli/warm-up.ts). */
-  begun = 0;
 
   /** A request is being answered; the function returned ends it (once, whatever happens). */
   begin(): () => void {
     this.active++;
-    this.begun++;
     let ended = false;
     return () => {
       if (ended) return;

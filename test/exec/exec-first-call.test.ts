@@ -76,3 +76,40 @@ describe('the first-command rehearsal leaves nothing behind (src/cli/warm-up.ts 
     expect(env.sc.usage).toMatchObject({ running: 0, finished_kept: 0 });
   });
 });
+
+describe('the rehearsal after a client called first (src/cli/warm-up.ts rehearse)', () => {
+  /** An in-process server whose log lines are kept, a client call made, then the warm-up run. */
+  async function warmUpAfter(tool: string, args: Record<string, unknown>): Promise<string[]> {
+    const [{ startInProcess }, { callTool }, { afterReady }] = await Promise.all([
+      import('../helpers/server.js'),
+      import('../helpers/rpc.js'),
+      import('../../src/cli/warm-up.js'),
+    ]);
+    const lines: string[] = [];
+    const keep = (msg: string) => void lines.push(msg);
+    const log = { debug: keep, info: keep, warn: keep, error: keep };
+    ws = makeWorkspace({ 'a.txt': 'a\n' });
+    const srv = await startInProcess({ workspace: ws.dir, log });
+    try {
+      const r = await callTool(srv.url, tool, args);
+      expect(r.isError, JSON.stringify(r)).toBeFalsy();
+      afterReady(srv.runtime, log);
+      const over = await waitFor(() => lines.some((l) => /^first-command rehearsal (done|left out)/.test(l)));
+      expect(over, lines.join('\n')).toBe(true);
+      return lines;
+    } finally {
+      await srv.close();
+    }
+  }
+
+  it('a client whose first call was not a command still finds the command path rehearsed', async () => {
+    const lines = await warmUpAfter('read_file', { path: 'a.txt' });
+    expect(lines).toContain('first-command rehearsal done');
+  });
+
+  it('after a client ran a command itself, the rehearsal is left out (that call warmed the path)', async () => {
+    const lines = await warmUpAfter('exec_command', { cmd: 'true' });
+    expect(lines).toContain('first-command rehearsal left out: a client ran a command first');
+    expect(lines).not.toContain('first-command rehearsal done');
+  });
+});

@@ -40,7 +40,6 @@ describe('QuietTime', () => {
     end3();
     await turn();
     expect(ran).toEqual(['answer written', 'refill', 'second']);
-    expect(q.begun, 'every answer begun is counted').toBe(3);
   });
 
   it('runs held work after MAX_WAIT_MS when answers never stop', () => {

@@ -92,6 +92,8 @@ export class CommandRegistry {
   /** `safe` and `trusted`: the filtering proxy and each command's credential for it. */
   private readonly net: NetAccess;
 
+  private startsAsked = 0;
+
   /** No side effects: startUp() does the start-up work, shutdown() ends it. */
   constructor(private readonly host: RegistryHost) {
     this.shell = findShell(host.config.env.PATH);
@@ -228,6 +230,11 @@ export class CommandRegistry {
     return this.net.refusedFor(callKey);
   }
 
+  /** Commands asked for since start, started or not (cli/warm-up.ts leaves its rehearsal out after one). */
+  get asked(): number {
+    return this.startsAsked;
+  }
+
   list(): Command[] {
     return [...this.commands.values()];
   }
@@ -243,6 +250,7 @@ export class CommandRegistry {
   }
 
   start(spec: StartSpec): Command {
+    this.startsAsked++;
     if (this.closing)
       throw new ToolError('INTERNAL_ERROR', 'the server is shutting down and starts no more commands', {});
     this.sweep();
