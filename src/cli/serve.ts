@@ -259,10 +259,12 @@ function onListening(s: HttpStart, auth: AuthSetup, port: number): void {
     );
   }
   process.stderr.write(servingBanner(config, self, port, s.root.lexical));
+  const local = `http://${host}:${port}/mcp`;
+  const credential = () => auth.tokens()[0];
   void startConsole({
     runtime,
-    local: `http://${host}:${port}/mcp`,
-    credential: () => auth.tokens()[0],
+    local,
+    credential,
     state: s.state,
     self,
     scope: scopeArgs(config, { stateDir: true }),
@@ -270,7 +272,8 @@ function onListening(s: HttpStart, auth: AuthSetup, port: number): void {
     process.stderr.write(line);
     process.stderr.write(readyLine(host, port));
     // After the ready line: probing bubblewrap takes a few milliseconds.
-    setImmediate(() => afterReady(runtime, log));
+    const self = { url: local, credential, oauth: config.authMode === 'oauth' };
+    setImmediate(() => afterReady(runtime, log, self));
   });
 }
 

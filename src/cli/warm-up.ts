@@ -1,11 +1,13 @@
-// The warm-up right after the server is ready (cli/serve.ts): the first command's helper, the tool modules and
-// a rehearsal of one command, so the first real call does not wait for them.
+// The warm-up right after the server is ready (cli/serve.ts): the first command's helper, the tool modules,
+// a rehearsal of one command and one request to its own endpoint (warm-http.ts), so the first real call does
+// not wait for them.
 import { SERVER_PRINCIPAL } from '../core/principal.js';
 import type { Logger } from '../core/log.js';
 import { openRepo } from '../git/repo.js';
 import { callTool } from '../protocol/call-tool.js';
 import type { ProtocolHost } from '../protocol/host.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { warmHttp, type SelfEndpoint } from './warm-http.js';
 
 /**
  * Right after the server is ready: start what the first command needs (sandbox probe, spawner helper, the
@@ -13,7 +15,7 @@ import type { Runtime } from '../runtime/runtime.js';
  * sandbox say what `safe`/`trusted` then cannot stop, or without a network path that they have no network
  * (docs/security-model.md).
  */
-export function afterReady(runtime: Runtime, log: Logger): void {
+export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): void {
   const started = runtime.clock.monotonic();
   runtime.commands.warm();
   const loaded = runtime.catalog.preload();
@@ -21,6 +23,9 @@ export function afterReady(runtime: Runtime, log: Logger): void {
   // The jails' probes block this thread for a few spawns: after the command path is warm, not beside it.
   void rehearse(runtime, loaded)
     .catch(() => {})
+    .then(async () => {
+      if (self) log.debug('warm-up request to its own endpoint', { answer: await warmHttp(self) });
+    })
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => warmGit(runtime, log))
     .finally(() => {

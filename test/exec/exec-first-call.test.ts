@@ -77,6 +77,26 @@ describe('the first-command rehearsal leaves nothing behind (src/cli/warm-up.ts 
   });
 });
 
+describe('the warm-up request to its own endpoint (src/cli/warm-http.ts)', () => {
+  for (const [mode, env] of [
+    ['bearer', {}],
+    ['noauth', { SERVICE_AUTH_MODE: 'noauth' }],
+  ] as const) {
+    it(`is answered 200 in ${mode} mode, with the server's own credential where it has one`, async () => {
+      ws = makeWorkspace({});
+      server = await startServer({ workspace: ws.dir, env: { SERVICE_LOG_LEVEL: 'debug', ...env } });
+      const line = /warm-up request to its own endpoint (\{.*\})/;
+      const seen = await waitFor(() => line.test(server?.stderr() ?? ''));
+      expect(seen, server.stderr()).toBe(true);
+      expect(JSON.parse(line.exec(server.stderr())?.[1] ?? '{}')).toEqual({ answer: 200 });
+      const traced =
+        server.stderr().match(/request \{"http":"POST \/mcp","method":"tools\/list".*\}/)?.[0] ?? '';
+      expect(traced).toContain('"status":200');
+      expect(traced).toContain(mode === 'bearer' ? '"client":"token#1"' : '"client":"local"');
+    });
+  }
+});
+
 describe('the rehearsal after a client called first (src/cli/warm-up.ts rehearse)', () => {
   /** An in-process server whose log lines are kept, a client call made, then the warm-up run. */
   async function warmUpAfter(tool: string, args: Record<string, unknown>): Promise<string[]> {
