@@ -38,8 +38,18 @@ export function findRipgrep(env: Record<string, string>): EngineChoice {
   return { kind: 'js' };
 }
 
+/** ripgrep's side of the search, loaded once (the second search does not wait on two imports). */
+async function ripgrepCode() {
+  const [{ searchRipgrep }, { verifiedPage }] = await Promise.all([
+    import('./ripgrep.js'),
+    import('./verify.js'),
+  ]);
+  return { searchRipgrep, verifiedPage };
+}
+
 export class SearchEngines {
   private choice: EngineChoice | undefined;
+  private rg: Awaited<ReturnType<typeof ripgrepCode>> | undefined;
   private readonly childEnv: Record<string, string>;
   /** `jail`: where ripgrep runs (process/jail/jail.ts); without one it runs as the server's own child. */
   constructor(
@@ -78,10 +88,7 @@ export class SearchEngines {
       const { searchJs } = await import('./js-engine.js');
       return (await searchJs(root, req)).outcome;
     }
-    const [{ searchRipgrep }, { verifiedPage }] = await Promise.all([
-      import('./ripgrep.js'),
-      import('./verify.js'),
-    ]);
+    const { searchRipgrep, verifiedPage } = (this.rg ??= await ripgrepCode());
     const { page, outcome } = await searchRipgrep(e.path, root, req, this.childEnv, this.jail);
     const kept = verifiedPage(root, page, !this.jail?.runsAlone(e.path));
     if (kept.length === page.length) return outcome;
