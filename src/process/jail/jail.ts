@@ -75,6 +75,10 @@ export class ToolJail {
   private readonly dirsOf = new Map<string, string[]>();
   /** Per program: whether it runs in a jail of its own directory and the one it is given (wrapAlone). */
   private readonly aloneOk = new Map<string, boolean>();
+  /** Per program, its bubblewrap jail's arguments and key, the same for every call (shape). */
+  private readonly recipes = new Map<string, Omit<JailShape, 'cwd' | 'pin'>>();
+  /** The last jail of one directory asked for (aloneShape): searches of one directory ask for the same. */
+  private lastAlone: { program: string; dev: bigint; ino: bigint; shape: JailShape } | undefined;
   /** Where PATH led each program name last time (programPath). */
   private readonly found = new Map<string, string>();
 
@@ -304,13 +308,21 @@ export class ToolJail {
     const starter = st.dynamic;
     if (!starter) return undefined;
     if (p instanceof LandlockJail) return this.landlockShape(p, program, starter, cwd, pin);
+    const made = this.recipes.get(program) ?? this.bwrapRecipe(p, program, starter);
+    return { key: made.key, recipe: made.recipe, cwd, pin };
+  }
+
+  /** The jail of `program` as every call of it gets it: made once, kept in `recipes`. */
+  private bwrapRecipe(p: BwrapPlan, program: string, starter: string): Omit<JailShape, 'cwd' | 'pin'> {
     const root = this.ctx.workspaceReal;
     const args = [...p.base, ...this.programDirs(program), '--ro-bind', starter, STARTER_AT, '--chdir', root];
     if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
     args.push('--', STARTER_AT);
     const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
     const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: false };
-    return { key, recipe: () => recipe, cwd, pin };
+    const made = { key, recipe: () => recipe };
+    this.recipes.set(program, made);
+    return made;
   }
 
   /** ripgrep's jail of one directory (wrapAlone), bound from the directory the server holds (prepared-jails.ts). */
@@ -318,6 +330,8 @@ export class ToolJail {
     const held = starter ? this.prepared.holdDir(dirFd) : undefined;
     if (!held || !starter) return undefined;
     const id = held.id;
+    const last = this.lastAlone;
+    if (last?.program === program && last.dev === id.dev && last.ino === id.ino) return last.shape;
     const args = [...this.aloneArgs(p, program), '--ro-bind', starter, STARTER_AT, '--', STARTER_AT];
     const key = [p.bwrap, p.seccomp ?? '', `${id.dev}:${id.ino}`, ...args].join('\0');
     const recipe = () => {
@@ -333,7 +347,9 @@ export class ToolJail {
         group: false,
       };
     };
-    return { key, recipe, cwd: ALONE_DIR };
+    const shape = { key, recipe, cwd: ALONE_DIR };
+    this.lastAlone = { program, dev: id.dev, ino: id.ino, shape };
+    return shape;
   }
 
   /** The Landlock jail with wb-exec readable and at its end; its own scratch directory made as it is built. */
