@@ -1,7 +1,16 @@
-// Builds the review card (src/apps/card/, docs/review-card.md) into one self-contained HTML file: the script
-// bundled with esbuild (the ext-apps App bridge and what it needs), the style, both inline, and a
-// Content-Security-Policy that allows exactly those two (by hash) and nothing else: no network, no eval.
-// scripts/bundle.mjs calls it in `npm run build`; bench/card-bench.mjs uses it for its pages.
+// Builds the review card (src/apps/card/, docs/review-card.md) into one self-contained HTML file: two scripts
+// bundled with esbuild, the style, all inline, and a Content-Security-Policy that allows exactly those three (by
+// hash) and nothing else: no network, no eval. scripts/bundle.mjs calls it in `npm run build`;
+// bench/card-bench.mjs uses it for its pages.
+//
+// At start (docs/review-card.md#the-start): the first script, early.js (under 1 KB), asks the host
+// `ui/initialize` with the App's own params before the second, the bundle (the ext-apps App bridge and what it
+// needs), is parsed, and tells the host `initialized` on its answer, so the tool result is on its way while the
+// bridge is built. It keeps every message of the parent as it came and hands them to the App's transport
+// (early-transport.js, the extension's PostMessageTransport), which passes each, the answer included, through
+// the bridge's own source check and schemas: nothing the host sends reaches the card unchecked. Without a
+// successful early answer the App makes its own handshake. The bundle is wrapped (`deferred`) to run in a task
+// after the one that sends the early request.
 //
 // Size and start-up (the page ≤ 60 KB gzip, test/apps/card-size.test.ts; first render, bench/card-bench.mjs): the
 // App bridge carries the MCP client's Protocol and zod, and zod builds every schema it is given at load. The
