@@ -152,7 +152,7 @@ async function main() {
       unit: 'KB',
       limit: 60,
       pass: gz <= 60 * 1024,
-      note: `${round(Buffer.byteLength(html) / 1024, 1)} KB as served (one file: script, style, CSP)`,
+      note: `${round(Buffer.byteLength(html) / 1024, 1)} KB as served (one file: two scripts, style, CSP)`,
     },
   ];
   const chromiumPath = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
