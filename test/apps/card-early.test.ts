@@ -4,7 +4,8 @@
 // over. The host hears one `ui/initialize` and one `initialized` (the App's own params, so a change of the
 // bridge's shows here); a host that drops the early request, refuses it or answers it after the App's own still
 // gets the card drawn through the App's own handshake; a malformed tool result the host sends while the bridge
-// is still starting is refused by the bridge's checks, as any message is. Nothing is logged as an error.
+// is still starting is refused by the bridge's checks, as any message is, and a theme change sent then holds.
+// Nothing is logged as an error.
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +52,10 @@ describe.skipIf(missing !== undefined)('the review card starts its handshake ear
         HANDSHAKE.includes(m) || (KINDS.includes(m) && all[i - 1] === 'ui/initialize'),
     );
 
-  async function show(r: unknown, opts: { early?: string; raw?: boolean } = {}): Promise<void> {
+  async function show(
+    r: unknown,
+    opts: { early?: string; raw?: boolean; change?: object } = {},
+  ): Promise<void> {
     await page.evaluate(
       ([h, res, o]: [string, unknown, object]) => (globalThis as Any).showCard(h, res, 'light', o),
       [html, r, opts],
@@ -130,6 +134,17 @@ describe.skipIf(missing !== undefined)('the review card starts its handshake ear
     expect(await card().locator('ul.files').count()).toBe(0);
     await page.evaluate((r: unknown) => (globalThis as Any).sendToolResult(r), result);
     await expect(card().locator('h1').innerText()).resolves.toMatch(/^2 files changed/);
+    // The theme the host changed to while the bridge was starting holds: the App read the change after the
+    // host context of its handshake, as it does when the host sends it after `initialized`.
+    expect(await card().locator('html').getAttribute('data-theme')).toBe('dark');
+  });
+
+  it('a theme change the host sends after the result, while the bridge starts, holds over the handshake', async () => {
+    // Sent at once after `initialized`, so it waits with the result while the bundle runs: the App must read it
+    // after the host context of its handshake (light), as it would have had the host sent it later.
+    await show(result, { change: { theme: 'dark' } });
+    await expect(card().locator('h1').innerText()).resolves.toMatch(/^2 files changed/);
+    expect(await card().locator('html').getAttribute('data-theme')).toBe('dark');
   });
 
   it('logged no error in the card or the host', () => {

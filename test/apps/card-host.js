@@ -40,9 +40,10 @@ class HostTransport extends PostMessageTransport {
 
 /**
  * Shows `html` with the tool result `result`; resolves once the card has received it. `early`: see HostTransport;
- * `raw`: the result is posted as it is, unchecked by the host's bridge (a host that sends a malformed one).
+ * `raw`: the result is posted as it is, unchecked by the host's bridge (a host that sends a malformed one);
+ * `change`: a host context change sent just after the result.
  */
-window.showCard = async (html, result, theme = 'light', { early, raw } = {}) => {
+window.showCard = async (html, result, theme = 'light', { early, raw, change } = {}) => {
   document.querySelector('iframe')?.remove();
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
@@ -69,6 +70,7 @@ window.showCard = async (html, result, theme = 'light', { early, raw } = {}) => 
   const method = 'ui/notifications/tool-result';
   if (raw) iframe.contentWindow.postMessage({ jsonrpc: '2.0', method, params: result }, '*');
   else await bridge.sendToolResult(result);
+  if (change) await bridge.sendHostContextChange(change);
 };
 
 /** The host sends a tool result to the card shown. */

@@ -2,10 +2,10 @@
 // PostMessageTransport to `window.parent`, whose listener (the source check and the JSON-RPC schema) every
 // message from the host still goes through, first taking over what early.js held. The App's `ui/initialize` is
 // answered with the host's answer to the early request, its id made the App's, when the App asks with the same
-// params, and the App's `initialized` is not sent twice; the messages the host sent meanwhile follow in the order
-// they came, so the bridge checks each of them (the tool result included) as it checks any message. Without a
-// successful early answer (none yet, an error, other params) the App's handshake goes to the host as always,
-// and an early answer that comes after it is dropped (nobody waits for it).
+// params; the messages the host sent after it wait until the App sends its `initialized` (not sent twice), as a
+// host sends them only after that, and then follow in the order they came, so the App reads them as it always
+// did, each through the bridge's own checks. Without a successful early answer (none yet, an error, other
+// params) the App's handshake goes to the host as always, and an early answer that comes after it is dropped.
 import { PostMessageTransport } from '@modelcontextprotocol/ext-apps';
 import { EARLY_ID, INIT_PARAMS } from './handshake.js';
 
@@ -22,38 +22,44 @@ export class EarlyTransport extends PostMessageTransport {
   constructor(early) {
     super(window.parent, window.parent);
     this.early = early;
-    this.held = [];
+    /** The host's messages not yet handed to the App, in order, while the handshake is answered early. */
+    this.gate = undefined;
     this.answer = undefined;
-    this.listening = false;
     this.skipInitialized = false;
-    const check = this.messageListener;
-    this.messageListener = (e) => (isEarlyAnswer(e.data) ? undefined : check(e));
+    this.check = this.messageListener;
+    this.messageListener = (e) => {
+      if (isEarlyAnswer(e.data)) return; // nobody waits for it (the App made its own handshake)
+      if (this.gate) this.gate.push(e);
+      else this.check(e);
+    };
   }
 
   async start() {
     const taken = this.early?.take();
-    this.held = taken?.held ?? [];
+    this.gate = taken?.held ?? [];
     this.answer = taken?.answer;
-    if (!this.answer) this.listen();
+    if (!this.answer) this.release();
+    return super.start();
   }
 
   /**
-   * The held messages, in order, through the transport's own listener (the early answer as the answer to the
-   * App's request `id`, when given), then the window's messages.
+   * The held messages to the transport's own listener, in order: up to the early answer, handed as the answer
+   * to the App's request `id`, when `id` is given (the rest wait for the App's `initialized`); all of them, the
+   * early answer left out, when not.
    */
-  listen(id) {
-    const answer = this.answer;
-    this.answer = undefined;
-    for (const e of this.held.splice(0)) {
-      if (e !== answer) this.messageListener(e);
-      else if (id !== undefined)
-        this.messageListener(
-          new window.MessageEvent('message', { data: { ...e.data, id }, source: e.source }),
-        );
+  release(id) {
+    const gate = this.gate ?? [];
+    while (gate.length > 0) {
+      const e = gate.shift();
+      if (e !== this.answer) this.check(e);
+      else if (id !== undefined) {
+        this.answer = undefined;
+        const data = { ...e.data, id };
+        return this.check(new window.MessageEvent('message', { data, source: e.source }));
+      }
     }
-    if (this.listening) return;
-    this.listening = true;
-    return super.start();
+    this.gate = undefined;
+    this.answer = undefined;
   }
 
   async send(message, options) {
@@ -61,13 +67,14 @@ export class EarlyTransport extends PostMessageTransport {
       this.skipInitialized = message.method === INITIALIZE && sameParams(message.params);
       if (this.skipInitialized) {
         // After send returns: the App's request is registered before its answer comes.
-        queueMicrotask(() => this.listen(message.id));
+        queueMicrotask(() => this.release(message.id));
         return;
       }
-      this.listen();
+      this.release();
     }
     if (message.method === INITIALIZED && this.skipInitialized) {
       this.skipInitialized = false;
+      this.release();
       return;
     }
     return super.send(message, options);
