@@ -1,7 +1,16 @@
-// Builds the review card (src/apps/card/, docs/review-card.md) into one self-contained HTML file: the script
-// bundled with esbuild (the ext-apps App bridge and what it needs), the style, both inline, and a
-// Content-Security-Policy that allows exactly those two (by hash) and nothing else: no network, no eval.
-// scripts/bundle.mjs calls it in `npm run build`; bench/card-bench.mjs uses it for its pages.
+// Builds the review card (src/apps/card/, docs/review-card.md) into one self-contained HTML file: two scripts
+// bundled with esbuild, the style, all inline, and a Content-Security-Policy that allows exactly those three (by
+// hash) and nothing else: no network, no eval. scripts/bundle.mjs calls it in `npm run build`;
+// bench/card-bench.mjs uses it for its pages.
+//
+// At start (docs/review-card.md#the-start): the first script, early.js (under 1 KB), asks the host
+// `ui/initialize` with the App's own params before the second, the bundle (the ext-apps App bridge and what it
+// needs), is parsed, and tells the host `initialized` on its answer, so the tool result is on its way while the
+// bridge is built. It keeps every message of the parent as it came and hands them to the App's transport
+// (early-transport.js, the extension's PostMessageTransport), which passes each, the answer included, through
+// the bridge's own source check and schemas: nothing the host sends reaches the card unchecked. Without a
+// successful early answer the App makes its own handshake. The bundle is wrapped (`deferred`) to run in a task
+// after the one that sends the early request.
 //
 // Size and start-up (the page ≤ 60 KB gzip, test/apps/card-size.test.ts; first render, bench/card-bench.mjs): the
 // App bridge carries the MCP client's Protocol and zod, and zod builds every schema it is given at load. The
@@ -27,6 +36,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { EARLY_KEY } from '../src/apps/card/handshake.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cardSrc = path.join(repo, 'src/apps/card');
@@ -208,16 +218,20 @@ export async function bundleScript(entry = 'card.js', options = {}) {
 
 const sha = (text) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
-/** The page: the template with `script` and the style inline, allowed by hash and nothing else. */
-export function page(script, title = 'Changes') {
+/**
+ * The page: the template with `script` and the style inline, and `early` (early.js, bundled) as the first script
+ * when given, each allowed by its hash and nothing else.
+ */
+export function page(script, title = 'Changes', early = undefined) {
   const style = readFileSync(path.join(cardSrc, 'style.css'), 'utf8');
-  // `</` cannot end the inline script early: esbuild escapes it in strings, and the script has no other.
-  const safe = script.replaceAll('</script', '<\\/script');
-  const inlineScript = `\n${safe}\n`;
+  // `</` cannot end an inline script early: esbuild escapes it in strings, and the scripts have no other.
+  const inline = (js) => `\n${js.replaceAll('</script', '<\\/script')}\n`;
+  const inlineScript = inline(script);
+  const inlineEarly = early === undefined ? undefined : inline(early);
   const inlineStyle = `\n${style}\n`;
   const csp = [
     "default-src 'none'",
-    `script-src ${sha(inlineScript)}`,
+    `script-src ${[inlineEarly, inlineScript].filter(Boolean).map(sha).join(' ')}`,
     `style-src ${sha(inlineStyle)}`,
     "img-src 'none'",
     "font-src 'none'",
@@ -230,12 +244,31 @@ export function page(script, title = 'Changes') {
     .replace('<title>Changes</title>', () => `<title>${title}</title>`)
     .replace('__CSP__', () => csp)
     .replace(/<style>\s*__STYLE__;?\s*<\/style>/, () => `<style>${inlineStyle}</style>`)
+    .replace(/\s*<script>\s*__EARLY__;?\s*<\/script>/, () =>
+      inlineEarly === undefined ? '' : `\n    <script>${inlineEarly}</script>`,
+    )
     .replace(/<script>\s*__SCRIPT__;?\s*<\/script>/, () => `<script>${inlineScript}</script>`);
+}
+
+/**
+ * The bundle as the card's second script: compiled as the page is parsed (a parenthesised function is compiled
+ * at once, not parsed twice), run in a task of its own (early.js `later`), after the task that sends the early
+ * request to the host (Chromium holds a cross-process `postMessage` until the task that made it ends, and the
+ * parser runs both inline scripts in one task). Without early.js (a page that left it out) it runs at once.
+ */
+export function deferred(script) {
+  const key = JSON.stringify(EARLY_KEY);
+  return `((run) => { const early = window[${key}]; early ? early.later(run) : run(); })((() => {\n${script}\n}));`;
+}
+
+/** The card's page: early.js first, then the bundle (deferred). */
+export async function cardPage() {
+  return page(deferred(await bundleScript()), 'Changes', await bundleScript('early.js'));
 }
 
 /** Writes dist/apps/card/changes.html. */
 export async function buildCard(dist = path.join(repo, 'dist')) {
   const out = path.join(dist, 'apps/card');
   mkdirSync(out, { recursive: true });
-  writeFileSync(path.join(out, 'changes.html'), page(await bundleScript()));
+  writeFileSync(path.join(out, 'changes.html'), await cardPage());
 }

@@ -6,9 +6,8 @@
 // critical violation at 390 px and 1280 px; and it makes no network request of its own. With show_changes on
 // the server, "Load the rest" and "Revert" call the server through the bridge. Nothing is logged as an error.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { REPO_ROOT, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
@@ -16,6 +15,7 @@ import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
+import { hostServer } from './card-host-server.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -32,30 +32,6 @@ const DECLARED = {
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
 const BIG_LINES = 5000;
-
-/** The host page: its script bundled from test/apps/card-host.js, served from 127.0.0.1. */
-async function hostServer(): Promise<{ server: Server; url: string }> {
-  const r = await build({
-    entryPoints: [path.join(REPO_ROOT, 'test/apps/card-host.js')],
-    bundle: true,
-    format: 'iife',
-    write: false,
-    logLevel: 'warning',
-  });
-  const script = r.outputFiles[0]!.text;
-  const html =
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title>' +
-    '<style>iframe{border:0;width:100%;height:400px;display:block}</style></head>' +
-    '<body><h1 style="font-size:1px">host</h1><script src="/host.js"></script></body></html>';
-  const server = createServer((req, res) => {
-    const js = req.url === '/host.js';
-    res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html' });
-    res.end(js ? script : html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return { server, url: `http://127.0.0.1:${port}/` };
-}
 
 describe.skipIf(missing !== undefined)('the review card in Chromium, on the official host bridge', () => {
   let ws: TempWorkspace;

@@ -3,6 +3,8 @@
 // a cut diff and reverts to a review point by calling the server through the host. No network of its own.
 import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import { config } from 'zod/v4/core';
+import { EarlyTransport } from './early-transport.js';
+import { APP_INFO, EARLY_KEY } from './handshake.js';
 import { el, renderCard } from './render.js';
 
 /** Must match src/tools/apps.ts DIFF_META_KEY. */
@@ -12,16 +14,23 @@ const DIFF_META_KEY = 'io.github.workbench-mcp/diff';
 config({ jitless: true });
 
 const root = document.getElementById('card');
-const app = new App({ name: 'workbench-changes', version: '1' }, {}, { autoResize: true });
+const app = new App(APP_INFO, {}, { autoResize: true });
 let data;
 
 app.ontoolresult = (result) => show(result);
 app.onhostcontextchanged = (ctx) => theme(ctx);
 // The handshake first: the host sends the tool result only once it is done (the functions below are hoisted).
-app
-  .connect()
-  .then(() => theme(app.getHostContext()))
-  .catch((e) => root.replaceChildren(el('p', { class: 'empty' }, `No host: ${e?.message ?? e}`)));
+// early.js began it before this script was parsed; its transport finishes it (early-transport.js).
+const early = window[EARLY_KEY];
+if (early) early.ready(connect);
+else connect();
+
+function connect() {
+  app
+    .connect(new EarlyTransport(early))
+    .then(() => theme(app.getHostContext()))
+    .catch((e) => root.replaceChildren(el('p', { class: 'empty' }, `No host: ${e?.message ?? e}`)));
+}
 
 function theme(ctx) {
   if (ctx?.theme) applyDocumentTheme(ctx.theme);
