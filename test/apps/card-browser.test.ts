@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { REPO_ROOT, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
+import { cachedPath, missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
-import { hostServer } from './card-host-server.js';
+import { hostServer, openHost } from './card-host-server.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -77,15 +77,10 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
     );
     hasShowChanges = (await client.listTools()).tools.some((t: Any) => t.name === 'show_changes');
     html = (await client.readResource({ uri: CARD })).contents[0].text;
-    const { chromium } = await importCached<Playwright>('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.on('request', (r: Any) => requests.push(r.url()));
-    page.on('console', (m: Any) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e: Any) => errors.push(String(e?.message ?? e)));
-    await page.exposeFunction('hostCallTool', (p: Any) => client.callTool(p));
-    await page.goto(host.url);
-    await page.waitForFunction(() => typeof (globalThis as Any).showCard === 'function');
+    ({ browser, page } = await openHost(host.url, errors, async (p: Any) => {
+      p.on('request', (r: Any) => requests.push(r.url()));
+      await p.exposeFunction('hostCallTool', (q: Any) => client.callTool(q));
+    }));
   }, 120_000);
 
   afterAll(async () => {

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
+import { missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
-import { hostServer } from './card-host-server.js';
+import { hostServer, openHost } from './card-host-server.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -87,13 +87,7 @@ describe.skipIf(missing !== undefined)('the review card starts its handshake ear
     });
     expect(result.isError, JSON.stringify(result.content)).toBe(false);
     expect(result._meta[DIFF].files).toHaveLength(2);
-    const { chromium } = await importCached<Playwright>('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.on('console', (m: Any) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e: Any) => errors.push(String(e?.message ?? e)));
-    await page.goto(host.url);
-    await page.waitForFunction(() => typeof (globalThis as Any).showCard === 'function');
+    ({ browser, page } = await openHost(host.url, errors));
   }, 120_000);
 
   afterAll(async () => {

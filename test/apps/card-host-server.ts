@@ -4,6 +4,10 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { REPO_ROOT } from '../helpers/server.js';
+import { importCached, type Playwright } from '../helpers/cached-tools.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
+
+type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export async function hostServer(): Promise<{ server: Server; url: string }> {
   const r = await build({
@@ -26,4 +30,24 @@ export async function hostServer(): Promise<{ server: Server; url: string }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return { server, url: `http://127.0.0.1:${port}/` };
+}
+
+/**
+ * Chromium on the host page at 1280 px, its console errors and page errors pushed to `errors`; `before` runs on
+ * the page before it loads (listeners, exposed functions). Resolves once the host's showCard is defined.
+ */
+export async function openHost(
+  url: string,
+  errors: string[],
+  before?: (page: Any) => Promise<void> | void,
+): Promise<{ browser: Any; page: Any }> {
+  const { chromium } = await importCached<Playwright>('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  page.on('console', (m: Any) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e: Any) => errors.push(String(e?.message ?? e)));
+  await before?.(page);
+  await page.goto(url);
+  await page.waitForFunction(() => typeof (globalThis as Any).showCard === 'function');
+  return { browser, page };
 }
