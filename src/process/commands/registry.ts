@@ -92,7 +92,8 @@ export class CommandRegistry {
   /** `safe` and `trusted`: the filtering proxy and each command's credential for it. */
   private readonly net: NetAccess;
 
-  private startsAsked = 0;
+  /** Commands asked for since start, started or not (cli/warm-up.ts leaves its rehearsal out after one). */
+  asked = 0;
 
   /** No side effects: startUp() does the start-up work, shutdown() ends it. */
   constructor(private readonly host: RegistryHost) {
@@ -230,11 +231,6 @@ export class CommandRegistry {
     return this.net.refusedFor(callKey);
   }
 
-  /** Commands asked for since start, started or not (cli/warm-up.ts leaves its rehearsal out after one). */
-  get asked(): number {
-    return this.startsAsked;
-  }
-
   list(): Command[] {
     return [...this.commands.values()];
   }
@@ -250,7 +246,7 @@ export class CommandRegistry {
   }
 
   start(spec: StartSpec): Command {
-    this.startsAsked++;
+    this.asked++;
     if (this.closing)
       throw new ToolError('INTERNAL_ERROR', 'the server is shutting down and starts no more commands', {});
     this.sweep();

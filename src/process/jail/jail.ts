@@ -8,15 +8,15 @@
 // helper jails them instead (jail-landlock.ts), as it confines commands there; where neither can, programs run
 // unjailed and status() says so. SERVICE_SANDBOX=bwrap or landlock picks that one only.
 import { isStaticExecutable } from './static-exe.js';
-import { closeSync, constants, openSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, constants, openSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
-import { SYSTEM_TOPS } from '../sandbox/host-view.js';
 import { baseMounts, ETC_FILES, isolation } from './bwrap-view.js';
 import { LandlockJail, type LandlockJailContext } from './jail-landlock.js';
 import { probeRun, SECCOMP_FD } from '../sandbox/sandbox.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
-import { findExecutable, isExecutable } from '../spawn/spawn.js';
+import { findExecutable } from '../spawn/spawn.js';
+import { ProgramPaths } from './programs.js';
 import { placeProgram } from '../native.js';
 import type { PreparedCounts } from './prepared-jail.js';
 import type { DirIdentity } from '../start-request.js';
@@ -72,15 +72,13 @@ type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?:
 export class ToolJail {
   private plan: BwrapPlan | LandlockJail | null | undefined;
   private why = '';
-  private readonly dirsOf = new Map<string, string[]>();
   /** Per program: whether it runs in a jail of its own directory and the one it is given (wrapAlone). */
   private readonly aloneOk = new Map<string, boolean>();
   /** Per program, its bubblewrap jail's arguments and key, the same for every call (shape). */
   private readonly recipes = new Map<string, Omit<JailShape, 'cwd' | 'pin'>>();
   /** The last jail of one directory asked for (aloneShape): searches of one directory ask for the same. */
   private lastAlone: { program: string; dev: bigint; ino: bigint; shape: JailShape } | undefined;
-  /** Where PATH led each program name last time (programPath). */
-  private readonly found = new Map<string, string>();
+  private readonly programs: ProgramPaths;
 
   private readonly prepared: PreparedJails;
   /** The placed copies of wb-exec: dynamic (beside the system) and static (the jail of one directory). */
@@ -88,6 +86,7 @@ export class ToolJail {
 
   constructor(private readonly ctx: JailContext) {
     this.prepared = new PreparedJails(ctx.onRun, ctx.defer);
+    this.programs = new ProgramPaths(ctx.pathVar);
   }
 
   /**
@@ -101,7 +100,7 @@ export class ToolJail {
     call: { cwd: string; env: Record<string, string>; dirFd?: number },
   ): PreparedStart | undefined {
     const p = this.ready();
-    const program = p && this.programPath(file);
+    const program = p && this.programs.path(file);
     const shape = program && this.shape(p, program, call.cwd, call.dirFd);
     return shape ? this.prepared.start(program, args, call.env, shape) : undefined;
   }
@@ -113,7 +112,7 @@ export class ToolJail {
     const root = openSync(this.ctx.workspaceReal, constants.O_RDONLY | constants.O_DIRECTORY);
     try {
       for (const f of programs) {
-        const program = this.programPath(f);
+        const program = this.programs.path(f);
         const alone = program && this.runsAlone(program) ? root : undefined;
         if (program) this.prepared.warm(program, this.shape(p, program, this.ctx.workspaceReal, alone));
       }
@@ -157,14 +156,14 @@ export class ToolJail {
   wrap(file: string, args: readonly string[], cwd: string, writable?: string): Jailed {
     const p = this.ready();
     if (!p) return { file, args: [...args] };
-    const program = this.programPath(file);
+    const program = this.programs.path(file);
     if (!program) return { file, args: [...args] }; // the spawn reports ENOENT as usual
     if (p instanceof LandlockJail) return p.start(program, args, writable);
     // A directory the caller pinned by descriptor (/proc/self/fd/N) is already the process's working directory
     // when bwrap starts; bwrap then enters the same directory inside the jail by its path.
     const chdir = cwd.startsWith('/proc/') ? [] : ['--chdir', cwd];
     const rw = writable ? ['--bind', writable, writable] : [];
-    const a = [...p.base, ...rw, ...this.programDirs(program), ...chdir];
+    const a = [...p.base, ...rw, ...this.programs.dirs(program), ...chdir];
     if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
     return { file: p.bwrap, args: [...a, '--', program, ...args], seccomp: p.seccomp };
   }
@@ -217,20 +216,6 @@ export class ToolJail {
     } finally {
       closeSync(dir);
     }
-  }
-
-  /**
-   * `file`'s path: itself when absolute, else where PATH led last time while that is still an executable (one
-   * access(2), where a search of PATH fails once per directory before it), else searched again.
-   */
-  private programPath(file: string): string | undefined {
-    if (path.isAbsolute(file)) return file;
-    const known = this.found.get(file);
-    if (known !== undefined && isExecutable(known)) return known;
-    const p = findExecutable(file, this.ctx.pathVar);
-    if (p) this.found.set(file, p);
-    else this.found.delete(file);
-    return p;
   }
 
   private ready() {
@@ -315,7 +300,15 @@ export class ToolJail {
   /** The jail of `program` as every call of it gets it: made once, kept in `recipes`. */
   private bwrapRecipe(p: BwrapPlan, program: string, starter: string): Omit<JailShape, 'cwd' | 'pin'> {
     const root = this.ctx.workspaceReal;
-    const args = [...p.base, ...this.programDirs(program), '--ro-bind', starter, STARTER_AT, '--chdir', root];
+    const args = [
+      ...p.base,
+      ...this.programs.dirs(program),
+      '--ro-bind',
+      starter,
+      STARTER_AT,
+      '--chdir',
+      root,
+    ];
     if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
     args.push('--', STARTER_AT);
     const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
@@ -384,24 +377,6 @@ export class ToolJail {
       static: placeProgram('wb-exec-static', this.ctx.dirs.root),
     };
     return this.starters;
-  }
-
-  /** Bind the program's own directory where the system directories do not already show it. */
-  private programDirs(program: string): string[] {
-    let dirs = this.dirsOf.get(program);
-    if (!dirs) {
-      let real = program;
-      try {
-        real = realpathSync(program);
-      } catch {
-        /* the spawn reports it */
-      }
-      const dir = path.dirname(real);
-      const shown = ['/usr', ...SYSTEM_TOPS].some((t) => dir === t || dir.startsWith(`${t}/`));
-      dirs = shown ? [] : ['--ro-bind', dir, dir];
-      this.dirsOf.set(program, dirs);
-    }
-    return dirs;
   }
 }
 
