@@ -92,6 +92,18 @@ function serverDefs(m: ServerMetrics): Def[] {
       () => [{ value: commands().retained }],
     ],
     [
+      'workbench_command_starts_total',
+      'Commands started on pipes, by whether their sandbox (without one, their process) was prepared ahead',
+      'counter',
+      () => {
+        const s = commands().starts;
+        return [
+          { labels: { start: 'prepared' }, value: s.prepared },
+          { labels: { start: 'cold' }, value: s.cold },
+        ];
+      },
+    ],
+    [
       'workbench_command_output_retained_bytes',
       'Command output bytes kept in memory',
       'gauge',

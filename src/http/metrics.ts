@@ -52,7 +52,12 @@ interface HistogramSeries {
 export interface MetricsSources {
   /** The tool names of the catalog (the only `tool` label values besides "unknown"). */
   tools: readonly string[];
-  commands: () => { running: number; retained: number; retainedBytes: number };
+  commands: () => {
+    running: number;
+    retained: number;
+    retainedBytes: number;
+    starts: { readonly prepared: number; readonly cold: number };
+  };
 }
 
 function bump(map: Map<string, Series>, key: string, labels: Labels, by = 1): void {

@@ -165,7 +165,13 @@ function serverMetrics(runtime: ProtocolHost): ServerMetrics {
     commands: () => {
       const all = runtime.commands.list();
       const running = all.filter((c) => c.running).length;
-      return { running, retained: all.length - running, retainedBytes: runtime.commands.retainedBytes() };
+      const c = runtime.commands;
+      return {
+        running,
+        retained: all.length - running,
+        retainedBytes: c.retainedBytes(),
+        starts: c.helper.starts,
+      };
     },
   });
 }

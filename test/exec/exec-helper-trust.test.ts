@@ -65,7 +65,7 @@ d('the spawner helper is checked, not trusted', () => {
     ws?.cleanup();
   });
 
-  const helperPid = () => srv.runtime.commands.helperPid;
+  const helperPid = () => srv.runtime.commands.helper.helperPid;
 
   for (const [name, value] of [
     ['null', null],

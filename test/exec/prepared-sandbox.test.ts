@@ -135,12 +135,12 @@ d('a sandbox per command, prepared ahead', () => {
   it('a prepared sandbox dies with its helper; the next helper prepares its own; none outlives the server', async () => {
     expect(await waitFor(() => waiting().length === 1)).toBe(true);
     const [old] = waiting() as [number];
-    const helper = srv.runtime.commands.helperPid as number;
+    const helper = srv.runtime.commands.helper.helperPid as number;
     expect(descendantsOf(helper).map((p) => p.pid)).toContain(old);
     signal(helper, 'SIGKILL');
     expect(await waitFor(() => !procTable().has(old))).toBe(true);
     // Once the server saw its helper go, the next command goes to the next one.
-    expect(await waitFor(() => (srv.runtime.commands.helperPid ?? helper) !== helper)).toBe(true);
+    expect(await waitFor(() => (srv.runtime.commands.helper.helperPid ?? helper) !== helper)).toBe(true);
     await srv.runtime.commands.whenUp();
     const r = await call(srv.url, 'exec_command', { cmd: 'echo after', yield_time_ms: 30_000 });
     expect(r.sc.stdout).toBe('after\n');

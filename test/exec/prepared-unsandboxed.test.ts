@@ -58,6 +58,23 @@ function waiting(): number[] {
       expect(await waitFor(() => waiting().length === 1 && waiting()[0] !== ready)).toBe(true);
     });
 
+    it('commands one right after another each become the process waiting for them, its move into its cgroup awaited', async () => {
+      // The next process is asked for as each command ends, and its move into its cgroup (a kernel grace period)
+      // may still run when the next call comes a moment later: that command waits for the move instead of
+      // starting another process the usual way.
+      const before = { ...srv.runtime.commands.helper.starts };
+      for (let i = 0; i < 12; i++) {
+        const r = await call(srv.url, 'exec_command', { cmd: 'true', yield_time_ms: 30_000 });
+        expect(r.sc.status).toBe('exited');
+      }
+      const after = srv.runtime.commands.helper.starts;
+      expect({ prepared: after.prepared - before.prepared, cold: after.cold - before.cold }).toEqual({
+        prepared: 12,
+        cold: 0,
+      });
+      expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    });
+
     it('a directory that cannot be entered fails the start, and the waiting process stays for the next', async () => {
       expect(await waitFor(() => waiting().length === 1)).toBe(true);
       const [ready] = waiting() as [number];

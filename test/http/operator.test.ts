@@ -106,6 +106,9 @@ describe('/metrics', () => {
       expect(family(g).type).toBe('gauge');
       expect(value(g, {})).toBeGreaterThanOrEqual(0);
     }
+    const starts = 'workbench_command_starts_total';
+    expect(family(starts).type).toBe('counter');
+    for (const start of ['prepared', 'cold']) expect(value(starts, { start })).toBeGreaterThanOrEqual(0);
     expect(value('process_resident_memory_bytes', {})).toBeGreaterThan(1e6);
     expect(Number.isFinite(value('nodejs_eventloop_lag_max_seconds', {}))).toBe(true);
   });

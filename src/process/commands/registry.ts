@@ -185,9 +185,9 @@ export class CommandRegistry {
     return this.plan !== undefined && this.spawner.settled;
   }
 
-  /** The pid of the helper that starts pipe commands, when one runs. */
-  get helperPid(): number | undefined {
-    return this.spawner.helperPid;
+  /** The helper that starts pipe commands: its pid when one runs, and how the commands so far started. */
+  get helper(): Pick<Spawner, 'helperPid' | 'starts'> {
+    return this.spawner;
   }
 
   /** Drop a command from the registry (the server's own rehearsal of the first command, docs/architecture.md). */

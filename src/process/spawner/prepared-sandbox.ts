@@ -29,6 +29,8 @@ export class PreparedSandbox {
   private exited = false;
   /** In its cgroup (or has none to go to): a sandbox started before its move is not handed a command until then. */
   private placed = true;
+  /** Who waits for the move to end (whenPlaced): told whether it is in its cgroup. */
+  private waiters: Array<(placed: boolean) => void> = [];
   private readonly onExit = () => {
     this.exited = true;
     if (this.cgroup) releaseCgroup(this.cgroup.dir);
@@ -71,7 +73,19 @@ export class PreparedSandbox {
         started.limited = true;
         this.placed = true;
       } else this.discard();
+      for (const w of this.waiters.splice(0)) w(moved && this.usable);
     });
+  }
+
+  /**
+   * Calls `then` once it can be handed a command: at once when it can or never will, else when its move into its
+   * cgroup ended (with false when the move failed: it is then discarded). A command that comes a moment after the
+   * one before ended finds its process started but the move (a kernel grace period) still running: waiting for
+   * the rest of it is cheaper than starting another process the usual way, which moves the helper in and out.
+   */
+  whenPlaced(then: (usable: boolean) => void): void {
+    if (this.placed || this.exited) then(this.usable);
+    else this.waiters.push(then);
   }
 
   /** Still waiting for its command (its exit not seen), and in its cgroup. */

@@ -25,7 +25,25 @@ const send = (msg: FromHelper, cb?: () => void) => {
   if (process.connected) process.send?.(msg, undefined, undefined, cb);
 };
 
+/** Messages for commands whose prepared process is still moving into its cgroup (start), kept in order. */
+const waiting = new Map<number, ToHelper[]>();
+
 function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
+  const named = m.warm && prepared?.n === m.warm.n ? prepared : undefined;
+  if (!named) return launch(m, undefined);
+  prepared = undefined;
+  waiting.set(m.id, []);
+  named.whenPlaced((usable) => {
+    const queued = waiting.get(m.id) ?? [];
+    waiting.delete(m.id);
+    if (!usable) named.discard();
+    launch(m, usable ? named : undefined);
+    for (const x of queued) handle(x);
+  });
+}
+
+/** Start the command: in `ready` (prepared, in its cgroup) or the usual way. */
+function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | undefined): void {
   const id = m.id;
   const out = (fd: 1 | 2) => (d: Buffer) => {
     const l = live.get(id);
@@ -62,8 +80,6 @@ function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
       send({ t: 'exit', id, code, signal, startError });
     },
   };
-  const ready = m.warm && prepared?.n === m.warm.n && prepared.usable ? prepared : undefined;
-  if (ready) prepared = undefined;
   const handle = ready
     ? adoptChild(ready.use(m.cwd, m.warm?.argv ?? [], m.env), { ...spec, cgroup: ready.cgroup }, events)
     : spawnPipes(spec, events);
@@ -80,6 +96,8 @@ function handle(m: ToHelper): void {
   if (m.t === 'ping') return send({ t: 'pong', n: m.n });
   if (m.t === 'spawn') return start(m);
   if (m.t === 'prepare') return prepare(m);
+  const queue = waiting.get(m.id);
+  if (queue) return void queue.push(m);
   const l = live.get(m.id);
   if (!l) return;
   if (m.t === 'write') l.handle.write(m.data);

@@ -86,6 +86,9 @@ export class Spawner {
    * write), never dist/, which may lie inside the workspace a command can write, and is read again at every
    * replacement (docs/security-model.md, rule B). Without it (tests of this class) the built file is forked.
    */
+  /** Commands started on pipes so far: in a sandbox (or, without one, a process) prepared ahead, or the usual way. */
+  readonly starts = { prepared: 0, cold: 0 };
+
   constructor(
     private readonly log: Logger,
     prepared?: PreparedSource,
@@ -109,7 +112,10 @@ export class Spawner {
   spawn(spec: SpawnSpec, ev: ProcessEvents): ProcessHandle {
     const child = this.ensureHelper();
     // A command that comes while the helper is still starting (or when none can) is started here.
-    if (!child || !this.everReady) return spawnPipes(spec, ev);
+    if (!child || !this.everReady) {
+      this.starts.cold++;
+      return spawnPipes(spec, ev);
+    }
     const id = ++this.seq;
     // Unsandboxed, a directory that cannot be entered is a start that failed (ENOENT), not wb-exec's exit 126.
     const usable = spec.commandArgv && (spec.sandboxed || isDirectory(spec.cwd));
@@ -267,6 +273,7 @@ export class Spawner {
       if (m.id > this.seq) this.replace(child, 'named a command it was never given');
       return;
     }
+    if (m.t === 'spawned') this.starts[m.warm === true ? 'prepared' : 'cold']++;
     if (m.t === 'exit') {
       this.remotes.delete(m.id);
       // Asked before the exit is reported, so the call that follows this command's result finds it asked.
