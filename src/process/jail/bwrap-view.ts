@@ -14,9 +14,13 @@ export const ETC_FILES = [
   '/etc/nsswitch.conf',
 ];
 
-/** The namespaces and limits of bubblewrap's jail (with a user namespace where the host allows one). */
+/**
+ * The namespaces and limits of bubblewrap's jail (with a user namespace where the host allows one). The program
+ * is its PID namespace's first process (`--as-pid-1`, no reaper of bubblewrap's in between): when it exits the
+ * kernel ends whatever it left in the namespace, and its end reaches the server one process hop sooner.
+ */
 export function isolation(userns: boolean): string[] {
-  const a = ['--unshare-all', '--die-with-parent', '--new-session'];
+  const a = ['--unshare-all', '--as-pid-1', '--die-with-parent', '--new-session'];
   if (userns) a.push('--unshare-user', '--disable-userns');
   a.push('--cap-drop', 'ALL');
   return a;
