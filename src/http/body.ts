@@ -9,6 +9,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit)
     return Promise.resolve({ ok: false, reason: 'too_large' });
+  const whole = parsedWhole(req, declared);
+  if (whole) return Promise.resolve(whole);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -28,6 +30,23 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     req.on('error', () => finish({ ok: false, reason: 'aborted' }));
     req.on('close', () => finish({ ok: false, reason: 'aborted' }));
   });
+}
+
+/**
+ * A body the parser already has whole (all its declared bytes came with the headers, as a small request's do,
+ * and were parsed while the request's first steps awaited): taken at once, without the stream's turns for
+ * 'data' and 'end'. Undefined when it is still arriving, has no declared length, or is already being read.
+ */
+function parsedWhole(req: IncomingMessage, declared: number): BodyResult | undefined {
+  if (!Number.isFinite(declared) || req.readableFlowing !== null || req.readableLength !== declared)
+    return undefined;
+  const buf = req.read() as Buffer | null;
+  if (req.readableLength !== 0 || (buf?.length ?? 0) !== declared) {
+    // Not all of it came out at once (never seen): put back what did and read it the usual way.
+    if (buf) req.unshift(buf);
+    return undefined;
+  }
+  return { ok: true, text: buf ? buf.toString('utf8') : '' };
 }
 
 /**
