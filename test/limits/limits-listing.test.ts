@@ -53,7 +53,7 @@ afterAll(() => Promise.all(removals), FIXTURE_CEILING_MS);
 
 /**
  * The paging tree's size: enough that every listing crosses its page and batch bounds several times — list_files
- * pages of ~1,500 entries (PAGE_BYTES of JSON: more than 5 pages asserted), list_dir pages of 1,000 (its default
+ * pages of ~1,300 entries (PAGE_BYTES of JSON: more than 5 pages asserted), list_dir pages of 1,000 (its default
  * max_entries, also the bounded heap of the time sort), newest-first stat batches of 4,096
  * (src/tools/files/file-pages.ts NEWEST_BATCH), search pages of ~900 matches — and no larger: every page of the
  * sorts that need the whole tree walks all of it again, so the paging's time grows with the square of the size.
