@@ -1,7 +1,7 @@
 // A repository-controlled program may never run with the server's power (README "Git"): run with the server
 // as root and as nobody. The race: a `safe` command renames `.git/config` back and forth every ~1 ms between
 // a plain copy and one defining the clean filter `zz` that `.gitattributes` gives to a stale `a.txt`, while
-// git_status (200 times) and git_diff run; the filter would append `id` to a marker file outside the
+// git_status (60 times) and git_diff (15) run; the filter would append `id` to a marker file outside the
 // workspace (writable by the server's user), which must stay empty. Checking the configuration and then
 // running git is a window such a race hits; git confined to a read-only sandbox that holds only the
 // workspace closes it whatever the timing. Then single shots (no race) of core.fsmonitor, diff.external, a
@@ -37,8 +37,13 @@ import {
 } from '../helpers/hostile-bin.js';
 import { git } from '../helpers/workspace.js';
 
-const STATUS_CALLS = 200;
-const DIFF_CALLS = 50;
+/**
+ * Calls during the swaps, enough that a git left unconfined could not miss the window: with SERVICE_SANDBOX=off
+ * (everything else as it is) the filter first ran at call 0, 1, 3 and 6 of four runs, and in 55 to 70 of the
+ * 250 calls of each: about one call in four, so 75 calls would all miss with odds of about 1 in a billion.
+ */
+const STATUS_CALLS = 60;
+const DIFF_CALLS = 15;
 const MIN_SWAPS = 100; // fewer: the race was not exercised, fail instead of passing vacuously
 const TEST_CEILING_MS = 400_000;
 

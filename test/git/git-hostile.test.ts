@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -285,6 +286,19 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
   let repoWs: TempWorkspace;
   let server: InProcessServer;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /**
+   * Waits until every file below .git (and `more`) has stood still for its file system's wait, by the server's
+   * own rule (src/git/settle.ts stoodStill): ~100 ms where timestamps keep fractions of a second, 2 s where they
+   * step by whole seconds. Only then may a call cache what it read, so a null from the cache is the cache's
+   * choice, never an unsettled file's.
+   */
+  async function untilSettled(...more: string[]) {
+    const { stoodStill } = await import('../../src/git/settle.js');
+    const files = (p: string): string[] =>
+      lstatSync(p).isDirectory() ? readdirSync(p).flatMap((n) => files(path.join(p, n))) : [p];
+    const all = [path.join(repoWs.dir, '.git'), ...more].flatMap(files);
+    while (!all.every((f) => stoodStill(lstatSync(f, { bigint: true }), Date.now()))) await sleep(20);
+  }
   beforeAll(async () => {
     repoWs = makeWorkspace({ 'a.txt': 'one\n', '.gitattributes': '*.txt filter=late\n' }, { git: true });
     git(repoWs.dir, 'add', '-A');
@@ -298,8 +312,6 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
 
   it('caches only a settled configuration, and a filter added later is disabled anyway', async () => {
     const { fromCache } = await import('../../src/git/repo.js');
-    // The longest wait of git/settle, whatever the file system's timestamps are.
-    const { COARSE_STABLE_MS: STABLE_MS } = await import('../../src/git/settle.js');
     const rt = server.runtime;
     const status = async () => {
       const r = await callTool(server.url, 'git_status', {});
@@ -313,7 +325,7 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
     expect(fromCache(rt, rt.root.real), 'a config written just now is not cached').toBeNull();
     const past = Date.now() / 1000 - 3600.25;
     utimesSync(config, past, past);
-    await sleep(STABLE_MS + 300);
+    await untilSettled();
     await status();
     expect(fromCache(rt, rt.root.real)).not.toBeNull();
 
@@ -323,7 +335,7 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
     await status();
     await callTool(server.url, 'git_diff', {});
     const cfg = path.join(repoWs.dir, '.git', 'config');
-    await sleep(STABLE_MS + 300);
+    await untilSettled();
     await status();
     expect(fromCache(rt, rt.root.real)).not.toBeNull();
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('late-filter-git-config', 'late-filter-in-place!!'));
@@ -337,7 +349,7 @@ describe('the repository cache never serves a stale configuration (git/repo)', (
     const inc = path.join(traps, 'late-include.gitconfig');
     writeFileSync(inc, '[core]\n\tbare = false\n');
     git(repoWs.dir, 'config', 'include.path', inc);
-    await sleep(STABLE_MS + 300);
+    await untilSettled(inc);
     await status();
     expect(fromCache(rt, rt.root.real)).toBeNull();
   });

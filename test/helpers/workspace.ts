@@ -22,7 +22,7 @@ export interface TempWorkspace {
 
 /** /dev/shm when this machine has it writable (a tmpfs: trees of 100,000s of files are made and removed in a
  *  third of the time), else the temporary directory. */
-function memoryDir(): string {
+export function memoryDir(): string {
   try {
     if (!statSync('/dev/shm').isDirectory()) return tmpdir();
     accessSync('/dev/shm', constants.W_OK);

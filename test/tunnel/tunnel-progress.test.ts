@@ -26,19 +26,22 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = (extra: Record<string, string> = {}) => ({
+/** A run's environment: its own HOME and state directory (`run`), as the runs go on side by side. */
+const env = (run: string, extra: Record<string, string> = {}) => ({
   PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-  HOME: path.join(dir, 'home'),
-  SERVICE_STATE_DIR: path.join(dir, 'state'),
+  HOME: path.join(dir, run, 'home'),
+  SERVICE_STATE_DIR: path.join(dir, run, 'state'),
   ...extra,
 });
 
-describe('tunnel: progress lines while it waits, --wait, and why it gave up', () => {
+// Concurrent: each run mostly waits out its --wait (its own process, HOME and state directory), so the waits
+// overlap instead of adding up.
+describe.concurrent('tunnel: progress lines while it waits, --wait, and why it gave up', () => {
   it('a URL that never answers: a line every few seconds, then exit 6 naming the failure in words', async () => {
     const name = `wb${process.pid}.tunnel.invalid`;
     const t = startTunnel(
       ['ngrok', '--name', name, '--wait', '7', '--workspace', ws.dir, '--port', '0'],
-      env(),
+      env('never-answers'),
     );
     try {
       const progress = await t.waitOut(
@@ -67,7 +70,7 @@ describe('tunnel: progress lines while it waits, --wait, and why it gave up', ()
   it('a provider that never names its URL: progress lines, then exit 5 with its last output', async () => {
     const t = startTunnel(
       ['cloudflared', '--wait', '6', '--workspace', ws.dir, '--port', '0'],
-      env({ STANDIN_QUIET_URL: '1', STANDIN_NO_NAME: '1' }),
+      env('never-named', { STANDIN_QUIET_URL: '1', STANDIN_NO_NAME: '1' }),
     );
     try {
       await t.waitOut(/still waiting for cloudflared to name its public URL \(\d+ s of 6 s\)/, 'err');
@@ -82,7 +85,7 @@ describe('tunnel: progress lines while it waits, --wait, and why it gave up', ()
   it("cloudflared's error naming https://api.trycloudflare.com: exit 5 at once with its words, no wait for that URL", async () => {
     const t = startTunnel(
       ['cloudflared', '--wait', '600', '--workspace', ws.dir, '--port', '0'],
-      env({ STANDIN_OFFLINE: '1' }),
+      env('offline', { STANDIN_OFFLINE: '1' }),
     );
     try {
       expect(await exitCode(t)).toBe(5);
