@@ -3,7 +3,8 @@
 // spawn, to its close), search_text against rg run directly; the first exec_command after start against the
 // second; exec_command `true` p50 and p90 with 20 ms between calls in safe, trusted and dangerous. Calls over
 // HTTP (one keep-alive connection); direct runs and tool calls interleaved, 20 ms apart, so both see the same
-// machine. Writes bench/results/jail-setup.{json,md}. Plain Node, no dependencies.
+// machine. After them, the same client's round trip to a bare node:http server in its own process (a fixed
+// JSON-RPC result, no work): the part of each difference that is HTTP itself, reported. Writes bench/results/jail-setup.{json,md}. Plain Node, no dependencies.
 // Usage: npm run build && node bench/jail-setup-bench.mjs [--runs 40]
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +55,21 @@ function direct(file, args, cwd) {
   });
 }
 
+/** A bare node:http server in its own process answering every POST with a small JSON-RPC result. */
+async function bareHttp() {
+  const script =
+    "const h=require('node:http');const b=JSON.stringify({jsonrpc:'2.0',id:1,result:{content:[{type:'text',text:'x'.repeat(200)}]}});" +
+    "const s=h.createServer((q,r)=>{q.resume();q.on('end',()=>{r.writeHead(200,{'content-type':'application/json'});r.end(b)})});" +
+    "s.listen(0,'127.0.0.1',()=>console.log(s.address().port))";
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', () => reject(new Error('the bare HTTP server did not start')));
+  });
+  const { callTool, close } = httpToolClient(`http://127.0.0.1:${port}/mcp`, 'none');
+  return { callTool, stop: () => (close(), child.kill()) };
+}
+
 async function timed(call, name, args) {
   const t0 = performance.now();
   const r = await call(name, args);
@@ -66,6 +82,8 @@ async function timed(call, name, args) {
 async function floors(ws) {
   const srv = await startServer(ws, { SERVICE_PERMISSION_MODE: 'safe' });
   const { callTool, close } = httpToolClient(srv.url, srv.token);
+  const bare = await bareHttp();
+  const h = [];
   const pairs = [
     // The floors run the subcommand the tool runs (without its -c hardening); git_diff runs two at once.
     [
@@ -109,7 +127,22 @@ async function floors(ws) {
         note: `${round(tm, 2)} vs ${round(dm, 2)} ms`,
       });
     }
+    // After the pairs, not between them: a third call in each round would leave the server idle longer.
+    for (let i = 0; i < RUNS; i++) {
+      await sleep(GAP_MS);
+      h.push(await timed(bare.callTool, 'git_status', {}));
+    }
+    rows.push({
+      target: `a bare node:http server's round trip, same client (p50 of ${h.length}, ${GAP_MS} ms apart)`,
+      measured: round(q(h, 0.5), 2),
+      unit: 'ms',
+      op: '',
+      limit: '–',
+      result: 'reported',
+      note: 'the part of each difference above that is HTTP itself (loopback, both processes waking)',
+    });
   } finally {
+    bare.stop();
     close();
     await srv.stop();
   }
