@@ -14,16 +14,23 @@ export function startRequest(
   env: Record<string, string>,
   pin?: DirIdentity,
 ): Buffer {
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  const body = Buffer.from([cwd, ...argv, ...vars].map((s) => `${s}\0`).join(''));
-  const head = Buffer.alloc(pin ? 32 : 16);
-  head.write(pin ? 'WBX2' : 'WBX1', 0, 'latin1');
-  head.writeUInt32LE(body.length, 4);
-  head.writeUInt32LE(argv.length, 8);
-  head.writeUInt32LE(vars.length, 12);
+  // One string, encoded once into the buffer that also holds the head: it is built on every command's and
+  // every git or ripgrep run's path.
+  let text = `${cwd}\0`;
+  for (const a of argv) text += `${a}\0`;
+  const keys = Object.keys(env);
+  for (const k of keys) text += `${k}=${env[k]}\0`;
+  const headLength = pin ? 32 : 16;
+  const bodyLength = Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(headLength + bodyLength);
+  out.write(pin ? 'WBX2' : 'WBX1', 0, 'latin1');
+  out.writeUInt32LE(bodyLength, 4);
+  out.writeUInt32LE(argv.length, 8);
+  out.writeUInt32LE(keys.length, 12);
   if (pin) {
-    head.writeBigUInt64LE(pin.dev, 16);
-    head.writeBigUInt64LE(pin.ino, 24);
+    out.writeBigUInt64LE(pin.dev, 16);
+    out.writeBigUInt64LE(pin.ino, 24);
   }
-  return Buffer.concat([head, body]);
+  out.write(text, headLength, 'utf8');
+  return out;
 }
