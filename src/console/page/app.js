@@ -82,6 +82,31 @@ function say(el, text, bad) {
   el.className = `message ${bad ? 'fail' : 'okc'}`;
 }
 
+/*
+ * The last answer of a card's button, by card ("edit:e3", "command:c1", "point:p2"). A card is drawn again
+ * whenever its list changes — often because of the very action answered (a revert's own edit, a kill's exit),
+ * and that can come before the answer does — so the answer is kept and shown in whichever card is on the page.
+ */
+const ANSWERS = new Map();
+const MAX_ANSWERS = 200;
+
+/** A card's status line, showing the answer kept for `key` if there is one. */
+function statusLine(key) {
+  const el = h('p', { class: 'message', role: 'status', 'data-answer': key });
+  const kept = ANSWERS.get(key);
+  if (kept) say(el, kept.text, kept.bad);
+  return el;
+}
+
+/** Says `text` in the status line of card `key` wherever that card now is, and keeps it for its next drawing. */
+function answer(key, text, bad) {
+  ANSWERS.delete(key);
+  ANSWERS.set(key, { text, bad });
+  if (ANSWERS.size > MAX_ANSWERS) ANSWERS.delete(ANSWERS.keys().next().value);
+  for (const el of document.querySelectorAll('p[data-answer]'))
+    if (el.getAttribute('data-answer') === key) say(el, text, bad);
+}
+
 /* ---------- approvals ---------- */
 function renderApprovals() {
   const list = $('approval-list');
@@ -288,7 +313,8 @@ function renderCommands() {
 }
 
 function commandCard(c, inWorkspace) {
-  const msg = h('p', { class: 'message', role: 'status' });
+  const key = `command:${c.id}`;
+  const msg = statusLine(key);
   const running = c.status === 'running';
   const outcome = running
     ? `running for ${Math.round(c.elapsed_ms / 1000)} s`
@@ -330,9 +356,9 @@ function commandCard(c, inWorkspace) {
               onclick: async () => {
                 try {
                   await post(`/api/commands/${encodeURIComponent(c.id)}/kill`);
-                  say(msg, 'Stopped.');
+                  answer(key, 'Stopped.');
                 } catch (e) {
-                  say(msg, e.message, true);
+                  answer(key, e.message, true);
                 }
               },
             },
@@ -387,16 +413,10 @@ function pointFile(f) {
   return h('li', { class: 'mono' }, `${STATUS[f.status] || '?'} `, name, counts);
 }
 
-/* The last answer of each point's button, kept across re-renders (a revert's own edit re-renders the list). */
-const POINT_MSG = new Map();
-
 function pointGroup(p, edits) {
-  const msg = h('p', { class: 'message', role: 'status' });
-  const tell = (text, bad) => {
-    POINT_MSG.set(p.id, { text, bad });
-    say(msg, text, bad);
-  };
-  if (POINT_MSG.has(p.id)) say(msg, POINT_MSG.get(p.id).text, POINT_MSG.get(p.id).bad);
+  const key = `point:${p.id}`;
+  const msg = statusLine(key);
+  const tell = (text, bad) => answer(key, text, bad);
   const diff = h('details', {}, h('summary', {}, `Diff of ${p.id}`));
   diff.addEventListener('toggle', async () => {
     if (!diff.open || diff.dataset.loaded) return;
@@ -461,7 +481,8 @@ function diffBlock(text) {
 }
 
 function editCard(e, inWorkspace) {
-  const msg = h('p', { class: 'message', role: 'status' });
+  const key = `edit:${e.id}`;
+  const msg = statusLine(key);
   const files = e.files.flatMap((f, i) => [
     i ? ', ' : '',
     `${{ add: 'A', update: 'M', delete: 'D' }[f.op]} `,
@@ -490,9 +511,9 @@ function editCard(e, inWorkspace) {
                   onclick: async () => {
                     try {
                       await post(`/api/edits/${encodeURIComponent(e.id)}/revert`);
-                      say(msg, 'Reverted.');
+                      answer(key, 'Reverted.');
                     } catch (err) {
-                      say(msg, err.message, true);
+                      answer(key, err.message, true);
                     }
                   },
                 },
