@@ -163,15 +163,11 @@ function serverMetrics(runtime: ProtocolHost): ServerMetrics {
   return new ServerMetrics({
     tools: runtime.catalog.names,
     commands: () => {
-      const all = runtime.commands.list();
+      const commands = runtime.commands;
+      const all = commands.list();
       const running = all.filter((c) => c.running).length;
-      const c = runtime.commands;
-      return {
-        running,
-        retained: all.length - running,
-        retainedBytes: c.retainedBytes(),
-        starts: c.helper.starts,
-      };
+      const starts = commands.helper.starts;
+      return { running, retained: all.length - running, retainedBytes: commands.retainedBytes(), starts };
     },
   });
 }

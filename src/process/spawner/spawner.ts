@@ -80,15 +80,15 @@ export class Spawner {
     this.replace(child, `cannot be written to (${String(e)})`),
   );
 
+  /** Commands started on pipes so far: in a sandbox (or, without one, a process) prepared ahead, or the usual way. */
+  readonly starts = { prepared: 0, cold: 0 };
+
   /**
    * `prepared`: what sandboxes prepared ahead are built from (prepared.ts); none without it. `copyDir`: where the
    * helper's script is copied and forked from (the runtime directory's root, which no sandbox can see or
    * write), never dist/, which may lie inside the workspace a command can write, and is read again at every
    * replacement (docs/security-model.md, rule B). Without it (tests of this class) the built file is forked.
    */
-  /** Commands started on pipes so far: in a sandbox (or, without one, a process) prepared ahead, or the usual way. */
-  readonly starts = { prepared: 0, cold: 0 };
-
   constructor(
     private readonly log: Logger,
     prepared?: PreparedSource,
