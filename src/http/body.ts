@@ -40,12 +40,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
 function parsedWhole(req: IncomingMessage, declared: number): BodyResult | undefined {
   if (!Number.isFinite(declared) || req.readableFlowing !== null || req.readableLength !== declared)
     return undefined;
+  // Without a size, read() of a byte stream hands over everything it holds: here, the whole body.
   const buf = req.read() as Buffer | null;
-  if (req.readableLength !== 0 || (buf?.length ?? 0) !== declared) {
-    // Not all of it came out at once (never seen): put back what did and read it the usual way.
-    if (buf) req.unshift(buf);
-    return undefined;
-  }
   return { ok: true, text: buf ? buf.toString('utf8') : '' };
 }
 
