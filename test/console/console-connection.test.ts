@@ -57,7 +57,13 @@ describe.skipIf(missing !== undefined)('the console Connection section in Chromi
     const src = await page.locator('#connection-body img.qr').getAttribute('src');
     const svg = Buffer.from(String(src).replace(/^data:image\/svg\+xml;base64,/, ''), 'base64').toString();
     expect(svg).toBe(renderSVG(`${PUBLIC}/mcp`, { border: 2 }));
-    await page.getByRole('button', { name: 'Copy Claude Code settings' }).click();
+    const copy = page.getByRole('button', { name: 'Copy Claude Code settings' });
+    await copy.click();
+    // The copy first fetches the token, then writes the clipboard, then the button says how it went: wait for that.
+    await page.waitForFunction((el: any) => el.textContent !== 'Copy', await copy.elementHandle(), {
+      timeout: 30_000,
+    });
+    expect(await copy.textContent()).toBe('Copied');
     const copied = await page.evaluate('navigator.clipboard.readText()');
     expect(copied).toBe(
       `claude mcp add --transport http workbench ${PUBLIC}/mcp --header "Authorization: Bearer ${TEST_TOKEN}"`,
