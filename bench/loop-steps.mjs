@@ -60,10 +60,17 @@ export async function toolLoop(call) {
   return ms;
 }
 
-/** Runs `file args` in `cwd` to its end; resolves {code, out}. */
+/**
+ * The environment every side's programs start from: the one the servers are started with (bench/lib.mjs), not
+ * this process's, which may carry variables a user's shell does not (NODE_EXTRA_CA_CERTS alone makes every
+ * `node` start load the CA bundle: 120 against 40 ms here).
+ */
+export const HOST_ENV = { PATH: process.env.PATH, HOME: process.env.HOME };
+
+/** Runs `file args` in `cwd` to its end, with HOST_ENV; resolves {code, out}. */
 export function run(file, args, cwd) {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { cwd, env: HOST_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = [];
     child.stdout.on('data', (c) => out.push(c));
     child.stderr.on('data', (c) => out.push(c));
@@ -128,7 +135,8 @@ export async function stdioServer(commandLine, dir) {
     .map((w) => w.replaceAll('{workspace}', dir));
   const child = spawn(file, args, {
     cwd: dir,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    // PYTHONPATH, when set, finds a reference server run from a checkout (docs/benchmarks.md, the coding loop).
+    env: { ...HOST_ENV, ...(process.env.PYTHONPATH ? { PYTHONPATH: process.env.PYTHONPATH } : {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
