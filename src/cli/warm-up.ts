@@ -23,6 +23,8 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
   // The jails' probes block this thread for a few spawns: after the command path is warm, not beside it.
   void rehearse(runtime, loaded)
     .catch(() => {})
+    .then(() => rehearseTools(runtime, loaded))
+    .catch(() => {})
     .then(async () => {
       if (self) log.debug('warm-up request to its own endpoint', { answer: await warmHttp(self) });
     })
@@ -88,8 +90,23 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
   // A client's own command already went down this path: a rehearsal now would warm nothing.
   if (runtime.commands.asked > 0)
     return runtime.log.debug('first-command rehearsal left out: a client ran a command first');
-  // Through tools/call's own path (the lookup, the arguments, the result's shape and its JSON), with no audit
-  // line and no console entry: what a client's first call runs besides the socket and the credential check.
+  const r = await unseenCall(runtime)('exec_command', { cmd: 'echo rehearsal' });
+  const id = r?.command_id;
+  if (typeof id === 'string') runtime.commands.forget(id);
+  runtime.log.debug('first-command rehearsal done', { forgotten: typeof id === 'string' });
+}
+
+type UnseenCall = (
+  name: string,
+  args: Record<string, unknown>,
+) => Promise<Record<string, unknown> | undefined>;
+
+/**
+ * A tool call through tools/call's own path (the lookup, the arguments, the result's shape and its JSON), with
+ * no audit line and no console entry: what a client's first call runs besides the socket and the credential
+ * check. Resolves the structured result.
+ */
+function unseenCall(runtime: Runtime): UnseenCall {
   const unseen: ProtocolHost = {
     ...runtime,
     signal: runtime.signal,
@@ -97,14 +114,64 @@ async function rehearse(runtime: Runtime, loaded: Promise<unknown>): Promise<voi
     audit: undefined,
     activity: undefined,
   };
-  const r = await callTool(
-    unseen,
-    { name: 'exec_command', arguments: { cmd: 'echo rehearsal' } },
-    SERVER_PRINCIPAL,
-    new AbortController().signal,
+  return async (name, args) => {
+    const r = await callTool(
+      unseen,
+      { name, arguments: args },
+      SERVER_PRINCIPAL,
+      new AbortController().signal,
+    );
+    JSON.stringify(r);
+    return 'structuredContent' in r ? r.structuredContent : undefined;
+  };
+}
+
+/**
+ * The tools a coding loop calls first, each once on one small file of the workspace, so that a client's first
+ * call of each finds its code compiled instead of paying 4–9 ms for it (docs/benchmarks.md, the coding loop):
+ * list_dir of the root, read_file of its smallest file's first line, search_text for that line's first word in
+ * that file, apply_patch as a dry run that puts the line back as it is (nothing is written), git_status,
+ * git_diff and git_log on that file. Only reads: errors (no file, not a repository) are as good a rehearsal.
+ * Each waits for a quiet moment, and the rest is left out once a client has called a tool.
+ */
+async function rehearseTools(runtime: Runtime, loaded: Promise<unknown>): Promise<void> {
+  if (runtime.config.testPause) return;
+  await loaded;
+  const call = unseenCall(runtime);
+  const leftOut = () => runtime.log.debug('tool rehearsal left out: a client called a tool first');
+  const listing = await step(runtime, () => call('list_dir', { path: '.', max_entries: 100 }));
+  if (listing === null) return leftOut();
+  const files = Object.entries((listing?.files ?? {}) as Record<string, number>).filter(
+    ([, size]) => size > 0,
   );
-  JSON.stringify(r);
-  const id = 'structuredContent' in r ? r.structuredContent.command_id : undefined;
-  if (typeof id === 'string') runtime.commands.forget(id);
-  runtime.log.debug('first-command rehearsal done', { forgotten: typeof id === 'string' });
+  const file = files.sort((a, b) => a[1] - b[1])[0]?.[0];
+  if (file === undefined) return;
+  const read = await step(runtime, () => call('read_file', { path: file, end_line: 1 }));
+  const line = String(read?.content ?? '').replace(/\n$/, '');
+  const word = /[A-Za-z0-9_]+/.exec(line)?.[0] ?? 'a';
+  const patch = [
+    '*** Begin Patch',
+    `*** Update File: ${file}`,
+    '@@',
+    `-${line}`,
+    `+${line}`,
+    '*** End Patch',
+  ];
+  const rest: Array<[string, Record<string, unknown>]> = [
+    ['search_text', { query: word, path: file, max_results: 1 }],
+    ['apply_patch', { patch: patch.join('\n'), dry_run: true }],
+    ['git_status', { path: file }],
+    ['git_diff', { path: file }],
+    ['git_log', { path: file, max_count: 1 }],
+  ];
+  for (const [name, args] of rest)
+    if ((await step(runtime, () => call(name, args))) === null) return leftOut();
+  runtime.log.debug('tool rehearsal done', { tools: 2 + rest.length });
+}
+
+/** One rehearsal once no call is being answered; null (none run) once a client has called a tool. */
+async function step<T>(runtime: Runtime, run: () => Promise<T>): Promise<T | undefined | null> {
+  await new Promise<void>((resolve) => runtime.quiet.later(resolve));
+  if (runtime.quiet.begun > 0) return null;
+  return run().catch(() => undefined);
 }

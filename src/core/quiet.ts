@@ -12,10 +12,13 @@ export class QuietTime {
   private waiting: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
   private flushQueued = false;
+  /** Tool calls begun since start (cli/warm-up.ts rehearses the tools only before a client's first). */
+  begun = 0;
 
   /** A request is being answered; the function returned ends it (once, whatever happens). */
   begin(): () => void {
     this.active++;
+    this.begun++;
     let ended = false;
     return () => {
       if (ended) return;

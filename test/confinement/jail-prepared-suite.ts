@@ -88,10 +88,11 @@ export function preparedJailSuite(as: RunAs, variant?: SuiteVariant): void {
       // Prepared after the first-command rehearsal (src/cli/warm-up.ts): two git jails and one ripgrep jail.
       expect(await waitFor(() => srv.stderr().includes('warm-up done')), srv.stderr()).toBe(true);
       expect((await waitForJails(srv.pid, 3)).length).toBeGreaterThanOrEqual(3);
-      // Before any client called, the warm-up looked the repository up once (git only, src/cli/warm-up.ts).
+      // Before any client called, the warm-up rehearsed the tools (git_status, git_diff, git_log, search_text on
+      // one file) and looked the repository up: git and ripgrep only, each in a jail (src/cli/warm-up.ts).
       const atStart = runs(srv.stderr());
       expect(
-        atStart.every((r) => path.basename(r.program) === 'git'),
+        atStart.every((r) => ['git', 'rg'].includes(path.basename(r.program))),
         JSON.stringify(atStart),
       ).toBe(true);
       const st = await call(srv.url, 'git_status', {});
