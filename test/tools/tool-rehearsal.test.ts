@@ -1,9 +1,10 @@
-// The warm-up's rehearsal of the tools a coding loop calls first (src/cli/warm-up.ts rehearseTools,
-// docs/benchmarks.md): list_dir, read_file, search_text, apply_patch as a dry run, git_status, git_diff and
-// git_log, each once on the workspace's smallest file, through tools/call's own path. It leaves no trace: no
-// file written or rewritten, no audit line, nothing in git_diff's changes since start (a workspace that is not
-// a repository), no stray file for git; and it is left out once a client has called a tool.
-import { existsSync, readFileSync } from 'node:fs';
+// The warm-up's rehearsal of the tools a coding loop calls first (src/cli/rehearsal.ts, docs/benchmarks.md):
+// list_dir, read_file, search_text, git_status, git_diff and git_log on the workspace's smallest file, then
+// apply_patch adding, changing and deleting a file in a scratch directory of the runtime directory, each once
+// through tools/call's own path. It leaves no trace: no workspace file written or rewritten, no audit line,
+// nothing in git_diff's changes since start (a workspace that is not a repository), no stray file for git, no
+// scratch directory left; and it is left out once a client has called a tool.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, waitFor } from '../exec/exec-support.js';
@@ -27,22 +28,34 @@ const FILES = {
   'big.md': '# big\n'.repeat(50),
 };
 
-/** A server on `ws` whose debug log and audit log are kept; resolves once its tool rehearsal has ended. */
+/**
+ * A server on `ws` whose debug log, audit log and runtime directory are kept; resolves once its tool rehearsal
+ * has ended, checking that its scratch directory is gone.
+ */
 async function rehearsed(workspace: TempWorkspace): Promise<{ srv: SpawnedServer; audit: string }> {
   logs = makeWorkspace();
   const audit = path.join(logs.dir, 'audit.jsonl');
+  const runtimeRoot = path.join(logs.dir, 'run');
   const srv = await startServer({
     workspace: workspace.dir,
-    env: { SERVICE_LOG_LEVEL: 'debug', SERVICE_AUDIT_LOG: audit },
+    env: { SERVICE_LOG_LEVEL: 'debug', SERVICE_AUDIT_LOG: audit, SERVICE_RUNTIME_ROOT: runtimeRoot },
   });
   server = srv;
   const over = await waitFor(() => /tool rehearsal (done|left out)/.test(srv.stderr()));
   expect(over, srv.stderr()).toBe(true);
+  expect(srv.stderr()).toMatch(/tool rehearsal done \{"reads":6,"written":3\}/);
+  const instances = readdirSync(path.join(runtimeRoot, 'workbench-mcp'));
+  expect(instances).toHaveLength(1);
+  const own = readdirSync(path.join(runtimeRoot, 'workbench-mcp', instances[0] as string));
+  expect(
+    own.filter((n) => n.startsWith('rehearsal-')),
+    own.join(' '),
+  ).toEqual([]);
   return { srv, audit };
 }
 
 describe('the tool rehearsal after start', () => {
-  it('in a repository: every tool rehearsed, no file touched, no audit line, git sees nothing new', async () => {
+  it('in a repository: every tool rehearsed, no workspace file touched, no audit line, git sees nothing new', async () => {
     ws = makeWorkspace(FILES, { git: true });
     git(ws.dir, 'add', '-A');
     git(ws.dir, 'commit', '-q', '-m', 'first');
@@ -51,7 +64,6 @@ describe('the tool rehearsal after start', () => {
     const before = snapshotTree(ws.dir, { rewrites: true });
     const was = status();
     const { srv, audit } = await rehearsed(ws);
-    expect(srv.stderr()).toMatch(/tool rehearsal done \{"tools":7\}/);
     // a.txt is the smallest file: its first line was read, searched for and patched back as it is (dry run).
     const changes = treeChanges(before, snapshotTree(ws.dir, { rewrites: true }));
     expect(changes, changes.join('\n')).toEqual([]);
@@ -63,11 +75,10 @@ describe('the tool rehearsal after start', () => {
     expect(readFileSync(audit, 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
-  it('outside a repository: the dry run records nothing, so git_diff shows no change since start', async () => {
+  it('outside a repository: the writes in the scratch directory record nothing, so git_diff shows no change', async () => {
     ws = makeWorkspace(FILES);
     const before = snapshotTree(ws.dir, { rewrites: true });
     const { srv } = await rehearsed(ws);
-    expect(srv.stderr()).toMatch(/tool rehearsal done \{"tools":7\}/);
     const changes = treeChanges(before, snapshotTree(ws.dir, { rewrites: true }));
     expect(changes, changes.join('\n')).toEqual([]);
     const d = await call(srv.url, 'git_diff', {});
