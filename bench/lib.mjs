@@ -322,14 +322,14 @@ export function runJailed(j, cwd) {
 }
 
 /**
- * Resolves the milliseconds from the ready line to the server's `warm-up done` debug line (cli/warm-up.ts: the
- * first command's helper and rehearsal, git's and ripgrep's jails prepared), once it is printed; the server must
- * run with SERVICE_LOG_LEVEL=debug.
+ * Resolves the milliseconds from the ready line to the server's `warm-up done` line (cli/warm-up.ts: the first
+ * command's helper, the rehearsals, git's and ripgrep's jails prepared), once it is printed; the server must run
+ * with SERVICE_LOG_LEVEL=info (the default) or debug.
  */
 export async function whenWarm(srv, ceilingMs = 60_000) {
   const t0 = performance.now();
   for (;;) {
-    const m = /debug: warm-up done \{"ms":(\d+)\}/.exec(srv.stderr());
+    const m = /(?:debug|info): warm-up done \{"ms":(\d+)\}/.exec(srv.stderr());
     if (m) return Number(m[1]);
     if (performance.now() - t0 > ceilingMs) throw new Error('the server never printed "warm-up done"');
     await new Promise((r) => setTimeout(r, 10));

@@ -64,7 +64,8 @@ function pythonRef() {
 
 /** One loop on this server: started fresh on `dir`, tools/list, then the six calls; resolves their times. */
 async function ourLoop(dir, env) {
-  const srv = await startServer(dir, WARM ? { ...env, SERVICE_LOG_LEVEL: 'debug' } : env);
+  // At the default level (info), which prints `warm-up done` and no line per request.
+  const srv = await startServer(dir, WARM ? { ...env, SERVICE_LOG_LEVEL: 'info' } : env);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const client = httpToolClient(srv.url, srv.token);
   try {

@@ -31,7 +31,7 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
     .finally(() => {
       warmJails(runtime, log);
       // What a client that calls from now on meets prepared (bench/loop-bench.mjs waits for this line).
-      log.debug('warm-up done', { ms: Math.round(runtime.clock.monotonic() - started) });
+      log.info('warm-up done', { ms: Math.round(runtime.clock.monotonic() - started) });
     });
   const s = runtime.commands.sandboxStatus();
   if (runtime.config.permissionMode === 'dangerous') return;
