@@ -141,8 +141,12 @@ async function rehearseWrites(runtime: Runtime): Promise<number | null> {
   }
 }
 
-/** One rehearsal once no call is being answered; null (none run) once a client has called a tool. */
+/**
+ * One rehearsal once no call is being answered; null (none run) once a client has called a tool — checked
+ * before waiting too, so that the rest of the warm-up (the jails) does not wait for a quiet moment in vain.
+ */
 async function step<T>(runtime: Runtime, run: () => Promise<T>): Promise<T | undefined | null> {
+  if (runtime.quiet.begun > 0) return null;
   await new Promise<void>((resolve) => runtime.quiet.later(resolve));
   if (runtime.quiet.begun > 0) return null;
   return run().catch(() => undefined);
