@@ -175,6 +175,8 @@ export async function startProxy(ip: string, certDir: string, routesDir: string)
         return void res.writeHead(502, { 'content-type': 'text/plain' }).end(`no tunnel for ${host}\n`);
       const up = http.request(
         {
+          // Each request on a connection of its own, as the pooled one may be closing (keep-alive timeout).
+          agent: false,
           host: '127.0.0.1',
           port: route.port,
           method: req.method,
@@ -254,20 +256,26 @@ export function tlsRequest(
   opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<TlsReply> {
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: opts.method ?? 'GET', headers: opts.headers, ca }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    // A connection of its own (agent: false): Node's global agent keeps sockets alive, and one the proxy closed
+    // after its keep-alive timeout, reused by the next request, is a reset (seen when a tunnel restart took 5 s).
+    const req = https.request(
+      url,
+      { method: opts.method ?? 'GET', headers: opts.headers, ca, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
     req.setTimeout(HUNG_MS, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(opts.body);
