@@ -29,7 +29,15 @@ function request(
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method, path: p, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      // A connection per request (agent: false): a kept-alive one the console closed (5 s) would be a reset.
+      {
+        agent: false,
+        host: '127.0.0.1',
+        port,
+        method,
+        path: p,
+        headers: { host: `127.0.0.1:${port}`, ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

@@ -37,6 +37,7 @@ function consoleCall(
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
+        agent: false, // a connection per request: a kept-alive one the console closed (5 s) would be a reset
         host: '127.0.0.1',
         port: s.port,
         method,

@@ -37,6 +37,7 @@ function tlsFetch(input: string | URL | Request, init: RequestInit = {}): Promis
     const req = https.request(
       url,
       {
+        agent: false, // a connection per request: a kept-alive one the proxy closed (5 s) would be a reset
         method: init.method ?? (input instanceof Request ? input.method : 'GET'),
         headers: Object.fromEntries(headers.entries()),
         ca,
