@@ -5,15 +5,15 @@
 // folds a file open and shut, from the keyboard too; it follows the host's theme; axe-core finds no serious or
 // critical violation at 390 px and 1280 px; and it makes no network request of its own. With show_changes on
 // the server, "Load the rest" and "Revert" call the server through the bridge. Nothing is logged as an error.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { REPO_ROOT, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, missingReason } from '../helpers/cached-tools.js';
-import { CHROMIUM } from '../helpers/chromium.js';
+import { missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM, seriousAxeViolations } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
 import { hostServer, openHost } from './card-host-server.js';
 
@@ -211,17 +211,9 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
       await call('edit_file', { path: 'src/app.js', old_string: 'const c = 2;', new_string: 'const c = 3;' }),
     );
     await card().locator('ul.files > li > button').click();
-    const axe = readFileSync(cachedPath('axe-core'), 'utf8');
     const frame = page.frames().find((f: Any) => f !== page.mainFrame());
     for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await frame.evaluate(axe);
-      const found = await frame.evaluate(async () => {
-        const r = await (globalThis as Any).axe.run((globalThis as Any).document);
-        return r.violations.map((v: Any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-      });
-      const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-      expect(bad, `width ${width}`).toEqual([]);
+      expect(await seriousAxeViolations(page, width, frame), `width ${width}`).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   });

@@ -15,7 +15,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { HUNG_MS } from '../exec/exec-support.js';
-import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
+import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
 import {
   canRunAs,
   NOBODY,
@@ -27,7 +27,7 @@ import {
 import type { SuiteVariant } from '../helpers/container-sim.js';
 import { TEST_TOKEN } from '../helpers/server.js';
 import { git } from '../helpers/workspace.js';
-import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
+import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip, seriousAxeViolations } from './support.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Sc = Record<string, any>;
@@ -321,23 +321,8 @@ export function consoleWorkspacesSuite(as: RunAs, variant?: SuiteVariant): void 
       await card(wa.workspace)
         .getByRole('button', { name: `Diff of workspace ${wa.workspace}` })
         .waitFor();
-      const axe = readFileSync(cachedPath('axe-core'), 'utf8');
       for (const width of [390, 1280]) {
-        await page.setViewportSize({ width, height: 900 });
-        await page.evaluate(axe);
-        const found = await page.evaluate(async () => {
-          const g = globalThis as any;
-          const r = await g.axe.run(g.document);
-          return r.violations.map((v: any) => ({
-            id: v.id,
-            impact: v.impact,
-            nodes: v.nodes.map((n: any) => String(n.target)),
-          }));
-        });
-        const bad = found.filter(
-          (v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical',
-        );
-        expect(bad, `width ${width}`).toEqual([]);
+        expect(await seriousAxeViolations(page, width), `width ${width}`).toEqual([]);
       }
     });
   });
