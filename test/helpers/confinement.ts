@@ -1,6 +1,8 @@
 // Shared pieces of the confinement attack tests: tool calls over HTTP with a ceiling that only ends
-// a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process, and a small valid PNG.
+// a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process and the undoing of the
+// exchange it may leave behind, and a small valid PNG.
 import { spawn } from 'node:child_process';
+import { lstatSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool } from './rpc.js';
@@ -111,6 +113,14 @@ export function startSwapper(a: string, b: string, maxSeconds: number): Promise<
     proc.once('error', (e) => reject(new Error(`the swap-race tests need python3 on PATH: ${e.message}`)));
     void exited.then((code) => reject(new Error(`swapper exited early (${code}): ${err}`)));
   });
+}
+
+/** A killed swapper may leave the pair exchanged: put the real directory back at `real` (and the link at `swap`). */
+export function unswap(real: string, swap: string): void {
+  if (!lstatSync(real).isSymbolicLink()) return;
+  renameSync(real, `${real}.tmp`);
+  renameSync(swap, real);
+  renameSync(`${real}.tmp`, swap);
 }
 
 export { png } from './png.js';
