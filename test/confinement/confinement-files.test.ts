@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   callWithin,
   inLanes,
+  patch,
   png,
   startSwapper,
   toolFailures,
@@ -324,8 +325,6 @@ describe('swap race: read tools never return an outside byte (docs/design-notes.
     TEST_CEILING_MS,
   );
 });
-
-const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
 
 describe('swap race: apply_patch never creates, changes, renames or deletes outside', () => {
   beforeAll(() => {

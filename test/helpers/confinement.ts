@@ -115,6 +115,20 @@ export function startSwapper(a: string, b: string, maxSeconds: number): Promise<
   });
 }
 
+/** An apply_patch body: the lines given, between the patch's begin and end lines. */
+export const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
+
+/** One call of a hostile-path table (test/confinement/confinement-errno.test.ts, confinement-fifo.test.ts). */
+export interface ToolCase {
+  title: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** refuse: must be an error (a specific one, never INTERNAL_ERROR); answer: error or success; ok: must succeed. */
+  expect: 'refuse' | 'answer' | 'ok';
+  /** For a successful answer: a property of the result that shows the tool really worked. */
+  check?: (sc: any) => boolean; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
 /** A killed swapper may leave the pair exchanged: put the real directory back at `real` (and the link at `swap`). */
 export function unswap(real: string, swap: string): void {
   if (!lstatSync(real).isSymbolicLink()) return;
