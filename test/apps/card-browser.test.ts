@@ -9,13 +9,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { REPO_ROOT, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
-import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { REPO_ROOT } from '../helpers/server.js';
+import type { TempWorkspace } from '../helpers/workspace.js';
 import { missingReason } from '../helpers/cached-tools.js';
 import { CHROMIUM, seriousAxeViolations } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
-import { hostServer, openHost } from './card-host-server.js';
+import { CARD_DIFF as DIFF, openHost, startCardRig, type CardRig } from './card-host-server.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,16 +25,11 @@ const missing = requireOrSkip(
     : (missingReason('playwright-core') ?? missingReason('axe-core')),
 );
 
-const CARD = 'ui://workbench/changes.html';
-const DIFF = 'io.github.workbench-mcp/diff';
-const DECLARED = {
-  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
-};
 const BIG_LINES = 5000;
 
 describe.skipIf(missing !== undefined)('the review card in Chromium, on the official host bridge', () => {
+  let rig: CardRig | undefined;
   let ws: TempWorkspace;
-  let srv: SpawnedServer;
   let host: { server: Server; url: string };
   let client: Any;
   let browser: Any;
@@ -63,20 +57,16 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
   }
 
   beforeAll(async () => {
-    ws = makeWorkspace({
-      'src/app.js': 'const a = 1;\nconst b = 2;\nconsole.log(a + b);\n',
-      'old.txt': 'to be removed\n',
-      'notes/draft.md': '# Draft\n\nsome words\n',
-    });
-    [srv, host] = await Promise.all([startServer({ workspace: ws.dir }), hostServer()]);
-    client = new Client({ name: 'card-test', version: '1' }, { capabilities: DECLARED as Any });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(srv.url), {
-        requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
-      }),
+    rig = await startCardRig(
+      {
+        'src/app.js': 'const a = 1;\nconst b = 2;\nconsole.log(a + b);\n',
+        'old.txt': 'to be removed\n',
+        'notes/draft.md': '# Draft\n\nsome words\n',
+      },
+      'card-test',
     );
+    ({ ws, host, client, html } = rig);
     hasShowChanges = (await client.listTools()).tools.some((t: Any) => t.name === 'show_changes');
-    html = (await client.readResource({ uri: CARD })).contents[0].text;
     ({ browser, page } = await openHost(host.url, errors, async (p: Any) => {
       p.on('request', (r: Any) => requests.push(r.url()));
       await p.exposeFunction('hostCallTool', (q: Any) => client.callTool(q));
@@ -85,10 +75,7 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
 
   afterAll(async () => {
     await browser?.close();
-    await client?.close();
-    await srv?.stop();
-    host?.server.close();
-    ws?.cleanup();
+    await rig?.close();
   });
 
   it('a 3-file change: the files with status and counts; a click folds a file open with coloured lines', async () => {
