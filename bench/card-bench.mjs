@@ -14,14 +14,13 @@ import { gzipSync } from 'node:zlib';
 import http from 'node:http';
 import { build } from 'esbuild';
 import { cardPage, page } from '../scripts/card-build.mjs';
-import { ensureBuilt, REPO, round, startServer, writeResults } from './lib.mjs';
+import { ensureBuilt, median, REPO, round, startServer, writeResults } from './lib.mjs';
 
 const RUNS = 9;
 const MODERN = '2026-07-28';
 const DECLARED = {
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One 2026-07-28 request from a client that declared MCP Apps. */
 async function call(srv, method, params) {

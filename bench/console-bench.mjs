@@ -13,8 +13,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   benchWorkspace,
+  cpuNs,
   ensureBuilt,
   httpToolClient,
+  median,
   mixedClients,
   REPO,
   round,
@@ -32,8 +34,6 @@ const { values } = parseArgs({
 });
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
 function get(port, p, headers = {}) {
   return new Promise((resolve, reject) => {

@@ -106,6 +106,12 @@ export function ensureBuilt() {
   }
 }
 
+/** The middle value (the upper of the two middle ones when there is an even number). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A process's time on CPU so far, in nanoseconds (/proc/<pid>/schedstat). */
+export const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+
 export const round = (x, d = 3) => (x == null || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
 
 /** A row's result column: its own word when it has one ('reported', 'not installed'), else pass or MISS. */
