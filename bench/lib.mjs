@@ -106,6 +106,30 @@ export function ensureBuilt() {
   }
 }
 
+/**
+ * Headless Chromium (WB_CHROMIUM, else /usr/bin/chromium) driven by playwright-core from node_modules/.cache, as
+ * the tests use it: `{ launch() }`, or undefined (with a note on stderr that `what` was not measured) when either
+ * is not installed.
+ */
+export function benchChromium(what) {
+  const executablePath = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
+  const pw = path.join(REPO, 'node_modules/.cache/playwright/node_modules/playwright-core/index.mjs');
+  if (!existsSync(executablePath) || !existsSync(pw)) {
+    process.stderr.write(`${what} not measured: Chromium or playwright-core is not installed\n`);
+    return undefined;
+  }
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--no-first-run',
+  ];
+  return {
+    launch: async () => (await import(pathToFileURL(pw).href)).chromium.launch({ executablePath, args }),
+  };
+}
+
 /** The middle value (the upper of the two middle ones when there is an even number). */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
