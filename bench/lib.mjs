@@ -1,5 +1,6 @@
 // Shared pieces of the project's benchmark scripts: the benchmark workspace, starting the built server,
-// and writing results (JSON + a markdown table, no absolute machine paths).
+// writing results (JSON + a markdown table, no absolute machine paths), and what several scripts measure with
+// (the median, a process's CPU time, bubblewrap's smallest sandbox, headless Chromium).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -104,6 +105,26 @@ export function ensureBuilt() {
     const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, stdio: 'inherit' });
     if (r.status !== 0) throw new Error('build failed');
   }
+}
+
+/** bubblewrap's smallest sandbox (the host read-only, its own /dev, /proc, PID and network namespaces) running `true`. */
+export const BWRAP_TRUE = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--unshare-pid',
+  '--unshare-net',
+  'true',
+];
+
+/** Whether bubblewrap can create a sandbox here (BWRAP_TRUE runs and exits 0). */
+export function bwrapUsable() {
+  const r = spawnSync('bwrap', BWRAP_TRUE);
+  return !r.error && r.status === 0;
 }
 
 /**
