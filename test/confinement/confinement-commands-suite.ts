@@ -6,20 +6,12 @@
 // failure under CI=true.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { BIN, BIN_NODE_FLAGS, TEST_TOKEN } from '../helpers/server.js';
+import { canaryFiles, plantCanaries } from '../helpers/confinement.js';
 import { call, followToEnd, forkStormPy, HUNG_MS, needBwrap, waitFor } from '../exec/exec-support.js';
 
 export type RunAs = 'root' | 'nobody';
@@ -119,11 +111,7 @@ export function commandConfinementSuite(as: RunAs): void {
     let runtimeRoot: string;
     let srv: Server;
     let homeSrv: Server;
-    const files = {
-      root: `/root/wb-canary-${tag}.txt`,
-      home: `/home/wb-canary-${tag}/secret.txt`,
-      tmp: `/tmp/wb-canary-${tag}.txt`,
-    };
+    const files = canaryFiles('wb-canary', tag);
     const run = async (cmd: string, s: () => Server = () => srv) => {
       const r = await call(s().url, 'exec_command', { cmd, yield_time_ms: 30_000 });
       expect(r.sc.status, JSON.stringify(r.sc)).not.toBe('running');
@@ -131,12 +119,7 @@ export function commandConfinementSuite(as: RunAs): void {
     };
 
     beforeAll(async () => {
-      mkdirSync(path.dirname(files.home), { mode: 0o755 });
-      made.push(path.dirname(files.home));
-      for (const f of Object.values(files)) {
-        writeFileSync(f, `${canary}\n`, { mode: 0o644 });
-        made.push(f);
-      }
+      plantCanaries(files, canary, made);
       tmpWs = ownedDir('/tmp', 'wb-cmd-ws-', as);
       runtimeRoot = ownedDir('/tmp', 'wb-cmd-rt-', as);
       // A second workspace under /home: hidden directories bound back must stay writable.

@@ -9,10 +9,11 @@
 import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as NetServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canaryFiles, plantCanaries } from '../helpers/confinement.js';
 import { call, followToEnd, forkStormPy, HUNG_MS, waitFor } from '../exec/exec-support.js';
 import { bwrapUnder, containerLauncher, LANDLOCK_SIM } from '../helpers/container-sim.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
@@ -73,11 +74,7 @@ export function landlockSuite(as: RunAs): void {
     const tag = randomBytes(6).toString('hex');
     const canary = `CANARY-${tag}`;
     const made: string[] = [];
-    const files = {
-      root: `/root/wb-ll-canary-${tag}.txt`,
-      home: `/home/wb-ll-canary-${tag}/secret.txt`,
-      tmp: `/tmp/wb-ll-canary-${tag}.txt`,
-    };
+    const files = canaryFiles('wb-ll-canary', tag);
     let ws: string;
     let trustedWs: string;
     let homeParent: string;
@@ -94,12 +91,7 @@ export function landlockSuite(as: RunAs): void {
     };
 
     beforeAll(async () => {
-      mkdirSync(path.dirname(files.home), { mode: 0o755 });
-      made.push(path.dirname(files.home));
-      for (const f of Object.values(files)) {
-        writeFileSync(f, `${canary}\n`, { mode: 0o644 });
-        made.push(f);
-      }
+      plantCanaries(files, canary, made);
       ws = ownedDir('/tmp', 'wb-ll-ws-', as);
       const rt = ownedDir('/tmp', 'wb-ll-rt-', as);
       homeParent = ownedDir('/home', `wb-ll-${tag}-`, as);

@@ -2,7 +2,7 @@
 // a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process and the undoing of the
 // exchange it may leave behind, and a small valid PNG.
 import { spawn } from 'node:child_process';
-import { lstatSync, renameSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool } from './rpc.js';
@@ -127,6 +127,29 @@ export interface ToolCase {
   expect: 'refuse' | 'answer' | 'ok';
   /** For a successful answer: a property of the result that shows the tool really worked. */
   check?: (sc: any) => boolean; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Where the command attacks plant their canaries, outside any workspace: in /root, in a directory of /home, in /tmp. */
+export function canaryFiles(prefix: string, tag: string): { root: string; home: string; tmp: string } {
+  return {
+    root: `/root/${prefix}-${tag}.txt`,
+    home: `/home/${prefix}-${tag}/secret.txt`,
+    tmp: `/tmp/${prefix}-${tag}.txt`,
+  };
+}
+
+/** Writes `text` to each canary (mode 0644, the home one's directory 0755); each path made is pushed on `made`. */
+export function plantCanaries(
+  files: { home: string } & Record<string, string>,
+  text: string,
+  made: string[],
+): void {
+  mkdirSync(path.dirname(files.home), { mode: 0o755 });
+  made.push(path.dirname(files.home));
+  for (const f of Object.values(files)) {
+    writeFileSync(f, `${text}\n`, { mode: 0o644 });
+    made.push(f);
+  }
 }
 
 /** A killed swapper may leave the pair exchanged: put the real directory back at `real` (and the link at `swap`). */
