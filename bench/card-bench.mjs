@@ -9,19 +9,17 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import http from 'node:http';
 import { build } from 'esbuild';
 import { cardPage, page } from '../scripts/card-build.mjs';
-import { ensureBuilt, REPO, round, startServer, writeResults } from './lib.mjs';
+import { benchChromium, ensureBuilt, median, REPO, round, startServer, writeResults } from './lib.mjs';
 
 const RUNS = 9;
 const MODERN = '2026-07-28';
 const DECLARED = {
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One 2026-07-28 request from a client that declared MCP Apps. */
 async function call(srv, method, params) {
@@ -155,26 +153,12 @@ async function main() {
       note: `${round(Buffer.byteLength(html) / 1024, 1)} KB as served (one file: two scripts, style, CSP)`,
     },
   ];
-  const chromiumPath = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
-  const pw = path.join(REPO, 'node_modules/.cache/playwright/node_modules/playwright-core/index.mjs');
-  if (!existsSync(chromiumPath) || !existsSync(pw)) {
-    process.stderr.write('first render not measured: Chromium or playwright-core is not installed\n');
-    return writeResults('card', 'Review card', rows);
-  }
+  const chromium = benchChromium('first render');
+  if (!chromium) return writeResults('card', 'Review card', rows);
   const result = await realResult();
   const floor = await floorPage(result);
   const host = await hostServer();
-  const { chromium } = await import(pathToFileURL(pw).href);
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch();
   try {
     await renders(browser, host.url, html, result); // untimed: the browser's own first start
     const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`;

@@ -19,6 +19,7 @@ import {
   benchWorkspace,
   ensureBuilt,
   httpToolCaller,
+  median,
   REPO,
   round,
   runJailed,
@@ -32,7 +33,6 @@ const { values } = parseArgs({
 });
 const SAMPLES = Number(values.samples);
 const BATCH = Number(values.batch);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function timed(n, out, fn) {
   for (let i = 0; i < n; i++) {

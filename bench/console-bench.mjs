@@ -5,16 +5,18 @@
 // (bench/mcp-bench.mjs) with the console open: target 0 errors. Results: bench/results/console.{json,md}.
 // Usage: npm run bench:console [-- --calls 2000] [--rounds 4] [--mixed-seconds 20]
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  benchChromium,
   benchWorkspace,
+  cpuNs,
   ensureBuilt,
   httpToolClient,
+  median,
   mixedClients,
   REPO,
   round,
@@ -32,8 +34,6 @@ const { values } = parseArgs({
 });
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
 function get(port, p, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -206,23 +206,9 @@ function pageWeight() {
  * note when Chromium or playwright-core is absent.
  */
 async function firstRender(session) {
-  const chromiumPath = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
-  const pw = path.join(REPO, 'node_modules/.cache/playwright/node_modules/playwright-core/index.mjs');
-  if (!existsSync(chromiumPath) || !existsSync(pw)) {
-    process.stderr.write('first render not measured: Chromium or playwright-core is not installed\n');
-    return undefined;
-  }
-  const { chromium } = await import(pathToFileURL(pw).href);
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--no-first-run',
-    ],
-  });
+  const chromium = benchChromium('first render');
+  if (!chromium) return undefined;
+  const browser = await chromium.launch();
   const times = [];
   let floor = [];
   try {

@@ -8,10 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makeJsProject } from './dogfood/fixtures.mjs';
-import { httpToolCaller, REPO, round, startServer } from './lib.mjs';
+import { httpToolCaller, median, REPO, round, startServer } from './lib.mjs';
 
 const LIMIT_MS = 3;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function git(dir, ...args) {
   const r = spawnSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.invalid', ...args], {

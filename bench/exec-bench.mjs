@@ -13,7 +13,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, httpToolClient, REPO, round, startServer, writeResults } from './lib.mjs';
+import { bwrapUsable, ensureBuilt, httpToolClient, REPO, round, startServer, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -51,22 +51,6 @@ function procStats(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return { rssMb: rssKb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
-}
-
-function bwrapUsable() {
-  const r = spawnSync('bwrap', [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--unshare-pid',
-    '--unshare-net',
-    'true',
-  ]);
-  return !r.error && r.status === 0;
 }
 
 /** The bwrap argv the server would build for a command in `ws` (same module, same options). */

@@ -1,5 +1,6 @@
 // Shared pieces of the project's benchmark scripts: the benchmark workspace, starting the built server,
-// and writing results (JSON + a markdown table, no absolute machine paths).
+// writing results (JSON + a markdown table, no absolute machine paths), and what several scripts measure with
+// (the median, a process's CPU time, bubblewrap's smallest sandbox, headless Chromium).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -105,6 +106,56 @@ export function ensureBuilt() {
     if (r.status !== 0) throw new Error('build failed');
   }
 }
+
+/** bubblewrap's smallest sandbox (the host read-only, its own /dev, /proc, PID and network namespaces) running `true`. */
+export const BWRAP_TRUE = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--unshare-pid',
+  '--unshare-net',
+  'true',
+];
+
+/** Whether bubblewrap can create a sandbox here (BWRAP_TRUE runs and exits 0). */
+export function bwrapUsable() {
+  const r = spawnSync('bwrap', BWRAP_TRUE);
+  return !r.error && r.status === 0;
+}
+
+/**
+ * Headless Chromium (WB_CHROMIUM, else /usr/bin/chromium) driven by playwright-core from node_modules/.cache, as
+ * the tests use it: `{ launch() }`, or undefined (with a note on stderr that `what` was not measured) when either
+ * is not installed.
+ */
+export function benchChromium(what) {
+  const executablePath = process.env.WB_CHROMIUM ?? '/usr/bin/chromium';
+  const pw = path.join(REPO, 'node_modules/.cache/playwright/node_modules/playwright-core/index.mjs');
+  if (!existsSync(executablePath) || !existsSync(pw)) {
+    process.stderr.write(`${what} not measured: Chromium or playwright-core is not installed\n`);
+    return undefined;
+  }
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--no-first-run',
+  ];
+  return {
+    launch: async () => (await import(pathToFileURL(pw).href)).chromium.launch({ executablePath, args }),
+  };
+}
+
+/** The middle value (the upper of the two middle ones when there is an even number). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A process's time on CPU so far, in nanoseconds (/proc/<pid>/schedstat). */
+export const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
 export const round = (x, d = 3) => (x == null || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
 

@@ -13,15 +13,17 @@
 // Usage: npm run bench:regression [-- --base <commit>] [--calls 300] [--rounds 6] [--warmup 5] [--servers 3]
 //        [--mode safe|dangerous] [--no-pin]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   benchWorkspace,
+  cpuNs,
   ensureBuilt,
   httpToolClient,
+  median,
   REPO,
   round,
   startServer,
@@ -49,12 +51,10 @@ const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
 const WARMUP = Number(values.warmup);
 const SERVERS = Number(values.servers);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const CPUS = availableParallelism();
 const PIN = !values['no-pin'] && CPUS >= 2 && spawnSync('taskset', ['-V']).status === 0;
 /** The CPU the servers run on when pinned (the client takes CPU 0). */
 const SERVER_CPU = PIN ? CPUS - 1 : undefined;
-const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 
 /** The earlier commit, built in a temporary worktree; returns its bin and a cleanup. */
 function buildBase(commit) {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import {
+  BWRAP_TRUE,
   ensureBuilt,
   execTrue,
   httpToolCaller as caller,
@@ -66,18 +67,7 @@ function floors(n) {
     spawnSync('sh', ['-c', 'true']);
     sh.push(performance.now() - t0);
     t0 = performance.now();
-    spawnSync('bwrap', [
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--unshare-pid',
-      '--unshare-net',
-      'true',
-    ]);
+    spawnSync('bwrap', BWRAP_TRUE);
     bw.push(performance.now() - t0);
   }
   return { sh: median(sh), bwrap: median(bw) };

@@ -28,6 +28,7 @@ import {
   benchWorkspace,
   ensureBuilt,
   httpToolClient,
+  median,
   mixedClients,
   REPO,
   round,
@@ -49,7 +50,6 @@ const { values } = parseArgs({
 });
 const SAMPLES = Number(values.samples);
 const CORES = availableParallelism();
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${round(x, 1)} ms`;
 const mb = (kb) => round(kb / 1024, 1);
 

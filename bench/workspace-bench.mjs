@@ -7,11 +7,20 @@
 //     against the same call on the default workspace, in one server, alternating rounds: at most 1.05x.
 // Results: bench/results/workspace.{json,md}.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchWorkspace, ensureBuilt, httpToolClient, round, startServer, writeResults } from './lib.mjs';
+import {
+  benchWorkspace,
+  cpuNs,
+  ensureBuilt,
+  httpToolClient,
+  median,
+  round,
+  startServer,
+  writeResults,
+} from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -23,8 +32,6 @@ const { values } = parseArgs({
 const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 const CPU_ROUNDS = Number(values['cpu-rounds']);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cpuNs = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
 const G = ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost'];
 const git = (cwd, ...args) =>
   execFileSync('git', [...G, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,17 +5,16 @@
 // folds a file open and shut, from the keyboard too; it follows the host's theme; axe-core finds no serious or
 // critical violation at 390 px and 1280 px; and it makes no network request of its own. With show_changes on
 // the server, "Load the rest" and "Revert" call the server through the bridge. Nothing is logged as an error.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { REPO_ROOT, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
-import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, missingReason } from '../helpers/cached-tools.js';
-import { CHROMIUM } from '../helpers/chromium.js';
+import { REPO_ROOT } from '../helpers/server.js';
+import type { TempWorkspace } from '../helpers/workspace.js';
+import { missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM, seriousAxeViolations } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
-import { hostServer, openHost } from './card-host-server.js';
+import { CARD_DIFF as DIFF, openHost, startCardRig, type CardRig } from './card-host-server.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,16 +25,11 @@ const missing = requireOrSkip(
     : (missingReason('playwright-core') ?? missingReason('axe-core')),
 );
 
-const CARD = 'ui://workbench/changes.html';
-const DIFF = 'io.github.workbench-mcp/diff';
-const DECLARED = {
-  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
-};
 const BIG_LINES = 5000;
 
 describe.skipIf(missing !== undefined)('the review card in Chromium, on the official host bridge', () => {
+  let rig: CardRig | undefined;
   let ws: TempWorkspace;
-  let srv: SpawnedServer;
   let host: { server: Server; url: string };
   let client: Any;
   let browser: Any;
@@ -63,20 +57,16 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
   }
 
   beforeAll(async () => {
-    ws = makeWorkspace({
-      'src/app.js': 'const a = 1;\nconst b = 2;\nconsole.log(a + b);\n',
-      'old.txt': 'to be removed\n',
-      'notes/draft.md': '# Draft\n\nsome words\n',
-    });
-    [srv, host] = await Promise.all([startServer({ workspace: ws.dir }), hostServer()]);
-    client = new Client({ name: 'card-test', version: '1' }, { capabilities: DECLARED as Any });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(srv.url), {
-        requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
-      }),
+    rig = await startCardRig(
+      {
+        'src/app.js': 'const a = 1;\nconst b = 2;\nconsole.log(a + b);\n',
+        'old.txt': 'to be removed\n',
+        'notes/draft.md': '# Draft\n\nsome words\n',
+      },
+      'card-test',
     );
+    ({ ws, host, client, html } = rig);
     hasShowChanges = (await client.listTools()).tools.some((t: Any) => t.name === 'show_changes');
-    html = (await client.readResource({ uri: CARD })).contents[0].text;
     ({ browser, page } = await openHost(host.url, errors, async (p: Any) => {
       p.on('request', (r: Any) => requests.push(r.url()));
       await p.exposeFunction('hostCallTool', (q: Any) => client.callTool(q));
@@ -85,10 +75,7 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
 
   afterAll(async () => {
     await browser?.close();
-    await client?.close();
-    await srv?.stop();
-    host?.server.close();
-    ws?.cleanup();
+    await rig?.close();
   });
 
   it('a 3-file change: the files with status and counts; a click folds a file open with coloured lines', async () => {
@@ -211,17 +198,9 @@ describe.skipIf(missing !== undefined)('the review card in Chromium, on the offi
       await call('edit_file', { path: 'src/app.js', old_string: 'const c = 2;', new_string: 'const c = 3;' }),
     );
     await card().locator('ul.files > li > button').click();
-    const axe = readFileSync(cachedPath('axe-core'), 'utf8');
     const frame = page.frames().find((f: Any) => f !== page.mainFrame());
     for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await frame.evaluate(axe);
-      const found = await frame.evaluate(async () => {
-        const r = await (globalThis as Any).axe.run((globalThis as Any).document);
-        return r.violations.map((v: Any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-      });
-      const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-      expect(bad, `width ${width}`).toEqual([]);
+      expect(await seriousAxeViolations(page, width, frame), `width ${width}`).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   });

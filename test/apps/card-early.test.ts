@@ -7,15 +7,11 @@
 // is still starting is refused by the bridge's checks, as any message is, and a theme change sent then holds.
 // Nothing is logged as an error.
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
-import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { missingReason } from '../helpers/cached-tools.js';
 import { CHROMIUM } from '../helpers/chromium.js';
 import { requireOrSkip } from '../console/support.js';
-import { hostServer, openHost } from './card-host-server.js';
+import { CARD_DIFF as DIFF, openHost, startCardRig, type CardRig } from './card-host-server.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,18 +22,11 @@ const missing = requireOrSkip(
     : missingReason('playwright-core'),
 );
 
-const CARD = 'ui://workbench/changes.html';
-const DIFF = 'io.github.workbench-mcp/diff';
-const DECLARED = {
-  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
-};
 const HANDSHAKE = ['ui/initialize', 'ui/notifications/initialized'];
 const KINDS = ['string', 'number'];
 
 describe.skipIf(missing !== undefined)('the review card starts its handshake early', () => {
-  let ws: TempWorkspace;
-  let srv: SpawnedServer;
-  let host: { server: Server; url: string };
+  let rig: CardRig | undefined;
   let client: Any;
   let browser: Any;
   let page: Any;
@@ -63,15 +52,8 @@ describe.skipIf(missing !== undefined)('the review card starts its handshake ear
   }
 
   beforeAll(async () => {
-    ws = makeWorkspace({ 'a.txt': 'one\n' });
-    [srv, host] = await Promise.all([startServer({ workspace: ws.dir }), hostServer()]);
-    client = new Client({ name: 'card-early-test', version: '1' }, { capabilities: DECLARED as Any });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(srv.url), {
-        requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
-      }),
-    );
-    html = (await client.readResource({ uri: CARD })).contents[0].text;
+    rig = await startCardRig({ 'a.txt': 'one\n' }, 'card-early-test');
+    ({ client, html } = rig);
     const patch = [
       '*** Begin Patch',
       '*** Add File: b.txt',
@@ -87,15 +69,12 @@ describe.skipIf(missing !== undefined)('the review card starts its handshake ear
     });
     expect(result.isError, JSON.stringify(result.content)).toBe(false);
     expect(result._meta[DIFF].files).toHaveLength(2);
-    ({ browser, page } = await openHost(host.url, errors));
+    ({ browser, page } = await openHost(rig.host.url, errors));
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    await client?.close();
-    await srv?.stop();
-    host?.server.close();
-    ws?.cleanup();
+    await rig?.close();
   });
 
   it('the host hears one ui/initialize and one initialized, and the card draws the result', async () => {

@@ -1,9 +1,12 @@
 // The host page of the card's browser tests (test/apps/card-host.js bundled as its script), served from
-// 127.0.0.1: card-browser.test.ts and card-early.test.ts show the card in it.
+// 127.0.0.1: card-browser.test.ts and card-early.test.ts show the card in it; and what both set up around it
+// (the spawned bin on a workspace, an official SDK client declaring the MCP Apps extension, the card's HTML).
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { REPO_ROOT } from '../helpers/server.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { REPO_ROOT, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
+import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { importCached, type Playwright } from '../helpers/cached-tools.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 
@@ -50,4 +53,45 @@ export async function openHost(
   await page.goto(url);
   await page.waitForFunction(() => typeof (globalThis as Any).showCard === 'function');
   return { browser, page };
+}
+
+export const CARD = 'ui://workbench/changes.html';
+export const CARD_DIFF = 'io.github.workbench-mcp/diff';
+const DECLARED = {
+  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+};
+
+/** The bin on a workspace of `files`, the host page, a connected client and the card's HTML; close() ends all. */
+export interface CardRig {
+  ws: TempWorkspace;
+  srv: SpawnedServer;
+  host: { server: Server; url: string };
+  client: Any;
+  html: string;
+  close(): Promise<void>;
+}
+
+export async function startCardRig(files: Record<string, string>, clientName: string): Promise<CardRig> {
+  const ws = makeWorkspace(files);
+  const [srv, host] = await Promise.all([startServer({ workspace: ws.dir }), hostServer()]);
+  const client: Any = new Client({ name: clientName, version: '1' }, { capabilities: DECLARED as Any });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(srv.url), {
+      requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
+    }),
+  );
+  const html = (await client.readResource({ uri: CARD })).contents[0].text;
+  return {
+    ws,
+    srv,
+    host,
+    client,
+    html,
+    close: async () => {
+      await client.close();
+      await srv.stop();
+      host.server.close();
+      ws.cleanup();
+    },
+  };
 }

@@ -4,17 +4,7 @@
 // is in the runtime directory and nothing lands in the workspace's .git; a command can neither read nor write
 // it; and a filter driver the repository's own configuration defines never runs while a point is taken.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +13,7 @@ import type { SuiteVariant } from '../helpers/container-sim.js';
 import {
   canRunAs,
   NOBODY,
+  markerFile,
   ownedDir,
   startBinAs,
   type BinServer,
@@ -55,11 +46,7 @@ export function reviewSuite(as: RunAs, variant?: SuiteVariant): void {
     beforeAll(async () => {
       ws = ownedDir(tmpdir(), 'wb-review-ws-', as);
       rt = ownedDir(tmpdir(), 'wb-review-rt-', as);
-      const canary = mkdtempSync(path.join(tmpdir(), 'wb-review-canary-'));
-      chmodSync(canary, 0o755);
-      marker = path.join(canary, `marker-${randomBytes(4).toString('hex')}`);
-      writeFileSync(marker, '');
-      chmodSync(marker, 0o666);
+      marker = markerFile(tmpdir(), 'wb-review-canary-', as);
       g('init', '-q', '-b', 'main');
       writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
       writeFileSync(path.join(ws, '.gitattributes'), '*.txt filter=zz\n');
@@ -67,10 +54,7 @@ export function reviewSuite(as: RunAs, variant?: SuiteVariant): void {
       g('commit', '-q', '-m', 'first');
       // The repository's own configuration names a clean filter that would write the marker.
       g('config', 'filter.zz.clean', `sh -c 'id >> ${marker}; cat'`);
-      if (as === 'nobody') {
-        execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, ws]);
-        chownSync(marker, NOBODY, NOBODY);
-      }
+      if (as === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, ws]);
       srv = await startBinAs({
         workspace: ws,
         runtimeRoot: rt,

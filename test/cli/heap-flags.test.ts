@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { missingHeapFlags, NODE_FLAGS } from '../../src/cli/heap-flags.js';
 import { parseReadyLine } from '../../src/core/ready-line.js';
+import { stdioToolsListInput } from '../helpers/rpc.js';
 import { BIN, REPO_ROOT, TEST_TOKEN } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
@@ -123,18 +124,7 @@ describe('the heap flags, however the server is started', () => {
   }, 120_000);
 
   it("over stdio: initialize and tools/list are answered, and the exit codes are the server's", () => {
-    const input = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
-    ]
-      .map((m) => JSON.stringify(m) + '\n')
-      .join('');
+    const input = stdioToolsListInput('t');
     const run = spawnSync(process.execPath, [BIN, '--stdio', '--workspace', ws.dir], {
       input,
       encoding: 'utf8',

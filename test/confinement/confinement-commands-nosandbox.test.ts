@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
-import { call, waitFor } from '../exec/exec-support.js';
+import { call, followToEnd, forkStormPy, waitFor } from '../exec/exec-support.js';
 
 const LIMIT = 64;
 const MARK = `nosandbox-storm-${randomBytes(6).toString('hex')}`;
@@ -74,19 +74,9 @@ describe('no sandbox available (SERVICE_SANDBOX=off)', () => {
   });
 
   it(`a bounded fork storm (2000) without a sandbox still stops at the process limit (${LIMIT})`, async () => {
-    const py =
-      `import os, time\nn = 0\ntry:\n  for i in range(2000):\n    if os.fork() == 0:\n      time.sleep(120); os._exit(0)  # ${MARK}\n` +
-      '    n += 1\nexcept OSError as e:\n  print("fork failed", e.errno)\nprint("forked", n, flush=True)';
+    const py = forkStormPy(MARK);
     const started = await call(srv.url, 'exec_command', { cmd: `exec python3 -c '${py}'`, yield_time_ms: 0 });
-    let r = started.sc;
-    let out = r.stdout ?? '';
-    let err = r.stderr ?? '';
-    while (r.status === 'running') {
-      const args = { command_id: started.sc.command_id, chars: '', yield_time_ms: 10_000 };
-      r = (await call(srv.url, 'write_stdin', args)).sc;
-      out += r.stdout ?? '';
-      err += r.stderr ?? '';
-    }
+    const { out, err } = await followToEnd(srv.url, started);
     const info = await call(srv.url, 'server_info');
     if (info.sc.process_limit.enforced_by.startsWith('cgroup')) {
       expect(Number(/forked (\d+)/.exec(out)?.[1])).toBeLessThan(LIMIT);

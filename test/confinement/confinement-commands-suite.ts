@@ -6,21 +6,13 @@
 // failure under CI=true.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { BIN, BIN_NODE_FLAGS, TEST_TOKEN } from '../helpers/server.js';
-import { call, HUNG_MS, needBwrap, waitFor } from '../exec/exec-support.js';
+import { canaryFiles, plantCanaries } from '../helpers/confinement.js';
+import { call, followToEnd, forkStormPy, HUNG_MS, needBwrap, waitFor } from '../exec/exec-support.js';
 
 export type RunAs = 'root' | 'nobody';
 const NOBODY = 65534;
@@ -119,11 +111,7 @@ export function commandConfinementSuite(as: RunAs): void {
     let runtimeRoot: string;
     let srv: Server;
     let homeSrv: Server;
-    const files = {
-      root: `/root/wb-canary-${tag}.txt`,
-      home: `/home/wb-canary-${tag}/secret.txt`,
-      tmp: `/tmp/wb-canary-${tag}.txt`,
-    };
+    const files = canaryFiles('wb-canary', tag);
     const run = async (cmd: string, s: () => Server = () => srv) => {
       const r = await call(s().url, 'exec_command', { cmd, yield_time_ms: 30_000 });
       expect(r.sc.status, JSON.stringify(r.sc)).not.toBe('running');
@@ -131,12 +119,7 @@ export function commandConfinementSuite(as: RunAs): void {
     };
 
     beforeAll(async () => {
-      mkdirSync(path.dirname(files.home), { mode: 0o755 });
-      made.push(path.dirname(files.home));
-      for (const f of Object.values(files)) {
-        writeFileSync(f, `${canary}\n`, { mode: 0o644 });
-        made.push(f);
-      }
+      plantCanaries(files, canary, made);
       tmpWs = ownedDir('/tmp', 'wb-cmd-ws-', as);
       runtimeRoot = ownedDir('/tmp', 'wb-cmd-rt-', as);
       // A second workspace under /home: hidden directories bound back must stay writable.
@@ -268,24 +251,14 @@ export function commandConfinementSuite(as: RunAs): void {
     });
 
     it(`a bounded fork storm (2000) stops at the process limit (${STORM_LIMIT}) and the server keeps answering`, async () => {
-      const py =
-        `import os, time\nn = 0\ntry:\n  for i in range(2000):\n    if os.fork() == 0:\n      time.sleep(120); os._exit(0)  # storm-${tag}\n` +
-        '    n += 1\nexcept OSError as e:\n  print("fork failed", e.errno)\nprint("forked", n, flush=True)\ntime.sleep(1)';
+      const py = forkStormPy(`storm-${tag}`, 1);
       const started = await call(srv.url, 'exec_command', {
         cmd: `exec python3 -c '${py}'`,
         yield_time_ms: 0,
       });
       const info = await call(srv.url, 'server_info');
       expect(info.sc.process_limit.max_processes).toBe(STORM_LIMIT);
-      let r = started.sc;
-      let out = r.stdout ?? '';
-      let err = r.stderr ?? '';
-      while (r.status === 'running') {
-        const args = { command_id: started.sc.command_id, chars: '', yield_time_ms: 10_000 };
-        r = (await call(srv.url, 'write_stdin', args)).sc;
-        out += r.stdout ?? '';
-        err += r.stderr ?? '';
-      }
+      const { out, err } = await followToEnd(srv.url, started);
       if (info.sc.process_limit.enforced_by.startsWith('cgroup')) {
         expect(out).toMatch(/fork failed 11/);
         expect(Number(/forked (\d+)/.exec(out)?.[1])).toBeLessThan(STORM_LIMIT);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReadyLine } from '../../src/core/ready-line.js';
-import { CEILING_MS, outcome, png, toolFailures } from '../helpers/confinement.js';
+import { CEILING_MS, outcome, patch, png, toolFailures, type ToolCase } from '../helpers/confinement.js';
 import { snapshotTree } from '../helpers/tree-snapshot.js';
 import { dirEntries } from '../helpers/list-dir.js';
 import { BIN, BIN_NODE_FLAGS, startServer, TEST_TOKEN, type SpawnedServer } from '../helpers/server.js';
@@ -16,31 +16,20 @@ import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 const NEEDLE = 'errno-needle-41c9';
 const LONG = 'n'.repeat(300);
 const DEEP = `${'d/'.repeat(2100)}f.txt`; // > PATH_MAX (4096) with short components
-const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
-
-interface Case {
-  title: string;
-  tool: string;
-  args: Record<string, unknown>;
-  /** refuse: a specific error; answer: anything but INTERNAL_ERROR; ok: success that passes `check`. */
-  expect: 'refuse' | 'answer' | 'ok';
-  check?: (sc: any) => boolean; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-const read = (p: string): Case => ({
+const read = (p: string): ToolCase => ({
   title: `read_file ${p}`,
   tool: 'read_file',
   args: { path: p },
   expect: 'refuse',
 });
-const refuse = (title: string, tool: string, args: Record<string, unknown>): Case => ({
+const refuse = (title: string, tool: string, args: Record<string, unknown>): ToolCase => ({
   title,
   tool,
   args,
   expect: 'refuse',
 });
 const paths = (xs: Array<{ path: string }> | undefined) => (xs ?? []).map((x) => x.path);
-const walks: Case[] = [
+const walks: ToolCase[] = [
   {
     title: 'list_dir .',
     tool: 'list_dir',
@@ -65,7 +54,7 @@ const walks: Case[] = [
 ];
 
 /** Calls every case and checks its answer; returns the words seen, for the log. */
-async function runCases(srv: { url: string; stderr: () => string }, label: string, cases: Case[]) {
+async function runCases(srv: { url: string; stderr: () => string }, label: string, cases: ToolCase[]) {
   const seen: string[] = [];
   for (const c of cases) {
     const r = await outcome(srv.url, c.tool, c.args);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
-import { CEILING_MS, outcome } from '../helpers/confinement.js';
+import { CEILING_MS, outcome, patch, type ToolCase } from '../helpers/confinement.js';
 import { dirEntries } from '../helpers/list-dir.js';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
@@ -48,21 +48,9 @@ function releaseReaders(ws: TempWorkspace) {
   }
 }
 
-const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
-
-interface Case {
-  title: string;
-  tool: string;
-  args: Record<string, unknown>;
-  /** refuse: must be an error (not INTERNAL_ERROR); answer: error or success; ok: must succeed. */
-  expect: 'refuse' | 'answer' | 'ok';
-  /** For a successful answer: a property of the result that shows the tool really worked. */
-  check?: (sc: any) => boolean; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
 const paths = (xs: Array<{ path: string }> | undefined) => (xs ?? []).map((x) => x.path);
 
-const CASES: Case[] = [
+const CASES: ToolCase[] = [
   { title: 'read_file p.txt', tool: 'read_file', args: { path: 'p.txt' }, expect: 'refuse' },
   { title: 'view_image p.png', tool: 'view_image', args: { path: 'p.png' }, expect: 'refuse' },
   {

@@ -3,17 +3,19 @@
 // tight loop) while the file tools are called 500 times each (the two searches 200 times) against the real
 // server bin; no result may carry an outside byte and the outside directory must stay byte-for-byte unchanged.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   callWithin,
   inLanes,
+  patch,
   png,
   startSwapper,
   toolFailures,
   type Swapper,
   type ToolAnswer,
+  unswap,
 } from '../helpers/confinement.js';
 import { snapshotTree, treeChanges, type Snapshot } from '../helpers/tree-snapshot.js';
 import { dirEntries } from '../helpers/list-dir.js';
@@ -70,12 +72,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await swapper?.kill();
   swapper = undefined;
-  // A killed swapper may leave the pair exchanged: put the real directory back at race/.
-  if (lstatSync(race()).isSymbolicLink()) {
-    renameSync(race(), `${race()}.tmp`);
-    renameSync(raceSwap(), race());
-    renameSync(`${race()}.tmp`, raceSwap());
-  }
+  unswap(race(), raceSwap()); // a killed swapper may leave the pair exchanged
 });
 
 afterAll(async () => {
@@ -328,8 +325,6 @@ describe('swap race: read tools never return an outside byte (docs/design-notes.
     TEST_CEILING_MS,
   );
 });
-
-const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
 
 describe('swap race: apply_patch never creates, changes, renames or deletes outside', () => {
   beforeAll(() => {

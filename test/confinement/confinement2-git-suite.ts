@@ -10,17 +10,7 @@
 // Landlock jail (src/process/jail/jail-landlock.ts); server_info must name the jail in use, and search_text must
 // still answer correctly through it.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +20,7 @@ import type { SuiteVariant } from '../helpers/container-sim.js';
 import {
   canRunAs,
   NOBODY,
+  markerFile,
   ownedDir,
   startBinAs,
   type BinServer,
@@ -83,7 +74,6 @@ export function gitSuite(as: RunAs, variant?: SuiteVariant): void {
   const d = canRunAs(as, 'the git code-execution attacks', variant?.need) ? describe : describe.skip;
   const label = variant ? `, ${variant.label}` : '';
   d(`git never runs a repository's program with the server's power, server as ${as}${label}`, () => {
-    const tag = randomBytes(4).toString('hex');
     let ws: string;
     let rt: string;
     let canary: string;
@@ -97,12 +87,8 @@ export function gitSuite(as: RunAs, variant?: SuiteVariant): void {
     beforeAll(async () => {
       ws = ownedDir(tmpdir(), 'wb-git2-ws-', as);
       rt = ownedDir(tmpdir(), 'wb-git2-rt-', as);
-      canary = mkdtempSync(path.join(tmpdir(), 'wb-git2-canary-'));
-      chmodSync(canary, 0o755);
-      marker = path.join(canary, `marker-${tag}`);
-      writeFileSync(marker, '');
-      chmodSync(marker, 0o666);
-      if (as === 'nobody') chownSync(marker, NOBODY, NOBODY);
+      marker = markerFile(tmpdir(), 'wb-git2-canary-', as);
+      canary = path.dirname(marker);
       const w = (rel: string, body: string) => writeFileSync(path.join(ws, rel), body);
       g('init', '-q', '-b', 'main');
       w('a.txt', 'alpha\n');

@@ -7,10 +7,10 @@
 // /etc. A control query that matches nothing anywhere must answer exactly the same. Server as root (the
 // reader of /etc/shadow that a root server is).
 import { randomBytes } from 'node:crypto';
-import { lstatSync, renameSync, symlinkSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { inLanes, outcome, startSwapper, type Swapper } from '../helpers/confinement.js';
+import { inLanes, outcome, startSwapper, unswap, type Swapper } from '../helpers/confinement.js';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
 import { call } from '../exec/exec-support.js';
@@ -46,11 +46,7 @@ describe.runIf(root)(
     afterEach(async () => {
       await swapper?.kill();
       swapper = undefined;
-      if (lstatSync(race()).isSymbolicLink()) {
-        renameSync(race(), `${race()}.tmp`);
-        renameSync(raceSwap(), race());
-        renameSync(`${race()}.tmp`, raceSwap());
-      }
+      unswap(race(), raceSwap());
     });
     afterAll(async () => {
       await srv?.stop('SIGKILL');

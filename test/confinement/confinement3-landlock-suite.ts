@@ -9,11 +9,12 @@
 import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as NetServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, HUNG_MS, waitFor } from '../exec/exec-support.js';
+import { canaryFiles, plantCanaries } from '../helpers/confinement.js';
+import { call, followToEnd, forkStormPy, HUNG_MS, waitFor } from '../exec/exec-support.js';
 import { bwrapUnder, containerLauncher, LANDLOCK_SIM } from '../helpers/container-sim.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
 import { TEST_TOKEN } from '../helpers/server.js';
@@ -73,11 +74,7 @@ export function landlockSuite(as: RunAs): void {
     const tag = randomBytes(6).toString('hex');
     const canary = `CANARY-${tag}`;
     const made: string[] = [];
-    const files = {
-      root: `/root/wb-ll-canary-${tag}.txt`,
-      home: `/home/wb-ll-canary-${tag}/secret.txt`,
-      tmp: `/tmp/wb-ll-canary-${tag}.txt`,
-    };
+    const files = canaryFiles('wb-ll-canary', tag);
     let ws: string;
     let trustedWs: string;
     let homeParent: string;
@@ -94,12 +91,7 @@ export function landlockSuite(as: RunAs): void {
     };
 
     beforeAll(async () => {
-      mkdirSync(path.dirname(files.home), { mode: 0o755 });
-      made.push(path.dirname(files.home));
-      for (const f of Object.values(files)) {
-        writeFileSync(f, `${canary}\n`, { mode: 0o644 });
-        made.push(f);
-      }
+      plantCanaries(files, canary, made);
       ws = ownedDir('/tmp', 'wb-ll-ws-', as);
       const rt = ownedDir('/tmp', 'wb-ll-rt-', as);
       homeParent = ownedDir('/home', `wb-ll-${tag}-`, as);
@@ -300,24 +292,13 @@ export function landlockSuite(as: RunAs): void {
     });
 
     it(`a bounded fork storm (2000) stops at the process limit (${STORM_LIMIT}) and the server keeps answering`, async () => {
-      const py =
-        `import os, time\nn = 0\ntry:\n  for i in range(2000):\n    if os.fork() == 0:\n      time.sleep(120); os._exit(0)  # storm-${tag}\n` +
-        '    n += 1\nexcept OSError as e:\n  print("fork failed", e.errno)\nprint("forked", n, flush=True)\ntime.sleep(1)';
-      writeFileSync(path.join(ws, `storm-${tag}.py`), py);
+      writeFileSync(path.join(ws, `storm-${tag}.py`), forkStormPy(`storm-${tag}`, 1));
       const started = await call(srv.url, 'exec_command', {
         cmd: `exec python3 storm-${tag}.py`,
         yield_time_ms: 0,
       });
       const info = await call(srv.url, 'server_info');
-      let r = started.sc;
-      let out = r.stdout ?? '';
-      let err = r.stderr ?? '';
-      while (r.status === 'running') {
-        const args = { command_id: started.sc.command_id, chars: '', yield_time_ms: 10_000 };
-        r = (await call(srv.url, 'write_stdin', args)).sc;
-        out += r.stdout ?? '';
-        err += r.stderr ?? '';
-      }
+      const { out, err } = await followToEnd(srv.url, started);
       if (info.sc.process_limit.enforced_by.startsWith('cgroup')) {
         expect(out).toMatch(/fork failed 11/);
         expect(err).toMatch(/reached its limit of 64 processes/);

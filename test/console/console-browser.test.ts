@@ -9,8 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
 import { REPO_ROOT, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, missingReason } from '../helpers/cached-tools.js';
-import { CHROMIUM, consoleLink, openConsole, requireOrSkip, type OpenConsole } from './support.js';
+import { missingReason } from '../helpers/cached-tools.js';
+import {
+  CHROMIUM,
+  consoleLink,
+  openConsole,
+  requireOrSkip,
+  seriousAxeViolations,
+  type OpenConsole,
+} from './support.js';
 
 const missing = requireOrSkip(
   'the console browser test',
@@ -120,19 +127,8 @@ describe.skipIf(missing !== undefined)('the operator console in Chromium', () =>
     const waiting = callTool(srv.url, 'exec_command', { cmd: 'rm -rf build2/cache', yield_time_ms: 30_000 });
     const card = page.locator('[data-approval]', { hasText: 'rm -rf build2/cache' });
     await card.waitFor({ timeout: 30_000 });
-    const axe = readFileSync(cachedPath('axe-core'), 'utf8');
     for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.evaluate(axe);
-      const found = await page.evaluate(async () => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const g = globalThis as any;
-        const r = await g.axe.run(g.document);
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-      });
-      const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-      expect(bad, `width ${width}`).toEqual([]);
+      expect(await seriousAxeViolations(page, width), `width ${width}`).toEqual([]);
     }
     if (process.env.WB_CONSOLE_SCREENSHOTS === '1') {
       const dir = path.join(REPO_ROOT, 'docs/images');

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../helpers/rpc.js';
 import type { SpawnedServer } from '../helpers/server.js';
 import { git, makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
-import { cachedPath, missingReason } from '../helpers/cached-tools.js';
-import { CHROMIUM, openConsole, requireOrSkip, type OpenConsole } from './support.js';
+import { missingReason } from '../helpers/cached-tools.js';
+import { CHROMIUM, openConsole, requireOrSkip, seriousAxeViolations, type OpenConsole } from './support.js';
 
 const missing = requireOrSkip(
   'the console review points browser test',
@@ -102,19 +102,8 @@ describe.skipIf(missing !== undefined)('the console groups edits by review point
   });
 
   it('axe-core: no serious or critical violation at 390 px and 1280 px', async () => {
-    const axe = readFileSync(cachedPath('axe-core'), 'utf8');
     for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.evaluate(axe);
-      const found = await page.evaluate(async () => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const g = globalThis as any;
-        const r = await g.axe.run(g.document);
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-      });
-      const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-      expect(bad, `width ${width}`).toEqual([]);
+      expect(await seriousAxeViolations(page, width), `width ${width}`).toEqual([]);
     }
   });
 });

@@ -11,11 +11,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { HUNG_MS } from '../exec/exec-support.js';
-import { cachedPath, importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
+import { importCached, missingReason, type Playwright } from '../helpers/cached-tools.js';
 import {
   canRunAs,
   NOBODY,
@@ -25,38 +22,14 @@ import {
   type RunAs,
 } from '../helpers/hostile-bin.js';
 import type { SuiteVariant } from '../helpers/container-sim.js';
-import { TEST_TOKEN } from '../helpers/server.js';
 import { git } from '../helpers/workspace.js';
-import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip } from './support.js';
+import { v1Peer, v2Peer, type Peer, type Sc } from '../workspaces/peers.js';
+import { CHROMIUM, CHROMIUM_ARGS, consoleLink, requireOrSkip, seriousAxeViolations } from './support.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-type Sc = Record<string, any>;
-interface Peer {
-  call(name: string, args: Record<string, unknown>): Promise<{ sc: Sc; text: string; isError: boolean }>;
-  close(): Promise<void>;
-}
-
-const headers = { authorization: `Bearer ${TEST_TOKEN}` };
-
-function wrap(client: { callTool(p: unknown): Promise<unknown>; close(): Promise<void> }): Peer {
-  return {
-    async call(name, args) {
-      const r = (await client.callTool({ name, arguments: args })) as any;
-      return { sc: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? '', isError: r.isError === true };
-    },
-    close: () => client.close(),
-  };
-}
-
 async function peers(url: string): Promise<[Peer, Peer]> {
-  const c1 = new ClientV1({ name: 'v1-landing', version: '1.0.0' });
-  await c1.connect(new HttpV1(new URL(url), { requestInit: { headers } }));
-  const c2 = new ClientV2(
-    { name: 'v2-landing', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  await c2.connect(new HttpV2(new URL(url), { requestInit: { headers } }));
-  return [wrap(c1), wrap(c2)];
+  const c1 = await v1Peer(url, 'v1-landing');
+  return [c1, await v2Peer(url, 'v2-landing')];
 }
 
 /** git as the test, on a repository the server (maybe nobody) owns. */
@@ -321,23 +294,8 @@ export function consoleWorkspacesSuite(as: RunAs, variant?: SuiteVariant): void 
       await card(wa.workspace)
         .getByRole('button', { name: `Diff of workspace ${wa.workspace}` })
         .waitFor();
-      const axe = readFileSync(cachedPath('axe-core'), 'utf8');
       for (const width of [390, 1280]) {
-        await page.setViewportSize({ width, height: 900 });
-        await page.evaluate(axe);
-        const found = await page.evaluate(async () => {
-          const g = globalThis as any;
-          const r = await g.axe.run(g.document);
-          return r.violations.map((v: any) => ({
-            id: v.id,
-            impact: v.impact,
-            nodes: v.nodes.map((n: any) => String(n.target)),
-          }));
-        });
-        const bad = found.filter(
-          (v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical',
-        );
-        expect(bad, `width ${width}`).toEqual([]);
+        expect(await seriousAxeViolations(page, width), `width ${width}`).toEqual([]);
       }
     });
   });

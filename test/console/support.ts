@@ -1,13 +1,13 @@
-// What the console tests share: the banner's one-time link, Chromium's path and flags (test/helpers/chromium.ts),
-// and the rule for a missing component (skip with a reason on a laptop, fail under CI=true).
+// What the console tests share: the banner's one-time link, Chromium's path and flags and the axe-core check
+// (test/helpers/chromium.ts), and the rule for a missing component (skip with a reason on a laptop, fail under CI=true).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importCached, type Playwright } from '../helpers/cached-tools.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, CHROMIUM_ARGS, seriousAxeViolations } from '../helpers/chromium.js';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
 
-export { CHROMIUM, CHROMIUM_ARGS };
+export { CHROMIUM, CHROMIUM_ARGS, seriousAxeViolations };
 
 /** The most recent one-time console link the server printed. */
 export function consoleLink(stderr: string): string {

@@ -168,6 +168,35 @@ export async function pollUntil(
   return { last, stdout };
 }
 
+/**
+ * Follows a command exec_command started (with yield_time_ms 0) through write_stdin until it has ended: all
+ * its stdout and stderr, from exec_command's own answer on.
+ */
+export async function followToEnd(url: string, started: Result): Promise<{ out: string; err: string }> {
+  let r = started.sc;
+  let out = r.stdout ?? '';
+  let err = r.stderr ?? '';
+  while (r.status === 'running') {
+    const args = { command_id: started.sc.command_id, chars: '', yield_time_ms: 10_000 };
+    r = (await call(url, 'write_stdin', args)).sc;
+    out += r.stdout ?? '';
+    err += r.stderr ?? '';
+  }
+  return { out, err };
+}
+
+/**
+ * A bounded fork storm in Python: up to 2000 children that sleep 120 s (`mark` in their command line), then
+ * "fork failed <errno>" at the first refused fork and "forked <n>"; the parent lingers `lingerS` seconds.
+ */
+export function forkStormPy(mark: string, lingerS?: number): string {
+  return (
+    `import os, time\nn = 0\ntry:\n  for i in range(2000):\n    if os.fork() == 0:\n      time.sleep(120); os._exit(0)  # ${mark}\n` +
+    '    n += 1\nexcept OSError as e:\n  print("fork failed", e.errno)\nprint("forked", n, flush=True)' +
+    (lingerS === undefined ? '' : `\ntime.sleep(${lingerS})`)
+  );
+}
+
 let bwrapState: { ok: boolean; reason: string } | undefined;
 
 /** Whether bubblewrap can create a sandbox here. */

@@ -1,6 +1,8 @@
 // Shared pieces of the confinement attack tests: tool calls over HTTP with a ceiling that only ends
-// a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process, and a small valid PNG.
+// a hung test, the symlink swapper (test/helpers/swapper.py) as a bounded child process and the undoing of the
+// exchange it may leave behind, and a small valid PNG.
 import { spawn } from 'node:child_process';
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool } from './rpc.js';
@@ -111,6 +113,51 @@ export function startSwapper(a: string, b: string, maxSeconds: number): Promise<
     proc.once('error', (e) => reject(new Error(`the swap-race tests need python3 on PATH: ${e.message}`)));
     void exited.then((code) => reject(new Error(`swapper exited early (${code}): ${err}`)));
   });
+}
+
+/** An apply_patch body: the lines given, between the patch's begin and end lines. */
+export const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
+
+/** One call of a hostile-path table (test/confinement/confinement-errno.test.ts, confinement-fifo.test.ts). */
+export interface ToolCase {
+  title: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** refuse: must be an error (a specific one, never INTERNAL_ERROR); answer: error or success; ok: must succeed. */
+  expect: 'refuse' | 'answer' | 'ok';
+  /** For a successful answer: a property of the result that shows the tool really worked. */
+  check?: (sc: any) => boolean; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Where the command attacks plant their canaries, outside any workspace: in /root, in a directory of /home, in /tmp. */
+export function canaryFiles(prefix: string, tag: string): { root: string; home: string; tmp: string } {
+  return {
+    root: `/root/${prefix}-${tag}.txt`,
+    home: `/home/${prefix}-${tag}/secret.txt`,
+    tmp: `/tmp/${prefix}-${tag}.txt`,
+  };
+}
+
+/** Writes `text` to each canary (mode 0644, the home one's directory 0755); each path made is pushed on `made`. */
+export function plantCanaries(
+  files: { home: string } & Record<string, string>,
+  text: string,
+  made: string[],
+): void {
+  mkdirSync(path.dirname(files.home), { mode: 0o755 });
+  made.push(path.dirname(files.home));
+  for (const f of Object.values(files)) {
+    writeFileSync(f, `${text}\n`, { mode: 0o644 });
+    made.push(f);
+  }
+}
+
+/** A killed swapper may leave the pair exchanged: put the real directory back at `real` (and the link at `swap`). */
+export function unswap(real: string, swap: string): void {
+  if (!lstatSync(real).isSymbolicLink()) return;
+  renameSync(real, `${real}.tmp`);
+  renameSync(swap, real);
+  renameSync(`${real}.tmp`, swap);
 }
 
 export { png } from './png.js';

@@ -1,9 +1,19 @@
 // The built bin started for the second round of attack tests (test/confinement/confinement2-*.test.ts), as root or through
 // `setpriv` as nobody (uid 65534) like test/confinement/confinement-commands-suite.ts does, plus what those tests look at
-// from outside: the host's process table (/proc), a server's descendants, a wait for a process to stop.
+// from outside: the host's process table (/proc), a server's descendants, a wait for a process to stop, and a
+// marker file a planted program would write to.
 // A start may end in a refusal (a squatted runtime directory): startOrRefusal reports either outcome.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { parseReadyLine } from '../../src/core/ready-line.js';
 import { HUNG_MS, needBwrap } from '../exec/exec-support.js';
@@ -140,6 +150,20 @@ export function ownedDir(parent: string, prefix: string, as: RunAs): string {
   if (as === 'nobody') chownSync(d, NOBODY, NOBODY);
   chmodSync(d, 0o755);
   return d;
+}
+
+/**
+ * An empty marker file the server's user may write (mode 0666), alone in a fresh directory (0755, the test's)
+ * outside the workspace: a planted program appends to it if it ever runs. Remove `path.dirname(marker)` after.
+ */
+export function markerFile(parent: string, prefix: string, as: RunAs): string {
+  const canary = mkdtempSync(path.join(parent, prefix));
+  chmodSync(canary, 0o755);
+  const marker = path.join(canary, `marker-${randomBytes(4).toString('hex')}`);
+  writeFileSync(marker, '');
+  chmodSync(marker, 0o666);
+  if (as === 'nobody') chownSync(marker, NOBODY, NOBODY);
+  return marker;
 }
 
 export interface Proc {

@@ -128,3 +128,26 @@ export async function callTool(url: string, name: string, args: Record<string, u
     );
   return result;
 }
+
+/**
+ * What a stdio client of the handshake era writes to list the tools, one JSON message a line: initialize
+ * (2025-11-25, as `clientName`), notifications/initialized, then tools/list as request 2.
+ */
+export function stdioToolsListInput(clientName: string): string {
+  return [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: clientName, version: '1' },
+      },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+  ]
+    .map((m) => JSON.stringify(m) + '\n')
+    .join('');
+}

@@ -18,6 +18,7 @@ import { call, pollUntil } from '../exec/exec-support.js';
 import { canRunAs, ownedDir, startBinAs, type BinServer, type RunAs } from '../helpers/hostile-bin.js';
 import { REPO_ROOT } from '../helpers/server.js';
 import { startStandinRegistry, type StandinRegistry } from '../helpers/standin-registry.js';
+import { fdReceiverPy } from './fd-receiver.js';
 
 function needNative(what: string): boolean {
   const missing = ['wb-netbridge', 'wb-netrelay'].filter((p) => !builtProgram(p));
@@ -68,27 +69,14 @@ while not os.path.exists(stop) and time.time() < end: time.sleep(0.05)
 `;
 
 /** Receives one descriptor on pass.sock, waits for `go`, then sends a CONNECT on it with its own credential. */
-const RECEIVER = `
-import array, base64, os, socket, sys, time, urllib.parse
-target = sys.argv[1]
-srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-srv.bind("bridge-pass.sock"); srv.listen(1)
-print("listening", flush=True)
-c, _ = srv.accept()
-msg, anc, flags, addr = c.recvmsg(16, socket.CMSG_SPACE(4))
-s = socket.socket(fileno=array.array("i", anc[0][2][:4])[0])
-print("received", flush=True)
-end = time.time() + 120
-while not os.path.exists("bridge-go") and time.time() < end: time.sleep(0.05)
+const RECEIVER = fdReceiverPy({
+  sock: 'bridge-pass.sock',
+  go: 'bridge-go',
+  before: `target = sys.argv[1]
 u = urllib.parse.urlparse(os.environ["HTTPS_PROXY"])
-auth = base64.b64encode(f"{u.username}:{u.password}".encode()).decode()
-s.settimeout(30)
-try:
-    s.sendall(f"CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\nProxy-Authorization: Basic {auth}\\r\\n\\r\\n".encode())
-    print("reply", repr(s.recv(100)), flush=True)
-except OSError as e:
-    print("dead", e.errno, flush=True)
-`;
+auth = base64.b64encode(f"{u.username}:{u.password}".encode()).decode()`,
+  payload: `f"CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\nProxy-Authorization: Basic {auth}\\r\\n\\r\\n".encode()`,
+});
 
 /** Connects to its own bridge (nothing sent yet) and passes the socket to the receiver. */
 const SENDER = `

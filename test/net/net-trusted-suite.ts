@@ -27,28 +27,12 @@ import {
 } from '../helpers/hostile-bin.js';
 import { bearer, ELICIT_META, META, request, send, until } from '../helpers/raw-http.js';
 import { startStandinRegistry, type StandinRegistry } from '../helpers/standin-registry.js';
+import { fdReceiverPy } from './fd-receiver.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** Receives one descriptor on pass.sock, waits for the file `go`, then tries to talk through it. */
-const RECEIVER = `
-import array, os, socket, time
-srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-srv.bind("pass.sock"); srv.listen(1)
-print("listening", flush=True)
-c, _ = srv.accept()
-msg, anc, flags, addr = c.recvmsg(16, socket.CMSG_SPACE(4))
-s = socket.socket(fileno=array.array("i", anc[0][2][:4])[0])
-print("received", flush=True)
-end = time.time() + 120
-while not os.path.exists("go") and time.time() < end: time.sleep(0.05)
-s.settimeout(30)
-try:
-    s.sendall(b"after-end\\n")
-    print("reply", repr(s.recv(100)), flush=True)
-except OSError as e:
-    print("dead", e.errno, flush=True)
-`;
+const RECEIVER = fdReceiverPy({ sock: 'pass.sock', go: 'go', payload: 'b"after-end\\n"' });
 
 /** Tunnels to granted.test through the proxy with this command's credential, checks it, passes it on. */
 const SENDER = `

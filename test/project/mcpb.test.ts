@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stdioToolsListInput } from '../helpers/rpc.js';
 import { REPO_ROOT } from '../helpers/server.js';
 
 const CLI = path.join(REPO_ROOT, 'node_modules/.cache/mcpb/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js');
@@ -56,22 +57,7 @@ describe('the .mcpb bundle', () => {
       env: Record<string, string>;
     };
     expect(command).toBe('node');
-    const input = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'claude-desktop-like', version: '1' },
-        },
-      },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
-    ]
-      .map((m) => JSON.stringify(m) + '\n')
-      .join('');
+    const input = stdioToolsListInput('claude-desktop-like');
     const run = spawnSync(
       process.execPath,
       args.map((a) => fill(a, vars)),

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { needBwrap } from '../exec/exec-support.js';
-import { callTool } from '../helpers/rpc.js';
+import { callTool, stdioToolsListInput } from '../helpers/rpc.js';
 import { REPO_ROOT, startServer } from '../helpers/server.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-pack-'));
@@ -77,22 +77,7 @@ describe('the packed package (npm pack, install --omit=dev, run)', () => {
     const help = npx(['--help']);
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/--stdio/);
-    const input = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'npx', version: '1' },
-        },
-      },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
-    ]
-      .map((m) => JSON.stringify(m) + '\n')
-      .join('');
+    const input = stdioToolsListInput('npx');
     const run = npx(['--stdio', '--workspace', clean], input);
     expect(run.status, run.stderr).toBe(0);
     const replies = run.stdout

@@ -11,9 +11,6 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { call, HUNG_MS } from '../exec/exec-support.js';
 import type { SuiteVariant } from '../helpers/container-sim.js';
 import {
@@ -24,42 +21,8 @@ import {
   type BinServer,
   type RunAs,
 } from '../helpers/hostile-bin.js';
-import { TEST_TOKEN } from '../helpers/server.js';
 import { git } from '../helpers/workspace.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Sc = Record<string, any>;
-interface Peer {
-  call(name: string, args: Record<string, unknown>): Promise<{ sc: Sc; text: string; isError: boolean }>;
-  close(): Promise<void>;
-}
-
-const headers = { authorization: `Bearer ${TEST_TOKEN}` };
-
-async function v1(url: string): Promise<Peer> {
-  const client = new ClientV1({ name: 'v1-workspaces', version: '1.0.0' });
-  await client.connect(new HttpV1(new URL(url), { requestInit: { headers } }));
-  return wrap(client);
-}
-
-async function v2(url: string): Promise<Peer> {
-  const client = new ClientV2(
-    { name: 'v2-workspaces', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  await client.connect(new HttpV2(new URL(url), { requestInit: { headers } }));
-  return wrap(client);
-}
-
-function wrap(client: { callTool(p: unknown): Promise<unknown>; close(): Promise<void> }): Peer {
-  return {
-    async call(name, args) {
-      const r = (await client.callTool({ name, arguments: args })) as any;
-      return { sc: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? '', isError: r.isError === true };
-    },
-    close: () => client.close(),
-  };
-}
+import { v1Peer, v2Peer, type Peer, type Sc } from './peers.js';
 
 export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
   const d = canRunAs(as, 'several workspaces', variant?.need) ? describe : describe.skip;
@@ -136,7 +99,7 @@ export function workspacesSuite(as: RunAs, variant?: SuiteVariant): void {
     let wb: Sc;
 
     it('two clients, one per era, open worktrees of one repository at the same time', async () => {
-      [a, b] = await Promise.all([v1(srv.url), v2(srv.url)]);
+      [a, b] = await Promise.all([v1Peer(srv.url, 'v1-workspaces'), v2Peer(srv.url, 'v2-workspaces')]);
       const [ra, rb] = await Promise.all([
         a.call('open_workspace', { path: 'app', mode: 'worktree' }),
         b.call('open_workspace', { path: repo, mode: 'worktree' }),
