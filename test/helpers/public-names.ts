@@ -20,6 +20,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HUNG_MS } from '../exec/exec-support.js';
+import { replyOf } from './raw-http.js';
 import { selfSignedCert } from './tls-cert.js';
 
 const HOSTS = '/etc/hosts';
@@ -261,20 +262,7 @@ export function tlsRequest(
     const req = https.request(
       url,
       { method: opts.method ?? 'GET', headers: opts.headers, ca, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
+      (res) => replyOf(res, resolve),
     );
     req.setTimeout(HUNG_MS, () => req.destroy(new Error('timeout')));
     req.on('error', reject);

@@ -28,6 +28,22 @@ export interface RawOptions {
 
 export const seen: RawReply[] = [];
 
+/** A response's status, headers, text and JSON (undefined when the text is not JSON), once it has ended. */
+export function replyOf(res: http.IncomingMessage, done: (reply: RawReply) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    done({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+  });
+}
+
 export function raw(baseOrUrl: string, opts: RawOptions = {}): Promise<RawReply> {
   const u = new URL(baseOrUrl);
   const path = opts.path ?? (u.pathname === '/' ? '/mcp' : u.pathname);
@@ -53,18 +69,8 @@ export function raw(baseOrUrl: string, opts: RawOptions = {}): Promise<RawReply>
       done(() => reject(new Error(`no response within ${opts.timeoutMs ?? 60_000} ms`)));
     }, opts.timeoutMs ?? 60_000);
     req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', () => undefined);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        const reply: RawReply = { status: res.statusCode ?? 0, headers: res.headers, text, json };
+      replyOf(res, (reply) => {
         seen.push(reply);
         done(() => resolve(reply));
       });
