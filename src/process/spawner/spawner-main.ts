@@ -21,7 +21,11 @@ interface Live {
 
 const live = new Map<number, Live>();
 let prepared: PreparedSandbox | undefined;
-const send = (msg: FromHelper, cb?: () => void) => {
+/**
+ * Always with a callback: without one a write to a server that has just gone (EPIPE) is an 'error' event, which
+ * would crash this helper with a stack trace; 'disconnect' follows and ends it quietly.
+ */
+const send = (msg: FromHelper, cb: (e: Error | null) => void = () => {}) => {
   if (process.connected) process.send?.(msg, undefined, undefined, cb);
 };
 
