@@ -2,7 +2,8 @@
  * wb-exec: the last program of a sandbox prepared ahead of its command (docs/security-model.md, "A sandbox
  * per command, prepared ahead").
  *
- *   wb-exec            (no arguments; the command arrives on standard input)
+ *   wb-exec                   (the command arrives on standard input)
+ *   wb-exec --status-fd N     (the same; the command's end is reported on descriptor N, see below)
  *
  * The sandbox (bubblewrap, and the network bridge when there is one) is set up before anybody asked for a
  * command; this program waits at its end. It reads exactly one request from descriptor 0, then changes to the
@@ -18,6 +19,14 @@
  * 126), as the tool jails prepared ahead start ripgrep (src/process/jail/prepared-jail.ts). Anything else (a short read, a count that does not match, a string without its NUL) ends this
  * program with status 125 and a line on standard error; end of input before the request (the sandbox was not
  * needed) ends it with status 0. No dependencies beyond libc; Linux only.
+ *
+ * With --status-fd N (the tool jails prepared ahead, src/process/jail/prepared-jail.ts) the command does not
+ * replace this program: it runs as its child, and when it has ended this program shuts down the sockets of its
+ * standard output and error for writing (so their reader sees their end at once, though the processes that set
+ * the sandbox up still hold them), writes "WBS1" and two little-endian 32-bit numbers on N — 0 and the exit
+ * status, or 1 and the signal that ended the command — and exits with the command's status (128 + the signal).
+ * Without this the reader waits for the whole sandbox to be torn down before it knows the command ended. The
+ * command never gets N; whatever it started dies with the sandbox (this program is its PID 1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,7 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define WB_PROGRAM "wb-exec"
@@ -38,10 +51,52 @@
 
 static uint64_t le64(const unsigned char *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
+static void put32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* --status-fd: runs the command as a child, reports its end on `status_fd`, exits as it did. */
+static void run_and_report(char **args, char **env, int status_fd) {
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) fail("cannot start the command (fork)");
+  if (pid == 0) {
+    /* Ends with this program, should it be killed first. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(125);
+    execve(args[0], args, env);
+    fprintf(stderr, "wb-exec: cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) fail("cannot wait for the command");
+  shutdown(1, SHUT_WR);
+  shutdown(2, SHUT_WR);
+  unsigned char msg[12];
+  memcpy(msg, "WBS1", 4);
+  int signaled = WIFSIGNALED(st);
+  put32(msg + 4, signaled ? 1 : 0);
+  put32(msg + 8, (uint32_t)(signaled ? WTERMSIG(st) : WEXITSTATUS(st)));
+  for (size_t off = 0; off < sizeof msg;) {
+    ssize_t w = write(status_fd, msg + off, sizeof msg - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break; /* the server is gone: nobody to tell */
+    off += (size_t)w;
+  }
+  _exit(signaled ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+}
+
 
 int main(int argc, char **argv) {
-  (void)argv;
-  if (argc != 1) fail("takes no arguments: the command arrives on standard input");
+  int status_fd = -1;
+  if (argc == 3 && strcmp(argv[1], "--status-fd") == 0) {
+    char *end;
+    long n = strtol(argv[2], &end, 10);
+    if (*end || end == argv[2] || n < 3 || n > 1024) fail("--status-fd takes a descriptor number above 2");
+    status_fd = (int)n;
+  } else if (argc != 1) {
+    fail("takes no arguments but --status-fd N: the command arrives on standard input");
+  }
   unsigned char head[16];
   if (read_all(head, sizeof head, 1)) return 0;
   int pinned = memcmp(head, "WBX2", 4) == 0;
@@ -83,6 +138,7 @@ int main(int argc, char **argv) {
   }
   /* Only 0, 1 and 2 reach the command (wb-fds.h). */
   if (cloexec_from(3) != 0) fail("cannot mark descriptors above 2 close-on-exec");
+  if (status_fd >= 0) run_and_report(args, env, status_fd);
   execve(args[0], args, env);
   fprintf(stderr, "wb-exec: cannot run %s: %s\n", args[0], strerror(errno));
   _exit(errno == ENOENT ? 127 : 126);

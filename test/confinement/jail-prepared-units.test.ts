@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArgv } from '../../src/process/jail/argv.js';
+import { followRun, runArgv } from '../../src/process/jail/argv.js';
 import { ToolJail } from '../../src/process/jail/jail.js';
 import { handOver, JailSlot, type PreparedCounts } from '../../src/process/jail/prepared-jail.js';
 import { builtProgram } from '../../src/process/native.js';
@@ -78,7 +78,8 @@ for (const { mode, ok } of modes) {
       jail.warm(['sh']);
       const script =
         'd="${TMPDIR:-/tmp}"; echo "pid=$$"; echo "ns=$(readlink /proc/self/ns/pid)"; ' +
-        'echo "left=$(ls -A "$d" | tr "\\n" " ")"; echo planted > "$d/planted"';
+        'echo "left=$(ls -A "$d" | tr "\\n" " ")"; echo planted > "$d/planted"; ' +
+        'echo "parent=$(cat /proc/$PPID/comm 2>/dev/null) $PPID"; echo "own=$(ls /proc/self/fd | tr "\\n" " ")"';
       const seen: string[] = [];
       notes.length = 0;
       for (let i = 0; i < 3; i++) {
@@ -100,12 +101,16 @@ for (const { mode, ok } of modes) {
       const pids = seen.map((o) => /^pid=(\d+)$/m.exec(o)?.[1]);
       const nss = seen.map((o) => /^ns=(.*)$/m.exec(o)?.[1]);
       if (mode === 'bwrap') {
-        // Each run is the first process of a PID namespace of its own (pid 1): a namespace an earlier run had
-        // used would have its pid 1 already. The namespaces' numbers are no proof either way: a namespace that
-        // ended gives its number back, and the next one may get it.
-        expect(pids, seen.join(' | ')).toEqual(['1', '1', '1']);
+        // Each run is the first process of a PID namespace of its own after wb-exec (pid 1, which waits for it
+        // to report its end: wb-exec --status-fd): a namespace an earlier run had used would have given pid 2
+        // already. The namespaces' numbers are no proof either way: a namespace that ended gives its number
+        // back, and the next one may get it.
+        expect(pids, seen.join(' | ')).toEqual(['2', '2', '2']);
+        for (const o of seen) expect(/^parent=(.*)$/m.exec(o)?.[1]).toBe('wb-exec 1');
         expect(nss.every((n) => /^pid:\[\d+\]$/.test(n ?? ''))).toBe(true);
       } else expect(new Set(pids).size, pids.join(' ')).toBe(3);
+      // The program holds 0, 1 and 2 only (and ls its directory), not the report pipe.
+      for (const o of seen) expect(/^own=(.*)$/m.exec(o)?.[1]?.trim()).toBe('0 1 2 3');
     });
 
     it('a prepared jail built from other options is killed, never used: ripgrep in another directory', async () => {
@@ -174,7 +179,7 @@ for (const { mode, ok } of modes) {
     const got = slot.take('a');
     expect(got).toBeDefined();
     expect(slot.take('a')).toBeUndefined(); // never offered twice
-    const child = handOver(got!, { cwd: dir, argv: ['/bin/echo', 'handed', 'over'], env: {} });
+    const { child } = handOver(got!, { cwd: dir, argv: ['/bin/echo', 'handed', 'over'], env: {} });
     let out = '';
     child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
     const code = await new Promise((r) => child.once('close', r));
@@ -231,6 +236,81 @@ for (const { mode, ok } of modes) {
     expect(bad.status).toBe(126);
     expect(bad.stdout.toString()).toBe('');
     expect(bad.stderr.toString()).toMatch(/is not the directory the server checked/);
+  });
+
+  // A "jail" whose outer process outlives the program and holds its output open, as bubblewrap's does while the
+  // jail is torn down: sh starts wb-exec beside it (with the request's input: sh gives a job started with &
+  // /dev/null unless told otherwise) and becomes a sleep that keeps every descriptor.
+  const holding = (key: string) => () => ({
+    key,
+    file: '/bin/sh',
+    args: ['-c', 'exec 5<&0; "$0" --status-fd 4 <&5 5<&- & exec sleep 600 5<&-', starter],
+    cwd: dir,
+    group: false,
+    reports: true,
+  });
+
+  it("with --status-fd, the run ends with the program's status while the jail still holds its output open", async () => {
+    const slot = new JailSlot(counts(), 1);
+    slot.fill(holding('r'));
+    const run = handOver(slot.take('r')!, {
+      cwd: dir,
+      argv: ['/bin/sh', '-c', 'echo out; echo err >&2; exit 3'],
+      env: {},
+    });
+    expect(run.report).toBeDefined();
+    const r = await followRun(run, { cwd: dir, env: {}, timeoutMs: 600_000, maxStdoutBytes: 1024 });
+    expect([r.code, r.signal, r.stdout.toString(), r.stderr, r.timedOut]).toEqual([
+      3,
+      null,
+      'out\n',
+      'err\n',
+      false,
+    ]);
+    // The holder is still there: the answer did not wait for it.
+    expect(run.child.exitCode).toBeNull();
+    slot.close();
+    run.child.kill('SIGKILL');
+  });
+
+  it('with --status-fd, a program ended by a signal is reported so, and wb-exec exits 128 + the signal', async () => {
+    const slot = new JailSlot(counts(), 1);
+    slot.fill(holding('s'));
+    const run = handOver(slot.take('s')!, { cwd: dir, argv: ['/bin/sh', '-c', 'kill -TERM $$'], env: {} });
+    const r = await followRun(run, { cwd: dir, env: {}, timeoutMs: 600_000, maxStdoutBytes: 1024 });
+    expect([r.code, r.signal]).toEqual([null, 'SIGTERM']);
+    run.child.kill('SIGKILL');
+    // wb-exec's own exit, without a holder.
+    const alone = spawnSync(starter, ['--status-fd', '4'], {
+      input: startRequest(dir, ['/bin/sh', '-c', 'kill -TERM $$'], {}),
+      stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
+    });
+    expect(alone.status).toBe(128 + 15);
+    expect(Buffer.from(alone.output[4] as Buffer).toString('latin1', 0, 4)).toBe('WBS1');
+  });
+
+  it('with --status-fd, the program gets neither the report pipe nor any other descriptor above 2', () => {
+    const r = spawnSync(starter, ['--status-fd', '4'], {
+      input: startRequest(dir, ['/bin/ls', '/proc/self/fd'], {}),
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    expect(r.status).toBe(0);
+    // ls's own directory descriptor aside.
+    expect(
+      r.stdout
+        .toString()
+        .trim()
+        .split('\n')
+        .map(Number)
+        .filter((n) => n > 3),
+    ).toEqual([]);
+  });
+
+  it('wb-exec takes no argument but --status-fd and a descriptor above 2', () => {
+    for (const args of [['--status-fd'], ['--status-fd', '2'], ['--status-fd', 'x'], ['--other']]) {
+      const r = spawnSync(starter, args, { input: startRequest(dir, ['/bin/true'], {}) });
+      expect([args, r.status]).toEqual([args, 125]);
+    }
   });
 });
 

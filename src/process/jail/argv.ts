@@ -3,8 +3,10 @@
 // inside the tool jail (jail.ts) when one is given. process/ is the only place that imports child_process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
+import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { ToolJail } from './jail.js';
+import type { JailRun } from './prepared-jail.js';
 import { openFilter } from '../spawn/pipes.js';
 
 export interface ArgvOptions {
@@ -54,15 +56,27 @@ const EMPTY: ArgvResult = {
 export function runArgv(file: string, args: readonly string[], opts: ArgvOptions): Promise<ArgvResult> {
   const started = startArgv(file, args, opts);
   if (typeof started === 'string') return Promise.resolve({ ...EMPTY, spawnError: started });
-  return new Promise((resolve) => new ArgvRun(started.child, started.group, opts, resolve));
+  const done = followRun(started.run, opts);
+  // The next prepared jail is asked for once this run has its result: a reported end comes before the jail
+  // has been torn down, and the next call may follow at once.
+  if (started.refill) void done.then(started.refill);
+  return done;
 }
 
-/** The started child (and whether it leads a process group of its own), or the error code. */
+/** The run of a started program to its end, bounded as `opts` says (runArgv's second half). */
+export function followRun(run: JailRun, opts: ArgvOptions): Promise<ArgvResult> {
+  return new Promise((resolve) => new ArgvRun(run, opts, resolve));
+}
+
+/**
+ * The started child (whether it leads a process group of its own, where its end is reported) and what asks for
+ * the next prepared jail once it has ended, or the error code.
+ */
 function startArgv(
   file: string,
   args: readonly string[],
   opts: ArgvOptions,
-): { child: ChildProcess; group: boolean } | string {
+): { run: JailRun; refill?: () => void } | string {
   const j = opts.jail;
   const alone = opts.aloneIn;
   // A prepared jail has no writable directory: a run that needs one (the review points) gets a jail of its own.
@@ -70,10 +84,7 @@ function startArgv(
     opts.writable === undefined
       ? j?.startPrepared(file, args, { cwd: opts.cwd, env: opts.env, dirFd: alone })
       : undefined;
-  if (prep?.ready) {
-    prep.ready.child.once('close', prep.refill);
-    return prep.ready;
-  }
+  if (prep?.ready) return { run: prep.ready, refill: prep.refill };
   const run = (alone !== undefined
     ? j?.wrapAlone(file, args, opts.cwd, alone)
     : j?.wrap(file, args, opts.cwd, opts.writable)) ?? {
@@ -90,8 +101,7 @@ function startArgv(
       detached: run.group === true,
     });
     if (run.done) child.once('close', run.done).once('error', run.done);
-    if (prep) child.once('close', prep.refill);
-    return { child, group: run.group === true };
+    return { run: { child, group: run.group === true }, refill: prep?.refill };
   } catch (e) {
     run.done?.();
     return (e as NodeJS.ErrnoException).code ?? String(e);
@@ -113,14 +123,18 @@ class ArgvRun {
     this.state.stopped = true;
     this.kill();
   };
+  private readonly child: ChildProcess;
+  /** The child leads a process group (a jail without a PID namespace): the whole group is ended with it. */
+  private readonly group: boolean;
 
   constructor(
-    private readonly child: ChildProcess,
-    /** The child leads a process group (a jail without a PID namespace): the whole group is ended with it. */
-    private readonly group: boolean,
+    run: JailRun,
     private readonly opts: ArgvOptions,
     private readonly resolve: (r: ArgvResult) => void,
   ) {
+    this.child = run.child;
+    this.group = run.group;
+    const child = run.child;
     this.maxErr = opts.maxStderrBytes ?? 64 * 1024;
     this.timer = setTimeout(() => {
       this.state.timedOut = true;
@@ -135,7 +149,35 @@ class ArgvRun {
     child.on('error', (e: NodeJS.ErrnoException) => this.finish({ spawnError: e.code ?? e.message }));
     child.on('close', (code, signal) => this.finish({ code, signal }));
     // What the program left behind in its group would otherwise hold the pipes open until the timeout.
-    if (group) child.on('exit', () => this.killGroup());
+    if (this.group) child.on('exit', () => this.killGroup());
+    if (run.report) this.whenReported(run.report);
+  }
+
+  /**
+   * A jail that reports the program's end (prepared-jail.ts): the result is its status once the program's
+   * output has ended too, while the jail is still being torn down. Without a report (the jail was killed, or
+   * the message is not one wb-exec writes) the jail's own close decides, as for any other start.
+   */
+  private whenReported(report: Readable): void {
+    let head = Buffer.alloc(0);
+    let told: Partial<ArgvResult> | undefined;
+    let open = 2;
+    const settle = () => {
+      if (told && open === 0) this.finish(told);
+    };
+    const ended = () => {
+      open--;
+      settle();
+    };
+    this.child.stdout?.once('end', ended);
+    this.child.stderr?.once('end', ended);
+    report.on('data', (chunk: Buffer) => {
+      if (told || head.length >= REPORT_BYTES) return;
+      head = Buffer.concat([head, chunk]);
+      if (head.length < REPORT_BYTES) return;
+      told = reportedEnd(head);
+      settle();
+    });
   }
 
   private kill(): void {
@@ -195,4 +237,16 @@ class ArgvRun {
       ...r,
     });
   }
+}
+
+/** wb-exec's report (native/wb-exec.c --status-fd): "WBS1", then 0 and the exit status or 1 and the signal. */
+const REPORT_BYTES = 12;
+
+function reportedEnd(m: Buffer): Partial<ArgvResult> | undefined {
+  if (m.toString('latin1', 0, 4) !== 'WBS1') return undefined;
+  const kind = m.readUInt32LE(4);
+  const value = m.readUInt32LE(8);
+  if (kind === 0) return { code: value, signal: null };
+  const name = Object.entries(constants.signals).find(([, n]) => n === value)?.[0];
+  return kind === 1 && name ? { code: null, signal: name as NodeJS.Signals } : undefined;
 }

@@ -18,7 +18,7 @@ import { writeSeccompFilter } from '../sandbox/seccomp.js';
 import { findExecutable } from '../spawn/spawn.js';
 import { ProgramPaths } from './programs.js';
 import { placeProgram } from '../native.js';
-import type { PreparedCounts } from './prepared-jail.js';
+import { reportFd, type PreparedCounts } from './prepared-jail.js';
 import type { DirIdentity } from '../start-request.js';
 import {
   identityOf,
@@ -310,9 +310,9 @@ export class ToolJail {
       root,
     ];
     if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
-    args.push('--', STARTER_AT);
+    args.push('--', STARTER_AT, '--status-fd', String(reportFd()));
     const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
-    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: false };
+    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: false, reports: true };
     const made = { key, recipe: () => recipe };
     this.recipes.set(program, made);
     return made;
@@ -325,7 +325,16 @@ export class ToolJail {
     const id = held.id;
     const last = this.lastAlone;
     if (last?.program === program && last.dev === id.dev && last.ino === id.ino) return last.shape;
-    const args = [...this.aloneArgs(p, program), '--ro-bind', starter, STARTER_AT, '--', STARTER_AT];
+    const status = ['--status-fd', String(reportFd([dirFd]))];
+    const args = [
+      ...this.aloneArgs(p, program),
+      '--ro-bind',
+      starter,
+      STARTER_AT,
+      '--',
+      STARTER_AT,
+      ...status,
+    ];
     const key = [p.bwrap, p.seccomp ?? '', `${id.dev}:${id.ino}`, ...args].join('\0');
     const recipe = () => {
       const fd = this.prepared.heldDir(id);
@@ -338,6 +347,7 @@ export class ToolJail {
         seccomp: p.seccomp,
         fds: [fd],
         group: false,
+        reports: true,
       };
     };
     const shape = { key, recipe, cwd: ALONE_DIR };

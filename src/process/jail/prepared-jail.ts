@@ -7,8 +7,12 @@
 // filter and, for ripgrep's jail, the directory it binds — wb-exec closes all but 0–2 before the exec. It dies
 // with the server: bubblewrap's --die-with-parent, and wb-exec ends at the end of its input, which closes when
 // the server does. Nothing it writes before its request is taken: output then, or an early exit, discards it.
+// A bubblewrap jail's wb-exec runs the program as its child and reports its end on a pipe of its own
+// (`reports`, wb-exec --status-fd): the call has its answer when the program ends, not when the jail has been
+// torn down (about a millisecond later, docs/security-model.md#tool-jails-prepared-ahead).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { openFilter } from '../spawn/pipes.js';
 import { startRequest, type DirIdentity } from '../start-request.js';
 
@@ -29,6 +33,20 @@ export interface JailRecipe {
   done?: () => void;
   /** It leads a process group of its own (the Landlock jail, without a PID namespace). */
   group: boolean;
+  /** wb-exec reports the program's end on a pipe after `fds` (its descriptor is in `args`: --status-fd). */
+  reports?: boolean;
+}
+
+/** The descriptor of a jail's report pipe (wb-exec --status-fd): after 0–2, the filter's and `fds`. */
+export function reportFd(fds: readonly number[] = []): number {
+  return 4 + fds.length;
+}
+
+/** A started program: its process and, when its jail reports, the pipe its end is told on (argv.ts). */
+export interface JailRun {
+  child: ChildProcess;
+  group: boolean;
+  report?: Readable;
 }
 
 /** What a call hands a prepared jail: the program's argv, its directory as the jail sees it, its environment. */
@@ -135,6 +153,7 @@ export class JailSlot {
     c.once('exit', fail).once('error', fail);
     c.stdout?.on('data', fail);
     c.stderr?.on('data', fail);
+    reportOf(p)?.on('data', fail);
     c.stdin?.on('error', () => {});
     c.once('close', () => p.recipe.done?.());
     this.ready.push(p);
@@ -154,14 +173,21 @@ function alive(p: Prepared): boolean {
 }
 
 /** The program starts in the prepared jail: its request written, the process handed over as the program's. */
-export function handOver(p: Prepared, call: JailCall): ChildProcess {
+export function handOver(p: Prepared, call: JailCall): JailRun {
   p.used = true;
   const c = p.child;
   c.removeAllListeners('exit').removeAllListeners('error');
   c.stdout?.removeAllListeners('data');
   c.stderr?.removeAllListeners('data');
+  const report = reportOf(p);
+  report?.removeAllListeners('data');
   c.stdin?.end(startRequest(call.cwd, call.argv, { ...call.env, ...p.recipe.env }, call.pin));
-  return c;
+  return { child: c, group: p.recipe.group, report };
+}
+
+function reportOf(p: Prepared): Readable | undefined {
+  if (!p.recipe.reports) return undefined;
+  return (p.child.stdio[reportFd(p.recipe.fds)] as Readable | null) ?? undefined;
 }
 
 function startJail(r: JailRecipe): ChildProcess | undefined {
@@ -172,7 +198,14 @@ function startJail(r: JailRecipe): ChildProcess | undefined {
       cwd: r.cwd,
       // bubblewrap and the Landlock helper need no environment: the program's arrives with the request.
       env: {},
-      stdio: ['pipe', 'pipe', 'pipe', filter ?? 'ignore', ...(r.fds ?? [])],
+      stdio: [
+        'pipe',
+        'pipe',
+        'pipe',
+        filter ?? 'ignore',
+        ...(r.fds ?? []),
+        ...(r.reports ? ['pipe' as const] : []),
+      ],
       detached: r.group,
     });
   } catch {

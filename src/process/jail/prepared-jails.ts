@@ -1,11 +1,10 @@
 // The tool jails prepared ahead of git and ripgrep (prepared-jail.ts; docs/security-model.md#tool-jails-prepared-ahead):
 // one per program (two for git: git_show runs two at once, and a first discovery two in a row), asked for again as each run ends and at start
 // (cli/warm-up.ts). Which jail a call needs comes from jail.ts (`shape`); this file only matches and refills.
-import type { ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { DirIdentity } from '../start-request.js';
-import { handOver, JailSlot, type JailRecipe, type PreparedCounts } from './prepared-jail.js';
+import { handOver, JailSlot, type JailRecipe, type JailRun, type PreparedCounts } from './prepared-jail.js';
 
 /** The jail one call of a program needs: its key, how to build one like it, where the program starts in it. */
 export interface JailShape {
@@ -21,7 +20,7 @@ export type JailRunNote = (note: { program: string; prepared: boolean }) => void
 
 /** A start that could use a prepared jail: the one it used (if any), and what asks for the next once it ended. */
 export interface PreparedStart {
-  ready?: { child: ChildProcess; group: boolean };
+  ready?: JailRun;
   refill: () => void;
 }
 
@@ -63,8 +62,10 @@ export class PreparedJails {
     };
     if (!got) return { refill };
     this.counts.used++;
-    const child = handOver(got, { cwd: shape.cwd, argv: [program, ...args], env, pin: shape.pin });
-    return { ready: { child, group: got.recipe.group }, refill };
+    return {
+      ready: handOver(got, { cwd: shape.cwd, argv: [program, ...args], env, pin: shape.pin }),
+      refill,
+    };
   }
 
   /** Prepares the jail of `program` now (at start), unless one is ready. */
