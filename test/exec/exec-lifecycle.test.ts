@@ -440,6 +440,24 @@ describe('permission modes and environment rules (docs/tools.md#permission-modes
     expect(d.sc.stdout).toBe('tok\n');
   });
 
+  it('a $HOME/.bashrc a command wrote never runs ahead of a later command, in safe and dangerous, on pipes and in a tty', async () => {
+    for (const srv of [safe, dangerous]) {
+      const plant = await call(srv.url, 'exec_command', {
+        cmd: 'echo "echo PLANTED" > "$HOME/.bashrc" && echo "$SHLVL"',
+      });
+      // bash -c raised the level the server gave (1), as a shell typed in a terminal does.
+      expect(plant.sc).toMatchObject({ status: 'exited', stdout: '2\n' });
+      for (const tty of [false, true]) {
+        const r = await call(srv.url, 'exec_command', { cmd: 'echo next', tty });
+        expect([tty, r.sc.status, String(r.sc.stdout).replace(/\r/g, '')]).toEqual([tty, 'exited', 'next\n']);
+      }
+      await call(srv.url, 'exec_command', { cmd: 'rm "$HOME/.bashrc"' });
+    }
+    // Below 1 it would turn the sourcing back on: a loader variable, refused outside dangerous.
+    const l = await call(safe.url, 'exec_command', { cmd: 'true', env: { SHLVL: '0' } });
+    expect(l.sc.error).toMatchObject({ code: 'PERMISSION_REQUIRED', details: { rule: 'loader_env' } });
+  });
+
   it('tools/list annotations of the command tools are truthful (docs/tools.md#results-and-errors)', async () => {
     const tools = safe.runtime.catalog.realAnnotations;
     expect(tools.get('exec_command')).toMatchObject({

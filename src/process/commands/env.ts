@@ -40,6 +40,8 @@ const LOADER_NAMES = new Set([
   'CLASSPATH',
   'BASH_ENV',
   'ENV',
+  // Below 1, bash on a socket for input (a command on pipes) believes sshd started it and runs ~/.bashrc.
+  'SHLVL',
   'PROMPT_COMMAND',
   'SHELLOPTS',
   'BASHOPTS',
@@ -117,6 +119,10 @@ export function childEnv(o: ChildEnvOptions): Record<string, string> {
   env.XDG_CACHE_HOME = o.dirs.cache;
   env.PAGER = 'cat';
   env.GIT_PAGER = 'cat';
+  // A command on pipes reads a socket (libuv's pipes are socket pairs): bash at level 1 takes that for sshd and
+  // runs /etc/bash.bashrc and $HOME/.bashrc first, so that a file a command once wrote in HOME would run ahead
+  // of every later one. From level 2 on it reads nothing, as for `bash -c` typed in a terminal.
+  if (!(Number(env.SHLVL) >= 1)) env.SHLVL = '1';
   if (o.tty) {
     const term = o.snapshot.TERM;
     env.TERM = term && term !== 'dumb' ? term : 'xterm-256color';
@@ -135,6 +141,7 @@ export function childEnv(o: ChildEnvOptions): Record<string, string> {
 /** Variables the server sets itself (the rest is inherited). */
 const SET_BY_SERVER = new Set([
   'HOME',
+  'SHLVL',
   'TMPDIR',
   'XDG_CACHE_HOME',
   'PAGER',
