@@ -1,16 +1,20 @@
 // Work that must not delay an answer waits for a quiet moment (docs/security-model.md#tool-jails-prepared-ahead):
 // preparing the next jail forks the server, which holds its thread for milliseconds (more on a busy machine),
-// so it runs once no request is being answered — right after the last answer went out — or, when requests
-// never stop coming, at most MAX_WAIT_MS after it was asked for. Time only decides when deferred work runs,
-// never whether it does.
+// so it runs once no request is being answered and none came for GRACE_MS after the last answer went out — a
+// client that calls again at once (read_file after search_text) is answered first — or, when requests never
+// stop coming, at most MAX_WAIT_MS after it was asked for. Time only decides when deferred work runs, never
+// whether it does.
 
 /** Longest a deferred piece of work waits for a quiet moment while requests keep coming. */
 export const MAX_WAIT_MS = 50;
+/** How long after an answer the next request of a client that calls again at once is waited for. */
+export const GRACE_MS = 5;
 
 export class QuietTime {
   private active = 0;
   private waiting: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
+  private grace: NodeJS.Timeout | undefined;
   private flushQueued = false;
   /** Tool calls begun since start (cli/warm-up.ts rehearses the tools only before a client's first). */
   begun = 0;
@@ -24,18 +28,31 @@ export class QuietTime {
       if (ended) return;
       ended = true;
       this.active--;
-      if (this.active === 0) this.flushSoon();
+      if (this.active === 0) this.afterAnswer();
     };
   }
 
-  /** Runs `fn` once no request is being answered (after the current answer is written), or after MAX_WAIT_MS. */
+  /**
+   * Runs `fn` once no request is being answered: on the next turn when none is, else GRACE_MS after the last
+   * answer (if no request came meanwhile), or after MAX_WAIT_MS.
+   */
   later(fn: () => void): void {
     this.waiting.push(fn);
-    if (this.active === 0) this.flushSoon();
+    if (this.active === 0 && this.grace === undefined) this.flushSoon();
     else this.timer ??= setTimeout(() => this.flush(), MAX_WAIT_MS).unref();
   }
 
-  /** After the microtasks that write the answer: a check-phase callback runs after them. */
+  /** The last answer is out: a request that follows within GRACE_MS goes first (the timer restarts at each). */
+  private afterAnswer(): void {
+    if (this.waiting.length === 0) return;
+    clearTimeout(this.grace);
+    this.grace = setTimeout(() => {
+      this.grace = undefined;
+      if (this.active === 0) this.flush();
+    }, GRACE_MS).unref();
+  }
+
+  /** After the microtasks of the current turn: a check-phase callback runs after them. */
   private flushSoon(): void {
     if (this.flushQueued || this.waiting.length === 0) return;
     this.flushQueued = true;
@@ -47,7 +64,9 @@ export class QuietTime {
 
   private flush(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.grace);
     this.timer = undefined;
+    this.grace = undefined;
     for (const fn of this.waiting.splice(0)) fn();
   }
 }
