@@ -68,7 +68,7 @@ d('a sandbox per command, prepared ahead', () => {
     ws?.cleanup();
   });
 
-  it('the next command becomes the waiting sandbox; back to back, another one is prepared as it starts', async () => {
+  it('the next command becomes the waiting sandbox; back to back, another one is prepared while it runs', async () => {
     expect(await waitFor(() => waiting().length === 1)).toBe(true);
     const [ready] = waiting() as [number];
     const marker = uniqueMarker();

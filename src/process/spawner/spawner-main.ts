@@ -33,6 +33,11 @@ const send = (msg: FromHelper, cb: (e: Error | null) => void = () => {}) => {
 const waiting = new Map<number, ToHelper[]>();
 
 function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
+  // The one it names is still held back (prepare): started now it would only be slower than a start of its own.
+  if (held && m.warm && held.m.n === m.warm.n) {
+    clearTimeout(held.timer);
+    held = undefined;
+  }
   const named = m.warm && prepared?.n === m.warm.n ? prepared : undefined;
   if (!named) return launch(m, undefined);
   prepared = undefined;
@@ -82,6 +87,7 @@ function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | u
     onExit: (code: number | null, signal: string | null, startError?: string) => {
       live.delete(id);
       send({ t: 'exit', id, code, signal, startError });
+      if (live.size === 0 && held) setImmediate(releaseHeld);
     },
   };
   const handle = ready
@@ -91,7 +97,31 @@ function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | u
   send({ t: 'spawned', id, pid: handle.pid, limited: handle.limited, warm: ready !== undefined });
 }
 
+/**
+ * Starting the next sandbox forks this helper, which holds its thread for a millisecond or more: asked for while
+ * a command runs (back to back), it waits until no command of this helper runs (the start just after the last
+ * exit is sent, while that result travels to the client and the next call comes back), or PREPARE_WAIT_MS for
+ * a command that keeps running. So the fork does not delay the exit of the command that has just started.
+ */
+const PREPARE_WAIT_MS = 50;
+let held: { m: Extract<ToHelper, { t: 'prepare' }>; timer: NodeJS.Timeout } | undefined;
+
 function prepare(m: Extract<ToHelper, { t: 'prepare' }>): void {
+  if (held) clearTimeout(held.timer);
+  held = undefined;
+  if (live.size === 0) return startPrepared(m);
+  held = { m, timer: setTimeout(releaseHeld, PREPARE_WAIT_MS) };
+}
+
+function releaseHeld(): void {
+  const h = held;
+  held = undefined;
+  if (!h) return;
+  clearTimeout(h.timer);
+  startPrepared(h.m);
+}
+
+function startPrepared(m: Extract<ToHelper, { t: 'prepare' }>): void {
   prepared?.discard();
   prepared = PreparedSandbox.start(m.n, m);
 }
@@ -118,6 +148,7 @@ process.on('message', (m: ToHelper | ToHelper[]) => {
 });
 send({ t: 'ready', pid: process.pid });
 process.on('disconnect', () => {
+  if (held) clearTimeout(held.timer);
   prepared?.discard();
   process.exit(0);
 });
