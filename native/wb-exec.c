@@ -6,7 +6,8 @@
  *   wb-exec --status-fd N     (the same; the command's end is reported on descriptor N, see below)
  *
  * The sandbox (bubblewrap, and the network bridge when there is one) is set up before anybody asked for a
- * command; this program waits at its end. It reads exactly one request from descriptor 0, then changes to the
+ * command; this program waits at its end. It reads exactly one request from descriptor 0 (N, below), then
+ * changes to the
  * request's directory and execs its argv with its environment, so the command replaces it: same process, same
  * sandbox, and whatever follows the request on descriptor 0 is the command's own input (the request is read to
  * its last byte and not one byte further).
@@ -20,10 +21,11 @@
  * program with status 125 and a line on standard error; end of input before the request (the sandbox was not
  * needed) ends it with status 0. No dependencies beyond libc; Linux only.
  *
- * With --status-fd N (the tool jails prepared ahead, src/process/jail/prepared-jail.ts) the command does not
- * replace this program: it runs as its child, and when it has ended this program shuts down the sockets of its
- * standard output and error for writing (so their reader sees their end at once, though the processes that set
- * the sandbox up still hold them), writes "WBS1" and two little-endian 32-bit numbers on N — 0 and the exit
+ * With --status-fd N (the tool jails prepared ahead, src/process/jail/prepared-jail.ts) the request is read from
+ * descriptor N, a socket, instead of 0 (which stays the command's input), and the command does not replace this
+ * program: it runs as its child, and when it has ended this program shuts down the sockets of its standard
+ * output and error for writing (so their reader sees their end at once, though the processes that set the
+ * sandbox up still hold them), writes "WBS1" and two little-endian 32-bit numbers back on N — 0 and the exit
  * status, or 1 and the signal that ended the command — and exits with the command's status (128 + the signal).
  * Without this the reader waits for the whole sandbox to be torn down before it knows the command ended. The
  * command never gets N; whatever it started dies with the sandbox (this program is its PID 1).
@@ -94,6 +96,7 @@ int main(int argc, char **argv) {
     long n = strtol(argv[2], &end, 10);
     if (*end || end == argv[2] || n < 3 || n > 1024) fail("--status-fd takes a descriptor number above 2");
     status_fd = (int)n;
+    request_fd = status_fd;
   } else if (argc != 1) {
     fail("takes no arguments but --status-fd N: the command arrives on standard input");
   }

@@ -15,11 +15,14 @@ static void fail(const char *what) {
   _exit(125);
 }
 
+/* Where requests are read from: descriptor 0 unless the program says otherwise (wb-exec --status-fd). */
+static int request_fd = 0;
+
 /* Read exactly n bytes; 0 on success, 1 on end of input before the first byte (when allowed), else fail(). */
 static int read_all(unsigned char *p, size_t n, int eof_ok) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = read(0, p + got, n - got);
+    ssize_t r = read(request_fd, p + got, n - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) fail("cannot read the request");
     if (r == 0) {

@@ -239,16 +239,25 @@ for (const { mode, ok } of modes) {
   });
 
   // A "jail" whose outer process outlives the program and holds its output open, as bubblewrap's does while the
-  // jail is torn down: sh starts wb-exec beside it (with the request's input: sh gives a job started with &
-  // /dev/null unless told otherwise) and becomes a sleep that keeps every descriptor.
+  // jail is torn down: sh starts wb-exec beside it and becomes a sleep that keeps every descriptor.
   const holding = (key: string) => () => ({
     key,
     file: '/bin/sh',
-    args: ['-c', 'exec 5<&0; "$0" --status-fd 4 <&5 5<&- & exec sleep 600 5<&-', starter],
+    args: ['-c', '"$0" --status-fd 4 & exec sleep 600', starter],
     cwd: dir,
     group: false,
     reports: true,
   });
+  const reporting = (key: string) => () => ({
+    key,
+    file: starter,
+    args: ['--status-fd', '4'],
+    cwd: dir,
+    group: false,
+    reports: true,
+  });
+  const follow = (run: ReturnType<typeof handOver>) =>
+    followRun(run, { cwd: dir, env: {}, timeoutMs: 600_000, maxStdoutBytes: 1 << 16 });
 
   it("with --status-fd, the run ends with the program's status while the jail still holds its output open", async () => {
     const slot = new JailSlot(counts(), 1);
@@ -259,7 +268,7 @@ for (const { mode, ok } of modes) {
       env: {},
     });
     expect(run.report).toBeDefined();
-    const r = await followRun(run, { cwd: dir, env: {}, timeoutMs: 600_000, maxStdoutBytes: 1024 });
+    const r = await follow(run);
     expect([r.code, r.signal, r.stdout.toString(), r.stderr, r.timedOut]).toEqual([
       3,
       null,
@@ -276,34 +285,34 @@ for (const { mode, ok } of modes) {
   it('with --status-fd, a program ended by a signal is reported so, and wb-exec exits 128 + the signal', async () => {
     const slot = new JailSlot(counts(), 1);
     slot.fill(holding('s'));
-    const run = handOver(slot.take('s')!, { cwd: dir, argv: ['/bin/sh', '-c', 'kill -TERM $$'], env: {} });
-    const r = await followRun(run, { cwd: dir, env: {}, timeoutMs: 600_000, maxStdoutBytes: 1024 });
+    const held = handOver(slot.take('s')!, { cwd: dir, argv: ['/bin/sh', '-c', 'kill -TERM $$'], env: {} });
+    const r = await follow(held);
     expect([r.code, r.signal]).toEqual([null, 'SIGTERM']);
-    run.child.kill('SIGKILL');
+    held.child.kill('SIGKILL');
     // wb-exec's own exit, without a holder.
-    const alone = spawnSync(starter, ['--status-fd', '4'], {
-      input: startRequest(dir, ['/bin/sh', '-c', 'kill -TERM $$'], {}),
-      stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
-    });
-    expect(alone.status).toBe(128 + 15);
-    expect(Buffer.from(alone.output[4] as Buffer).toString('latin1', 0, 4)).toBe('WBS1');
+    slot.fill(reporting('t'));
+    const run = handOver(slot.take('t')!, { cwd: dir, argv: ['/bin/sh', '-c', 'kill -TERM $$'], env: {} });
+    const exited = new Promise((r) => run.child.once('exit', r));
+    expect((await follow(run)).signal).toBe('SIGTERM');
+    expect(await exited).toBe(128 + 15);
+    slot.close();
   });
 
-  it('with --status-fd, the program gets neither the report pipe nor any other descriptor above 2', () => {
-    const r = spawnSync(starter, ['--status-fd', '4'], {
-      input: startRequest(dir, ['/bin/ls', '/proc/self/fd'], {}),
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+  it('with --status-fd, the program gets /dev/null for input and neither the request socket nor any other descriptor above 2', async () => {
+    const slot = new JailSlot(counts(), 1);
+    slot.fill(reporting('d'));
+    const run = handOver(slot.take('d')!, {
+      cwd: dir,
+      argv: ['/bin/sh', '-c', 'ls /proc/self/fd; readlink /proc/self/fd/0'],
+      env: { PATH: '/usr/bin:/bin' },
     });
-    expect(r.status).toBe(0);
+    const r = await follow(run);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.toString().trim().split('\n');
     // ls's own directory descriptor aside.
-    expect(
-      r.stdout
-        .toString()
-        .trim()
-        .split('\n')
-        .map(Number)
-        .filter((n) => n > 3),
-    ).toEqual([]);
+    expect(lines.slice(0, -1).filter((n) => Number(n) > 3)).toEqual([]);
+    expect(lines.at(-1)).toBe('/dev/null');
+    slot.close();
   });
 
   it('wb-exec takes no argument but --status-fd and a descriptor above 2', () => {

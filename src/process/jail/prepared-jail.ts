@@ -7,12 +7,13 @@
 // filter and, for ripgrep's jail, the directory it binds — wb-exec closes all but 0–2 before the exec. It dies
 // with the server: bubblewrap's --die-with-parent, and wb-exec ends at the end of its input, which closes when
 // the server does. Nothing it writes before its request is taken: output then, or an early exit, discards it.
-// A bubblewrap jail's wb-exec runs the program as its child and reports its end on a pipe of its own
-// (`reports`, wb-exec --status-fd): the call has its answer when the program ends, not when the jail has been
-// torn down (about a millisecond later, docs/security-model.md#tool-jails-prepared-ahead).
+// A bubblewrap jail's wb-exec takes its request on a socket of its own and runs the program as its child, with
+// /dev/null for input, then reports its end back on that socket (`reports`, wb-exec --status-fd): the call has
+// its answer when the program ends, not when the jail has been torn down (about a millisecond later,
+// docs/security-model.md#tool-jails-prepared-ahead).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { openFilter } from '../spawn/pipes.js';
 import { startRequest, type DirIdentity } from '../start-request.js';
 
@@ -33,16 +34,19 @@ export interface JailRecipe {
   done?: () => void;
   /** It leads a process group of its own (the Landlock jail, without a PID namespace). */
   group: boolean;
-  /** wb-exec reports the program's end on a pipe after `fds` (its descriptor is in `args`: --status-fd). */
+  /**
+   * wb-exec reads its request on a socket after `fds` and reports the program's end back on it (its descriptor
+   * is in `args`: --status-fd); descriptor 0 is /dev/null.
+   */
   reports?: boolean;
 }
 
-/** The descriptor of a jail's report pipe (wb-exec --status-fd): after 0–2, the filter's and `fds`. */
+/** The descriptor of a jail's request and report socket (wb-exec --status-fd): after 0–2, the filter's and `fds`. */
 export function reportFd(fds: readonly number[] = []): number {
   return 4 + fds.length;
 }
 
-/** A started program: its process and, when its jail reports, the pipe its end is told on (argv.ts). */
+/** A started program: its process and, when its jail reports, the socket its end is told on (argv.ts). */
 export interface JailRun {
   child: ChildProcess;
   group: boolean;
@@ -155,6 +159,7 @@ export class JailSlot {
     c.stderr?.on('data', fail);
     reportOf(p)?.on('data', fail);
     c.stdin?.on('error', () => {});
+    reportOf(p)?.on('error', () => {});
     c.once('close', () => p.recipe.done?.());
     this.ready.push(p);
   }
@@ -181,13 +186,16 @@ export function handOver(p: Prepared, call: JailCall): JailRun {
   c.stderr?.removeAllListeners('data');
   const report = reportOf(p);
   report?.removeAllListeners('data');
-  c.stdin?.end(startRequest(call.cwd, call.argv, { ...call.env, ...p.recipe.env }, call.pin));
+  const request = startRequest(call.cwd, call.argv, { ...call.env, ...p.recipe.env }, call.pin);
+  // The report's socket stays open for reading; only its writing half ends with the request.
+  if (report) report.end(request);
+  else c.stdin?.end(request);
   return { child: c, group: p.recipe.group, report };
 }
 
-function reportOf(p: Prepared): Readable | undefined {
+function reportOf(p: Prepared): Duplex | undefined {
   if (!p.recipe.reports) return undefined;
-  return (p.child.stdio[reportFd(p.recipe.fds)] as Readable | null) ?? undefined;
+  return (p.child.stdio[reportFd(p.recipe.fds)] as Duplex | null) ?? undefined;
 }
 
 function startJail(r: JailRecipe): ChildProcess | undefined {
@@ -199,7 +207,7 @@ function startJail(r: JailRecipe): ChildProcess | undefined {
       // bubblewrap and the Landlock helper need no environment: the program's arrives with the request.
       env: {},
       stdio: [
-        'pipe',
+        r.reports ? 'ignore' : 'pipe',
         'pipe',
         'pipe',
         filter ?? 'ignore',
