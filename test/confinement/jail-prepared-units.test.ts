@@ -258,15 +258,20 @@ for (const { mode, ok } of modes) {
   });
   const follow = (run: ReturnType<typeof handOver>) =>
     followRun(run, { cwd: dir, env: {}, timeoutMs: 600_000, maxStdoutBytes: 1 << 16 });
+  /** `script` (sh -c) handed to a jail made from `recipe`, in a slot of its own. */
+  const handed = (recipe: ReturnType<typeof holding>, script: string) => {
+    const slot = new JailSlot(counts(), 1);
+    slot.fill(recipe);
+    const run = handOver(slot.take(recipe().key)!, {
+      cwd: dir,
+      argv: ['/bin/sh', '-c', script],
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    return { slot, run };
+  };
 
   it("with --status-fd, the run ends with the program's status while the jail still holds its output open", async () => {
-    const slot = new JailSlot(counts(), 1);
-    slot.fill(holding('r'));
-    const run = handOver(slot.take('r')!, {
-      cwd: dir,
-      argv: ['/bin/sh', '-c', 'echo out; echo err >&2; exit 3'],
-      env: {},
-    });
+    const { slot, run } = handed(holding('r'), 'echo out; echo err >&2; exit 3');
     expect(run.report).toBeDefined();
     const r = await follow(run);
     expect([r.code, r.signal, r.stdout.toString(), r.stderr, r.timedOut]).toEqual([
@@ -283,15 +288,13 @@ for (const { mode, ok } of modes) {
   });
 
   it('with --status-fd, a program ended by a signal is reported so, and wb-exec exits 128 + the signal', async () => {
-    const slot = new JailSlot(counts(), 1);
-    slot.fill(holding('s'));
-    const held = handOver(slot.take('s')!, { cwd: dir, argv: ['/bin/sh', '-c', 'kill -TERM $$'], env: {} });
-    const r = await follow(held);
+    const held = handed(holding('s'), 'kill -TERM $$');
+    const r = await follow(held.run);
     expect([r.code, r.signal]).toEqual([null, 'SIGTERM']);
-    held.child.kill('SIGKILL');
+    held.slot.close();
+    held.run.child.kill('SIGKILL');
     // wb-exec's own exit, without a holder.
-    slot.fill(reporting('t'));
-    const run = handOver(slot.take('t')!, { cwd: dir, argv: ['/bin/sh', '-c', 'kill -TERM $$'], env: {} });
+    const { slot, run } = handed(reporting('t'), 'kill -TERM $$');
     const exited = new Promise((r) => run.child.once('exit', r));
     expect((await follow(run)).signal).toBe('SIGTERM');
     expect(await exited).toBe(128 + 15);
@@ -299,13 +302,7 @@ for (const { mode, ok } of modes) {
   });
 
   it('with --status-fd, the program gets /dev/null for input and neither the request socket nor any other descriptor above 2', async () => {
-    const slot = new JailSlot(counts(), 1);
-    slot.fill(reporting('d'));
-    const run = handOver(slot.take('d')!, {
-      cwd: dir,
-      argv: ['/bin/sh', '-c', 'ls /proc/self/fd; readlink /proc/self/fd/0'],
-      env: { PATH: '/usr/bin:/bin' },
-    });
+    const { slot, run } = handed(reporting('d'), 'ls /proc/self/fd; readlink /proc/self/fd/0');
     const r = await follow(run);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.toString().trim().split('\n');
