@@ -7,10 +7,9 @@
  *
  * The sandbox (bubblewrap, and the network bridge when there is one) is set up before anybody asked for a
  * command; this program waits at its end. It reads exactly one request from descriptor 0 (N, below), then
- * changes to the
- * request's directory and execs its argv with its environment, so the command replaces it: same process, same
- * sandbox, and whatever follows the request on descriptor 0 is the command's own input (the request is read to
- * its last byte and not one byte further).
+ * changes to the request's directory and execs its argv with its environment, so the command replaces it: same
+ * process, same sandbox, and whatever follows the request on descriptor 0 is the command's own input (the
+ * request is read to its last byte and not one byte further).
  *
  * The request: "WBX1", then three little-endian 32-bit numbers — the length of the rest, the number of argv
  * strings, the number of environment strings — then that many NUL-terminated strings: the directory, argv,

@@ -18,7 +18,7 @@ import { writeSeccompFilter } from '../sandbox/seccomp.js';
 import { findExecutable } from '../spawn/spawn.js';
 import { ProgramPaths } from './programs.js';
 import { placeProgram } from '../native.js';
-import { reportFd, type PreparedCounts } from './prepared-jail.js';
+import { reportingStarter, type PreparedCounts } from './prepared-jail.js';
 import type { DirIdentity } from '../start-request.js';
 import {
   identityOf,
@@ -310,7 +310,7 @@ export class ToolJail {
       root,
     ];
     if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
-    args.push('--', STARTER_AT, '--status-fd', String(reportFd()));
+    args.push(...reportingStarter(STARTER_AT));
     const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
     const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: false, reports: true };
     const made = { key, recipe: () => recipe };
@@ -325,15 +325,12 @@ export class ToolJail {
     const id = held.id;
     const last = this.lastAlone;
     if (last?.program === program && last.dev === id.dev && last.ino === id.ino) return last.shape;
-    const status = ['--status-fd', String(reportFd([dirFd]))];
     const args = [
       ...this.aloneArgs(p, program),
       '--ro-bind',
       starter,
       STARTER_AT,
-      '--',
-      STARTER_AT,
-      ...status,
+      ...reportingStarter(STARTER_AT, [dirFd]),
     ];
     const key = [p.bwrap, p.seccomp ?? '', `${id.dev}:${id.ino}`, ...args].join('\0');
     const recipe = () => {

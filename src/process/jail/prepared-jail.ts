@@ -42,8 +42,13 @@ export interface JailRecipe {
 }
 
 /** The descriptor of a jail's request and report socket (wb-exec --status-fd): after 0–2, the filter's and `fds`. */
-export function reportFd(fds: readonly number[] = []): number {
+function reportFd(fds: readonly number[] = []): number {
   return 4 + fds.length;
+}
+
+/** The end of a reporting jail's argv: wb-exec (bound at `at`) told where its request and report socket is. */
+export function reportingStarter(at: string, fds?: readonly number[]): string[] {
+  return ['--', at, '--status-fd', String(reportFd(fds))];
 }
 
 /** A started program: its process and, when its jail reports, the socket its end is told on (argv.ts). */
