@@ -13,6 +13,8 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -111,6 +113,15 @@ for (const { mode, ok } of modes) {
       } else expect(new Set(pids).size, pids.join(' ')).toBe(3);
       // The program holds 0, 1 and 2 only (and ls its directory), not the report pipe.
       for (const o of seen) expect(/^own=(.*)$/m.exec(o)?.[1]?.trim()).toBe('0 1 2 3');
+    });
+
+    it('a prepared jail leads a process group of its own, so that killing it reaches what bubblewrap started', () => {
+      jail.warm(['sh']);
+      // The Landlock helper execs wb-exec once its rules are in place: either name is the prepared jail.
+      const names = mode === 'bwrap' ? ['bwrap'] : ['wb-landlock', 'wb-exec'];
+      const jails = childrenOf(process.pid).filter((pid) => names.includes(comm(pid)));
+      expect(jails.length).toBeGreaterThan(0);
+      for (const pid of jails) expect([pid, groupOf(pid)]).toEqual([pid, pid]);
     });
 
     it('a prepared jail built from other options is killed, never used: ripgrep in another directory', async () => {
@@ -319,6 +330,125 @@ for (const { mode, ok } of modes) {
     }
   });
 });
+
+(built && needBwrap('a prepared jail killed while bubblewrap sets it up') ? describe : describe.skip)(
+  'a prepared jail killed while bubblewrap sets it up',
+  () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'wb-prep-kill-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    // bubblewrap's sandbox child waits for its parent's go (the user namespace's maps) before it sets its own
+    // parent-death signal. --userns-block-fd holds bubblewrap right there, on a FIFO nobody writes: the moment a
+    // discard at shutdown or on another key can fall in. Killed alone, bubblewrap leaves that child waiting for
+    // ever, as init's; killed as the process group it leads, the child goes with it.
+    it("the child bubblewrap started goes with it, not left waiting as init's", async () => {
+      const fifo = path.join(dir, 'hold');
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      const hold = openSync(fifo, constants.O_RDWR);
+      const info = openSync('/dev/null', constants.O_WRONLY);
+      const slot = new JailSlot({ prepared: 0, used: 0, discarded: 0, died: 0 }, 1);
+      let inner: number | undefined;
+      try {
+        slot.fill(() => ({
+          key: 'held',
+          file: 'bwrap',
+          args: ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/'].concat([
+            '--info-fd',
+            '5',
+            '--userns-block-fd',
+            '4',
+            '--',
+            '/bin/true',
+          ]),
+          cwd: dir,
+          fds: [hold, info],
+          group: true,
+        }));
+        const outer = childrenOf(process.pid).find(
+          (pid) => comm(pid) === 'bwrap' && cmdline(pid).includes('--userns-block-fd'),
+        );
+        expect(outer).toBeDefined();
+        inner = await until(() => childrenOf(outer!)[0]);
+        expect(waitsIn(inner)).toMatch(/eventfd_read|pipe_read|do_wait/);
+        slot.close();
+        // SIGKILL is immediate; the bound only ends a failing wait.
+        expect(await until(() => (gone(inner!) ? true : undefined))).toBe(true);
+      } finally {
+        slot.close();
+        if (inner !== undefined && !gone(inner)) process.kill(inner, 'SIGKILL');
+        closeSync(hold);
+        closeSync(info);
+      }
+    });
+  },
+);
+
+/** The children of `pid` (each of its threads'), from /proc. */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    const list = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
+    if (list) out.push(...list.split(/\s+/).map(Number));
+  }
+  return out;
+}
+
+function comm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Fields after the command's name in /proc/<pid>/stat: state, ppid, pgrp, … */
+function statOf(pid: number): string[] {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return s.slice(s.lastIndexOf(')') + 2).split(' ');
+}
+
+function groupOf(pid: number): number {
+  return Number(statOf(pid)[2]);
+}
+
+/** Where the process sleeps in the kernel (its stack's first frame names the wait). */
+function waitsIn(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stack`, 'utf8') || readFileSync(`/proc/${pid}/wchan`, 'utf8');
+  } catch {
+    return readFileSync(`/proc/${pid}/wchan`, 'utf8');
+  }
+}
+
+/** Gone, or a zombie waiting for init to reap it. */
+function gone(pid: number): boolean {
+  try {
+    return statOf(pid)[0] === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** Polls `f` every 10 ms until it gives a value; throws after 20 s (a bound for a failing wait only). */
+async function until<T>(f: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 2000; i++) {
+    const v = f();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the awaited state did not come within 20 s');
+}
 
 /**
  * One turn of the event loop, as between two tool calls: the next jail is asked for when a run ends, on the

@@ -124,7 +124,7 @@ class ArgvRun {
     this.kill();
   };
   private readonly child: ChildProcess;
-  /** The child leads a process group (a jail without a PID namespace): the whole group is ended with it. */
+  /** The child leads a process group (jail.ts `Jailed.group`): the whole group is ended with it. */
   private readonly group: boolean;
 
   constructor(

@@ -52,7 +52,11 @@ export interface Jailed {
   env?: Record<string, string>;
   /** Called once the program has ended (or could not start). */
   done?: () => void;
-  /** Start it as the leader of a process group, ended with it (a jail without a PID namespace). */
+  /**
+   * Start it as the leader of a process group, killed whole. bubblewrap's: its sandbox child waits for bubblewrap's
+   * go before it sets its own parent-death signal, so bubblewrap killed alone in that moment would leave it waiting
+   * for ever; the Landlock jail's: it has no PID namespace, and what the program leaves in the group ends with it.
+   */
   group?: boolean;
   /** Descriptors the program must get from ALONE_FD on (wrapAlone: the directory it runs in). */
   fds?: number[];
@@ -165,7 +169,7 @@ export class ToolJail {
     const rw = writable ? ['--bind', writable, writable] : [];
     const a = [...p.base, ...rw, ...this.programs.dirs(program), ...chdir];
     if (p.seccomp) a.push('--seccomp', String(SECCOMP_FD));
-    return { file: p.bwrap, args: [...a, '--', program, ...args], seccomp: p.seccomp };
+    return { file: p.bwrap, args: [...a, '--', program, ...args], seccomp: p.seccomp, group: true };
   }
 
   /**
@@ -184,6 +188,7 @@ export class ToolJail {
       args: [...this.aloneArgs(p, file), '--', file, ...args],
       seccomp: p.seccomp,
       fds: [dirFd],
+      group: true,
     };
   }
 
@@ -312,7 +317,7 @@ export class ToolJail {
     if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
     args.push(...reportingStarter(STARTER_AT));
     const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
-    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: false, reports: true };
+    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: true, reports: true };
     const made = { key, recipe: () => recipe };
     this.recipes.set(program, made);
     return made;
@@ -343,7 +348,7 @@ export class ToolJail {
         cwd: this.ctx.workspaceReal,
         seccomp: p.seccomp,
         fds: [fd],
-        group: false,
+        group: true,
         reports: true,
       };
     };

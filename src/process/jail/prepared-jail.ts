@@ -32,7 +32,10 @@ export interface JailRecipe {
   env?: Record<string, string>;
   /** Called once the jail has ended, used or not. */
   done?: () => void;
-  /** It leads a process group of its own (the Landlock jail, without a PID namespace). */
+  /**
+   * It leads a process group of its own, killed whole (jail.ts: bubblewrap's sandbox child is in it until its
+   * own parent-death signal is set; the Landlock jail, without a PID namespace, runs the program in it).
+   */
   group: boolean;
   /**
    * wb-exec reads its request on a socket after `fds` and reports the program's end back on it (its descriptor
@@ -174,6 +177,7 @@ export class JailSlot {
     if (!p.dead) this.counts.discarded++;
     p.dead = true;
     p.child.stdin?.destroy();
+    reportOf(p)?.destroy();
     killJail(p.child, p.recipe.group);
   }
 }
