@@ -2,11 +2,13 @@
 // preparing the next jail forks the server, which holds its thread for milliseconds (more on a busy machine),
 // so it runs once no request is being answered and none came for GRACE_MS after the last answer went out — a
 // client that calls again at once (read_file after search_text) is answered first — or, when requests never
-// stop coming, at most MAX_WAIT_MS after it was asked for. Time only decides when deferred work runs, never
-// whether it does.
+// stop coming, at most MAX_WAIT_MS after it was asked for. A request being answered includes an exec_command
+// waiting for its command: the jail's set-up would take its CPU from that command (a test run of ~60 ms on two
+// cores), so the wait covers such a run. A call that needs the jail meanwhile starts it itself
+// (process/jail/prepared-jail.ts, JailSlot.take). Time only decides when deferred work runs, never whether it does.
 
 /** Longest a deferred piece of work waits for a quiet moment while requests keep coming. */
-export const MAX_WAIT_MS = 50;
+export const MAX_WAIT_MS = 1000;
 /** How long after an answer the next request of a client that calls again at once is waited for. */
 export const GRACE_MS = 5;
 

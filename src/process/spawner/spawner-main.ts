@@ -102,11 +102,12 @@ function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | u
  * the helper into that cgroup first, which after a quiet spell holds its thread for up to ~15 ms: asked for
  * while a command runs (back to back), such a start waits until no command of this helper runs (just after the
  * last exit is sent, while that result travels to the client and the next call comes back), or PREPARE_WAIT_MS
- * for a command that keeps running, so it does not delay the exit of the command that has just started. A bare
- * wb-exec moved into its cgroup after it started (`moveAfter`, `dangerous`) costs the thread only its fork: it
- * starts at once, beside the command, so that the next command finds it.
+ * for a command that keeps running, so it does not delay the exit of the command that has just started, nor,
+ * with its few milliseconds of CPU on two cores, a test run's own (`node test.js`, ~60 ms: docs/benchmarks.md).
+ * A bare wb-exec moved into its cgroup after it started (`moveAfter`, `dangerous`) costs the thread only its
+ * fork: it starts at once, beside the command, so that the next command finds it.
  */
-const PREPARE_WAIT_MS = 50;
+const PREPARE_WAIT_MS = 1000;
 let held: { m: Extract<ToHelper, { t: 'prepare' }>; timer: NodeJS.Timeout } | undefined;
 
 function prepare(m: Extract<ToHelper, { t: 'prepare' }>): void {
