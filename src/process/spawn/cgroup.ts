@@ -1,10 +1,10 @@
 // One command's pids cgroup (docs/security-model.md, "a command tree's process count is bounded"): created
-// just before the spawn, with the spawning process moved into it for the duration of the fork so the child is
-// born inside (no window in which it could fork outside), then moved back. Two small writes and a mkdir per
+// just before the spawn, with the spawning process (on cgroup v1 its spawning thread alone) moved into it for
+// the duration of the fork so the child is born inside (no window in which it could fork outside), then moved back. Two small writes and a mkdir per
 // command; the cgroup is removed once the command has ended. Runs in the spawner helper and in the server
 // (PTY commands); imports only node:fs so the helper stays light. Probing which hierarchy to use lives in
 // pids-limit.ts.
-import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 
 /** Where a command's cgroup goes: `dir` is created; `home` is the spawning process's own cgroup. */
@@ -15,22 +15,36 @@ export interface CgroupTarget {
 }
 
 /**
- * Move process `pid` (this one by default) into a fresh cgroup limited to `t.max` tasks for its children, so
- * what it forks next is born inside; false (and nothing left behind) when the host refuses.
+ * Move this process into a fresh cgroup limited to `t.max` tasks for its children, so what it forks next is
+ * born inside; false (and nothing left behind) when the host refuses. Where the hierarchy has a `tasks` file
+ * (cgroup v1) only the calling thread moves ('0' names it): the kernel then skips the lock that moving a whole
+ * process takes, whose first taking after ~20 ms without one waits for a grace period (6–11 ms here, on this
+ * thread; measured in docs/benchmarks.md), and a child forked by this thread is born in this thread's cgroup.
  */
-export function enterCgroup(t: CgroupTarget, pid = process.pid): boolean {
+export function enterCgroup(t: CgroupTarget): boolean {
   let entered = false;
+  const byThread = movesThread(t.home);
   try {
     mkdirSync(t.dir);
-    // While the process sits in the cgroup its own threads count too: allow them on top, then lower the
+    // While this process (or this thread) sits in the cgroup it counts too: allow it on top, then lower the
     // limit once it has left, so the command's tree never gets more than `max`.
-    writeFileSync(`${t.dir}/pids.max`, String(t.max + threadCount(pid)));
-    writeFileSync(`${t.dir}/cgroup.procs`, String(pid));
+    writeFileSync(`${t.dir}/pids.max`, String(t.max + (byThread ? 1 : threadCount(process.pid))));
+    if (byThread) writeFileSync(`${t.dir}/tasks`, '0');
+    else writeFileSync(`${t.dir}/cgroup.procs`, String(process.pid));
     entered = true;
   } catch {
     if (!entered) removeCgroup(t.dir);
   }
   return entered;
+}
+
+/** Per home cgroup: whether its hierarchy moves one thread at a time (a `tasks` file: cgroup v1). */
+const threadMoves = new Map<string, boolean>();
+
+export function movesThread(home: string): boolean {
+  let v = threadMoves.get(home);
+  if (v === undefined) threadMoves.set(home, (v = existsSync(`${home}/tasks`)));
+  return v;
 }
 
 /**
@@ -55,10 +69,11 @@ export async function moveIntoCgroup(t: CgroupTarget, pid: number): Promise<bool
   }
 }
 
-/** Move `pid` back to its home cgroup and give the command's cgroup its real limit. */
-export function leaveCgroup(t: CgroupTarget, pid = process.pid): void {
+/** Move this process (or thread, enterCgroup) back to its home cgroup and give the command's cgroup its real limit. */
+export function leaveCgroup(t: CgroupTarget): void {
   try {
-    writeFileSync(`${t.home}/cgroup.procs`, String(pid));
+    if (movesThread(t.home)) writeFileSync(`${t.home}/tasks`, '0');
+    else writeFileSync(`${t.home}/cgroup.procs`, String(process.pid));
     writeFileSync(`${t.dir}/pids.max`, String(t.max));
   } catch {
     /* cannot leave: the limit still holds for the children, and this process is counted in it */

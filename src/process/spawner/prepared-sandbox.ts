@@ -3,7 +3,13 @@
 // so that when the command comes only the request has to be written: wb-exec changes to its directory and
 // execs it with its environment. One at a time; a sandbox is never used twice — it becomes one command, or is
 // killed. Runs in the spawner helper; imports stay light (pipes.ts, cgroup.ts, tree.ts).
-import { killCgroup, moveIntoCgroup, releaseCgroup, type CgroupTarget } from '../spawn/cgroup.js';
+import {
+  killCgroup,
+  moveIntoCgroup,
+  movesThread,
+  releaseCgroup,
+  type CgroupTarget,
+} from '../spawn/cgroup.js';
 import { startChild, type Spawned } from '../spawn/pipes.js';
 import { signalTree } from '../spawn/tree.js';
 import { startRequest } from '../start-request.js';
@@ -15,7 +21,8 @@ export interface PrepareSpec {
   seccomp?: string;
   cgroup?: CgroupTarget;
   /**
-   * wb-exec alone (no sandbox): it forks nothing before its request, so it is started first and moved into its
+   * wb-exec alone (no sandbox): it forks nothing before its request, so where moving the helper's thread into the
+   * cgroup would wait (no cgroup v1 `tasks` file: cgroup.ts enterCgroup) it is started first and moved into its
    * cgroup after, off the helper's thread (cgroup.ts moveIntoCgroup); usable once moved.
    */
   moveAfter?: boolean;
@@ -49,7 +56,7 @@ export class PreparedSandbox {
 
   /** Starts one (undefined when it cannot start; the command then starts the usual way). */
   static start(n: number, spec: PrepareSpec): PreparedSandbox | undefined {
-    const later = spec.moveAfter === true && spec.cgroup !== undefined;
+    const later = spec.moveAfter === true && spec.cgroup !== undefined && !movesThread(spec.cgroup.home);
     // bwrap itself needs no environment: the command's arrives with the request.
     const started = startChild({
       ...spec,
