@@ -276,9 +276,10 @@ export class Spawner {
     if (m.t === 'spawned') this.starts[m.warm === true ? 'prepared' : 'cold']++;
     if (m.t === 'exit') {
       this.remotes.delete(m.id);
-      // Asked before the exit is reported, so the call that follows this command's result finds it asked.
       this.pool?.ended();
-      this.prepareNext(child);
+      // Asked once this turn has handed the exit on (the call's answer is written first: the request is a
+      // message of ~1.6 KB to serialize and write), and still before the call that follows the answer arrives.
+      setImmediate(() => this.prepareNext(child));
     }
     r.onMessage(m);
   }
