@@ -101,7 +101,7 @@ function startArgv(
       detached: run.group === true,
     });
     if (run.done) child.once('close', run.done).once('error', run.done);
-    return { run: { child, group: run.group === true }, refill: prep?.refill };
+    return { run: { child, group: run.group === true, sweep: run.sweep }, refill: prep?.refill };
   } catch (e) {
     run.done?.();
     return (e as NodeJS.ErrnoException).code ?? String(e);
@@ -148,8 +148,9 @@ class ArgvRun {
     });
     child.on('error', (e: NodeJS.ErrnoException) => this.finish({ spawnError: e.code ?? e.message }));
     child.on('close', (code, signal) => this.finish({ code, signal }));
-    // What the program left behind in its group would otherwise hold the pipes open until the timeout.
-    if (this.group) child.on('exit', () => this.killGroup());
+    // What the program left behind in its group would otherwise hold the pipes open until the timeout (a PID
+    // namespace ends it by itself: bubblewrap's jails are not swept, which would cost a failed kill per run).
+    if (run.sweep) child.on('exit', () => this.killGroup());
     if (run.report) this.whenReported(run.report);
   }
 

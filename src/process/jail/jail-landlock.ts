@@ -45,6 +45,7 @@ export interface LandlockStart {
   env: Record<string, string>;
   done: () => void;
   group: true;
+  sweep: true;
 }
 
 export class LandlockJail {
@@ -103,6 +104,7 @@ export class LandlockJail {
       done: () => rmSync(scratch, { recursive: true, force: true }),
       // No PID namespace: what the program leaves in its process group is ended with it (process/jail/argv.ts).
       group: true,
+      sweep: true,
     };
   }
 

@@ -58,6 +58,8 @@ export interface Jailed {
    * for ever; the Landlock jail's: it has no PID namespace, and what the program leaves in the group ends with it.
    */
   group?: boolean;
+  /** The group is killed when the program exits too (no PID namespace to end what it left: the Landlock jail). */
+  sweep?: boolean;
   /** Descriptors the program must get from ALONE_FD on (wrapAlone: the directory it runs in). */
   fds?: number[];
 }
@@ -378,7 +380,17 @@ export class ToolJail {
       const done = () => rmSync(scratch, { recursive: true, force: true });
       const env = { HOME: scratch, TMPDIR: scratch };
       const root = this.ctx.workspaceReal;
-      return { key: keyOf(), file: p.helper, args, cwd: root, seccomp: p.seccomp, env, done, group: true };
+      return {
+        key: keyOf(),
+        file: p.helper,
+        args,
+        cwd: root,
+        seccomp: p.seccomp,
+        env,
+        done,
+        group: true,
+        sweep: true,
+      };
     };
     return { key: keyOf(), recipe, cwd, pin };
   }

@@ -37,6 +37,8 @@ export interface JailRecipe {
    * own parent-death signal is set; the Landlock jail, without a PID namespace, runs the program in it).
    */
   group: boolean;
+  /** The group is killed at the program's exit too (the Landlock jail, without a PID namespace). */
+  sweep?: boolean;
   /**
    * wb-exec reads its request on a socket after `fds` and reports the program's end back on it (its descriptor
    * is in `args`: --status-fd); descriptor 0 is /dev/null.
@@ -58,6 +60,8 @@ export function reportingStarter(at: string, fds?: readonly number[]): string[] 
 export interface JailRun {
   child: ChildProcess;
   group: boolean;
+  /** What the program left in its group is killed at its exit (no PID namespace does it). */
+  sweep?: boolean;
   report?: Readable;
 }
 
@@ -199,7 +203,7 @@ export function handOver(p: Prepared, call: JailCall): JailRun {
   // The report's socket stays open for reading; only its writing half ends with the request.
   if (report) report.end(request);
   else c.stdin?.end(request);
-  return { child: c, group: p.recipe.group, report };
+  return { child: c, group: p.recipe.group, sweep: p.recipe.sweep, report };
 }
 
 function reportOf(p: Prepared): Duplex | undefined {
