@@ -177,7 +177,7 @@ for (const { mode, ok } of modes) {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const counts = (): PreparedCounts => ({ prepared: 0, used: 0, discarded: 0, died: 0 });
-  const recipe = (key: string) => () => ({ key, file: starter, args: [], cwd: dir, group: false });
+  const recipe = (key: string) => () => ({ key, file: starter, args: [], cwd: dir });
 
   it('take with another key kills the prepared process and returns nothing; the same key hands it over once', async () => {
     const c = counts();
@@ -225,8 +225,8 @@ for (const { mode, ok } of modes) {
     // The first "jail" prints and exits at once (misbehaves); the next ones wait as wb-exec does.
     slot.fill(() =>
       n++ === 0
-        ? { key: 'k', file: '/bin/sh', args: ['-c', 'echo early; exec sleep 60'], cwd: dir, group: false }
-        : { key: 'k', file: starter, args: [], cwd: dir, group: false },
+        ? { key: 'k', file: '/bin/sh', args: ['-c', 'echo early; exec sleep 60'], cwd: dir }
+        : { key: 'k', file: starter, args: [], cwd: dir },
     );
     await waitUntil(() => c.died === 1 && c.prepared === 2);
     const got = slot.take('k');
@@ -256,7 +256,6 @@ for (const { mode, ok } of modes) {
     file: '/bin/sh',
     args: ['-c', '"$0" --status-fd 4 & exec sleep 600', starter],
     cwd: dir,
-    group: false,
     reports: true,
   });
   const reporting = (key: string) => () => ({
@@ -264,7 +263,6 @@ for (const { mode, ok } of modes) {
     file: starter,
     args: ['--status-fd', '4'],
     cwd: dir,
-    group: false,
     reports: true,
   });
   const follow = (run: ReturnType<typeof handOver>) =>
@@ -365,7 +363,6 @@ for (const { mode, ok } of modes) {
           ]),
           cwd: dir,
           fds: [hold, info],
-          group: true,
         }));
         const outer = childrenOf(process.pid).find(
           (pid) => comm(pid) === 'bwrap' && cmdline(pid).includes('--userns-block-fd'),

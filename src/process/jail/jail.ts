@@ -319,7 +319,7 @@ export class ToolJail {
     if (p.seccomp) args.push('--seccomp', String(SECCOMP_FD));
     args.push(...reportingStarter(STARTER_AT));
     const key = [p.bwrap, p.seccomp ?? '', ...args].join('\0');
-    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, group: true, reports: true };
+    const recipe = { key, file: p.bwrap, args, cwd: root, seccomp: p.seccomp, reports: true };
     const made = { key, recipe: () => recipe };
     this.recipes.set(program, made);
     return made;
@@ -350,7 +350,6 @@ export class ToolJail {
         cwd: this.ctx.workspaceReal,
         seccomp: p.seccomp,
         fds: [fd],
-        group: true,
         reports: true,
       };
     };
@@ -380,17 +379,7 @@ export class ToolJail {
       const done = () => rmSync(scratch, { recursive: true, force: true });
       const env = { HOME: scratch, TMPDIR: scratch };
       const root = this.ctx.workspaceReal;
-      return {
-        key: keyOf(),
-        file: p.helper,
-        args,
-        cwd: root,
-        seccomp: p.seccomp,
-        env,
-        done,
-        group: true,
-        sweep: true,
-      };
+      return { key: keyOf(), file: p.helper, args, cwd: root, seccomp: p.seccomp, env, done, sweep: true };
     };
     return { key: keyOf(), recipe, cwd, pin };
   }

@@ -32,12 +32,7 @@ export interface JailRecipe {
   env?: Record<string, string>;
   /** Called once the jail has ended, used or not. */
   done?: () => void;
-  /**
-   * It leads a process group of its own, killed whole (jail.ts: bubblewrap's sandbox child is in it until its
-   * own parent-death signal is set; the Landlock jail, without a PID namespace, runs the program in it).
-   */
-  group: boolean;
-  /** The group is killed at the program's exit too (the Landlock jail, without a PID namespace). */
+  /** Its process group is killed at the program's exit too (the Landlock jail, without a PID namespace). */
   sweep?: boolean;
   /**
    * wb-exec reads its request on a socket after `fds` and reports the program's end back on it (its descriptor
@@ -182,7 +177,7 @@ export class JailSlot {
     p.dead = true;
     p.child.stdin?.destroy();
     reportOf(p)?.destroy();
-    killJail(p.child, p.recipe.group);
+    killJail(p.child);
   }
 }
 
@@ -203,7 +198,7 @@ export function handOver(p: Prepared, call: JailCall): JailRun {
   // The report's socket stays open for reading; only its writing half ends with the request.
   if (report) report.end(request);
   else c.stdin?.end(request);
-  return { child: c, group: p.recipe.group, sweep: p.recipe.sweep, report };
+  return { child: c, group: true, sweep: p.recipe.sweep, report };
 }
 
 function reportOf(p: Prepared): Duplex | undefined {
@@ -227,7 +222,8 @@ function startJail(r: JailRecipe): ChildProcess | undefined {
         ...(r.fds ?? []),
         ...(r.reports ? ['pipe' as const] : []),
       ],
-      detached: r.group,
+      // A group of its own, killed whole (killJail, argv.ts; jail.ts `Jailed.group` says why).
+      detached: true,
     });
   } catch {
     r.done?.();
@@ -237,11 +233,10 @@ function startJail(r: JailRecipe): ChildProcess | undefined {
   }
 }
 
-function killJail(child: ChildProcess, group: boolean): void {
+function killJail(child: ChildProcess): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
-    if (group) process.kill(-child.pid, 'SIGKILL');
-    else child.kill('SIGKILL');
+    process.kill(-child.pid, 'SIGKILL');
   } catch {
     /* gone already */
   }

@@ -1,7 +1,7 @@
 // One command's pids cgroup (docs/security-model.md, "a command tree's process count is bounded"): created
 // just before the spawn, with the spawning process (on cgroup v1 its spawning thread alone) moved into it for
-// the duration of the fork so the child is born inside (no window in which it could fork outside), then moved back. Two small writes and a mkdir per
-// command; the cgroup is removed once the command has ended. Runs in the spawner helper and in the server
+// the duration of the fork so the child is born inside (no window in which it could fork outside), then moved
+// back. Two small writes and a mkdir per command; the cgroup is removed once the command has ended. Runs in the spawner helper and in the server
 // (PTY commands); imports only node:fs so the helper stays light. Probing which hierarchy to use lives in
 // pids-limit.ts.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';

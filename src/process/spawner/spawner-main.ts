@@ -98,14 +98,14 @@ function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | u
 }
 
 /**
- * Starting the next sandbox forks this helper and, for a sandbox born in its cgroup (`safe`, `trusted`), moves
- * the helper into that cgroup first, which after a quiet spell holds its thread for up to ~15 ms: asked for
- * while a command runs (back to back), such a start waits until no command of this helper runs (just after the
- * last exit is sent, while that result travels to the client and the next call comes back), or PREPARE_WAIT_MS
- * for a command that keeps running, so it does not delay the exit of the command that has just started, nor,
- * with its few milliseconds of CPU on two cores, a test run's own (`node test.js`, ~60 ms: docs/benchmarks.md).
- * A bare wb-exec moved into its cgroup after it started (`moveAfter`, `dangerous`) costs the thread only its
- * fork: it starts at once, beside the command, so that the next command finds it.
+ * Starting the next sandbox forks this helper (and sets bubblewrap up, a few milliseconds of CPU) after moving
+ * it into the sandbox's cgroup, which on cgroup v2 holds its thread for up to ~15 ms after a quiet spell (on v1
+ * only its thread moves, at once: cgroup.ts). Asked for while a command runs (back to back), such a start waits
+ * until no command of this helper runs (just after the last exit is sent, while that result travels to the
+ * client and the next call comes back), or PREPARE_WAIT_MS for a command that keeps running, so it delays
+ * neither the exit of the command that has just started nor a test run's own CPU (`node test.js`, ~60 ms:
+ * docs/benchmarks.md). A bare wb-exec (`moveAfter`, `dangerous`) costs the thread only its fork: it starts at
+ * once, beside the command, so that the next command finds it.
  */
 const PREPARE_WAIT_MS = 1000;
 let held: { m: Extract<ToHelper, { t: 'prepare' }>; timer: NodeJS.Timeout } | undefined;
