@@ -72,8 +72,11 @@ describe.skipIf(missing !== undefined)('the console groups edits by review point
     await p2.locator('.files', { hasText: 'a.txt' }).waitFor();
     await p2.locator('[data-edit]', { hasText: 'a.txt' }).waitFor();
     await p2.getByText(`Diff of ${points[1]}`).click();
-    await p2.locator('details .diff .del', { hasText: '-alpha' }).waitFor({ timeout: 30_000 });
-    await p2.locator('details .diff .add', { hasText: '+ALPHA' }).waitFor();
+    // The point's own diff (a child of its entry), loaded when opened; the edit card below it shows the same
+    // lines in a diff of its own, which a locator over the whole entry would find first.
+    const own = p2.locator(':scope > details .diff');
+    await own.locator('.del', { hasText: '-alpha' }).waitFor({ timeout: 30_000 });
+    await own.locator('.add', { hasText: '+ALPHA' }).waitFor();
   });
 
   it('Revert to this review point refuses unreviewed work, then restores the point', async () => {
