@@ -122,7 +122,7 @@ export class Runtime {
       onRun: (n) => this.log.debug('tool jail run', { ...n }),
       defer: this.defer,
     });
-    this.search = new SearchEngines(opts.config.env, this.jail);
+    this.search = new SearchEngines(opts.config.env, this.jail, { clock: this.clock, defer: this.defer });
     this.reviews = new ReviewPoints(this);
     this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));
     // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.

@@ -106,7 +106,10 @@ export class WorkspaceServices implements ToolServices {
       alsoRead: view.alsoRead,
       ...(shared.defer ? { defer: shared.defer } : {}),
     });
-    this.search = new SearchEngines(c.env, this.jail);
+    this.search = new SearchEngines(c.env, this.jail, {
+      clock: this.clock,
+      defer: shared.defer ?? setImmediate,
+    });
     this.reviews = new ReviewPoints(this);
     this.stats = new StatBatch(root.real, placeProgram('wb-stat', this.dirs.root));
     this.commands = new CommandRegistry({

@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { WorkspaceRoot } from '../paths.js';
 import type { SearchOutcome, SearchRequest } from './types.js';
 import type { ToolJail } from '../../process/jail/jail.js';
+import type { Clock } from '../../core/clock.js';
+import { treeIsSmall, TreeSizes, type TreeBase } from './tree-size.js';
 
 export type EngineChoice = { kind: 'ripgrep'; path: string; source: 'bundled' | 'PATH' } | { kind: 'js' };
 
@@ -47,16 +49,29 @@ async function ripgrepCode() {
   return { searchRipgrep, verifiedPage };
 }
 
+/** When a search base's size is counted (tree-size.ts): the server's clock, and after the answers (core/quiet.ts). */
+export interface SizeCounting {
+  clock: Pick<Clock, 'monotonic'>;
+  defer: (fn: () => void) => void;
+}
+
 export class SearchEngines {
   private choice: EngineChoice | undefined;
   private rg: Awaited<ReturnType<typeof ripgrepCode>> | undefined;
   private readonly childEnv: Record<string, string>;
-  /** `jail`: where ripgrep runs (process/jail/jail.ts); without one it runs as the server's own child. */
+  /** How big each searched directory was last counted: a small one is searched with one thread. */
+  private readonly sizes: TreeSizes<RootedBase> | undefined;
+  /**
+   * `jail`: where ripgrep runs (process/jail/jail.ts); without one it runs as the server's own child.
+   * `counting`: without it every search runs with rg's default threads.
+   */
   constructor(
     private readonly env: Record<string, string>,
     private readonly jail?: ToolJail,
+    counting?: SizeCounting,
   ) {
     this.childEnv = { PATH: env.PATH ?? '/usr/bin:/bin', LANG: env.LANG ?? 'C.UTF-8' };
+    this.sizes = counting && new TreeSizes(counting.clock, counting.defer, (b) => treeIsSmall(b.root, b));
   }
 
   engine(): EngineChoice {
@@ -89,9 +104,54 @@ export class SearchEngines {
       return (await searchJs(root, req)).outcome;
     }
     const { searchRipgrep, verifiedPage } = (this.rg ??= await ripgrepCode());
-    const { page, outcome } = await searchRipgrep(e.path, root, req, this.childEnv, this.jail);
+    const { page, outcome } = await searchRipgrep(
+      e.path,
+      root,
+      req,
+      this.childEnv,
+      this.jail,
+      this.threadsFor(root, req),
+    );
     const kept = verifiedPage(root, page, !this.jail?.runsAlone(e.path));
     if (kept.length === page.length) return outcome;
     return { ...outcome, matches: kept.map((c) => c.match) };
   }
+
+  /**
+   * How many threads rg searches `req`'s base with: one where the base was last counted small (tree-size.ts),
+   * else rg's default (undefined); asks for a count when there is none or it is old.
+   */
+  threadsFor(root: WorkspaceRoot, req: SearchRequest): 1 | undefined {
+    return !req.baseIsFile && this.sizes?.small(baseOf(root, req)) === true ? 1 : undefined;
+  }
+
+  /** At start: the workspace root's size counted once no call is being answered, for its first search. */
+  warm(root: WorkspaceRoot): void {
+    if (this.engine().kind === 'ripgrep')
+      this.sizes?.small(
+        baseOf(root, {
+          baseAbs: root.lexical,
+          baseReal: root.real,
+          baseRel: '.',
+          includeHidden: false,
+          includeIgnored: false,
+        }),
+      );
+  }
+}
+
+type RootedBase = TreeBase & { root: WorkspaceRoot };
+
+function baseOf(
+  root: WorkspaceRoot,
+  req: Pick<SearchRequest, 'baseAbs' | 'baseReal' | 'baseRel' | 'includeHidden' | 'includeIgnored'>,
+): RootedBase {
+  return {
+    root,
+    abs: req.baseAbs,
+    real: req.baseReal,
+    rel: req.baseRel,
+    includeHidden: req.includeHidden,
+    includeIgnored: req.includeIgnored,
+  };
 }

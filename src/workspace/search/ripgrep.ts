@@ -16,8 +16,11 @@ import { invalidRegex, RG_LINE_SLACK, smartCaseSensitive, type SearchRequest } f
 
 const RG_TIMEOUT_MS = 60_000;
 
-/** `sorted`: files in path order, one thread (the exact second run of a search with very many matches). */
-export function rgArgs(req: SearchRequest & { sorted?: boolean }): string[] {
+/**
+ * `sorted`: files in path order, one thread (the exact second run of a search with very many matches);
+ * `threads`: how many rg uses (engines.ts: one on a small tree, tree-size.ts), else rg's default.
+ */
+export function rgArgs(req: SearchRequest & { sorted?: boolean; threads?: number }): string[] {
   // Plain output with NUL after the path (`path\0LINE:COL:text` for matches, `path\0LINE-text` for context):
   // --json would send every long minified line whole and escaped, several MB for a few hundred matches.
   const a = [
@@ -46,6 +49,7 @@ export function rgArgs(req: SearchRequest & { sorted?: boolean }): string[] {
     '--max-columns-preview',
   ];
   if (req.sorted) a.push('--sort', 'path');
+  else if (req.threads) a.push('--threads', String(req.threads));
   a.push(
     '--no-context-separator',
     '--color',
@@ -81,6 +85,7 @@ export async function searchRipgrep(
   req: SearchRequest,
   env: Record<string, string>,
   jail?: ToolJail,
+  threads?: number,
 ): Promise<PageResult> {
   const dir = openDirForTool(
     root.real,
@@ -88,7 +93,7 @@ export async function searchRipgrep(
     req.baseIsFile ? path.posix.dirname(req.baseRel) : req.baseRel,
   );
   try {
-    const first = await runRipgrep(rgPath, dir, req, env, jail);
+    const first = await runRipgrep(rgPath, dir, { ...req, threads }, env, jail);
     if (!first.capped) return first.result;
     const exact = await runRipgrep(rgPath, dir, { ...req, sorted: true }, env, jail);
     const o = first.result.outcome;
@@ -109,7 +114,7 @@ export async function searchRipgrep(
 async function runRipgrep(
   rgPath: string,
   dir: DirRef,
-  req: SearchRequest & { sorted?: boolean },
+  req: SearchRequest & { sorted?: boolean; threads?: number },
   env: Record<string, string>,
   jail?: ToolJail,
 ): Promise<{ result: PageResult; capped: boolean }> {
