@@ -287,7 +287,8 @@ export function httpToolClient(url, token) {
       req.on('error', reject);
       req.end(body);
     });
-  return { callTool, close: () => agent.destroy() };
+  // `agent`: its one keep-alive connection, for a caller's other requests on it (tools/list before the calls).
+  return { callTool, close: () => agent.destroy(), agent };
 }
 
 /** httpToolClient's callTool alone, for callers that never close it. */

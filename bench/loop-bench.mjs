@@ -15,7 +15,6 @@
 // Usage: npm run bench:loop [-- --runs 6 --mode safe --settle 0 --latency-samples 60 --latency-modes safe,trusted,dangerous
 //   --gap-ms 20 --python-ref "coding-tools-mcp"]
 import { spawnSync } from 'node:child_process';
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -66,16 +65,15 @@ function pythonRef() {
 async function ourLoop(dir, env) {
   // At the default level (info), which prints `warm-up done` and no line per request.
   const srv = await startServer(dir, WARM ? { ...env, SERVICE_LOG_LEVEL: 'info' } : env);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const client = httpToolClient(srv.url, srv.token);
   try {
     if (WARM) warmups.push(await whenWarm(srv));
-    await toolsListOnce(srv, agent);
+    // On the connection the calls then use, as a client keeps the one it listed the tools on.
+    await toolsListOnce(srv, client.agent);
     if (SETTLE_MS > 0) await sleep(SETTLE_MS);
     return await toolLoop(client.callTool);
   } finally {
     client.close();
-    agent.destroy();
     await srv.stop();
   }
 }
