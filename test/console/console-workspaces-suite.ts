@@ -272,6 +272,9 @@ export function consoleWorkspacesSuite(as: RunAs, variant?: SuiteVariant): void 
       const r = await closing;
       expect(r.isError, r.text).toBe(false);
       expect(existsSync(o.sc.path)).toBe(false);
+      // The page draws the list again when the closed workspace goes: a click while it does is lost (its
+      // press and release land on two different buttons), so the next test starts once it has gone.
+      await card(ws).waitFor({ state: 'detached', timeout: 30_000 });
     });
 
     it('Discard asks to confirm, then removes the worktree (its directory and branch)', async () => {
