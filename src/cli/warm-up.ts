@@ -28,6 +28,9 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
     })
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => warmGit(runtime, log))
+    // How many threads the root's first search uses (workspace/search/tree-size.ts): a bounded walk.
+    .then(() => runtime.search.warm(runtime.root))
+    .catch(() => {})
     .finally(() => {
       warmJails(runtime, log);
       // What a client that calls from now on meets prepared (bench/loop-bench.mjs waits for this line).
@@ -61,14 +64,12 @@ async function warmGit(runtime: Runtime, log: Logger): Promise<void> {
 
 /**
  * The jails of git and ripgrep prepared for the workspace's root (process/jail/prepared-jail.ts), so the first
- * git call and the first search find theirs ready, and the root's size counted for how many threads the first
- * search uses (workspace/search/tree-size.ts); after the first-command rehearsal.
+ * git call and the first search find theirs ready; after the first-command rehearsal.
  */
 function warmJails(runtime: Runtime, log: Logger): void {
   try {
     const rg = runtime.search.engine();
     runtime.jail.warm(['git', ...(rg.kind === 'ripgrep' ? [rg.path] : [])]);
-    runtime.search.warm(runtime.root);
   } catch (e) {
     log.debug('tool jails not prepared at start', { error: String(e) });
   }

@@ -127,6 +127,18 @@ describe('when a base is counted', () => {
     await vi.waitFor(() => expect(sizes.small(base)).toBe(false));
   });
 
+  it('the warm-up counts at once, without defer', async () => {
+    const deferred: Array<() => void> = [];
+    const sizes = new TreeSizes<TreeBase>(
+      new ManualClock(),
+      (fn) => deferred.push(fn),
+      async () => true,
+    );
+    await sizes.countNow(base);
+    expect(sizes.small(base)).toBe(true);
+    expect(deferred.length).toBe(0);
+  });
+
   it('a count that fails leaves the base unknown, and the next search asks again', async () => {
     const deferred: Array<() => void> = [];
     const sizes = new TreeSizes<TreeBase>(
@@ -174,6 +186,14 @@ describe('the search engine on a small and on a large tree', () => {
       defer: (fn) => deferred.push(fn),
     });
     const [s, l] = [rootOf(small), rootOf(large)];
+    // What the warm-up does for the workspace root: counted before any search.
+    const warmed = new SearchEngines({ PATH: process.env.PATH ?? '' }, undefined, {
+      clock: new ManualClock(),
+      defer: (fn) => deferred.push(fn),
+    });
+    await warmed.warm(s);
+    expect(warmed.threadsFor(s, request(s))).toBe(rg.kind === 'ripgrep' ? 1 : undefined);
+    expect(deferred.length).toBe(0);
     expect(engines.threadsFor(s, request(s))).toBeUndefined();
     expect(engines.threadsFor(l, request(l))).toBeUndefined();
     expect(deferred.length).toBe(2);

@@ -125,18 +125,11 @@ export class SearchEngines {
     return !req.baseIsFile && this.sizes?.small(baseOf(root, req)) === true ? 1 : undefined;
   }
 
-  /** At start: the workspace root's size counted once no call is being answered, for its first search. */
-  warm(root: WorkspaceRoot): void {
-    if (this.engine().kind === 'ripgrep')
-      this.sizes?.small(
-        baseOf(root, {
-          baseAbs: root.lexical,
-          baseReal: root.real,
-          baseRel: '.',
-          includeHidden: false,
-          includeIgnored: false,
-        }),
-      );
+  /** At start, before any call: the workspace root's size counted, for its first search (tree-size.ts). */
+  async warm(root: WorkspaceRoot): Promise<void> {
+    if (this.engine().kind !== 'ripgrep' || !this.sizes) return;
+    const base = { baseAbs: root.lexical, baseReal: root.real, baseRel: '.' };
+    await this.sizes.countNow(baseOf(root, { ...base, includeHidden: false, includeIgnored: false }));
   }
 }
 

@@ -5,8 +5,8 @@
 // thread, any other with rg's default. The count is the confined walk's (workspace/walk.ts: the files rg would
 // search, by the same excludes, .gitignore and hidden rules), stopped once it passes SMALL_TREE_FILES, and it
 // runs when no call is being answered (the `defer` the server gives, core/quiet.ts), never on a search's own
-// path: a base's first search, or its first after TREE_SIZE_TTL_MS, runs with rg's default and asks for a
-// count. The choice changes only how fast rg finds the matches, never which (the page logic is the same).
+// path: the warm-up counts the workspace root before it says it is done; any other base's first search, or
+// its first after TREE_SIZE_TTL_MS, runs with rg's default and asks for a count. The choice changes only how fast rg finds the matches, never which (the page logic is the same).
 import type { Clock } from '../../core/clock.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { walk } from '../walk.js';
@@ -67,10 +67,21 @@ export class TreeSizes<B extends TreeBase> {
     return k?.small;
   }
 
+  /** Counts `base` now (the warm-up: before any call, the root's first search finds its count). */
+  countNow(base: B): Promise<void> {
+    const key = keyOf(base);
+    return this.counting.has(key) ? Promise.resolve() : this.run(key, base);
+  }
+
   private recount(key: string, base: B): void {
     if (this.counting.has(key)) return;
     this.counting.add(key);
-    this.defer(() => {
+    this.defer(() => void this.run(key, base));
+  }
+
+  private run(key: string, base: B): Promise<void> {
+    this.counting.add(key);
+    return (
       this.count(base)
         .then((small) => {
           this.known.delete(key);
@@ -79,8 +90,8 @@ export class TreeSizes<B extends TreeBase> {
         })
         // Gone or unreadable meanwhile: left unknown, rg's default is used.
         .catch(() => {})
-        .finally(() => this.counting.delete(key));
-    });
+        .finally(() => this.counting.delete(key))
+    );
   }
 }
 
