@@ -1,5 +1,5 @@
 // docs/benchmarks.md#search-on-a-small-tree: ripgrep searches a base last counted small (at most
-// SMALL_TREE_FILES entries by the confined walk's rules) with one thread, any other with its default; the
+// SMALL_TREE_ENTRIES entries by the confined walk's rules) with one thread, any other with its default; the
 // count runs only through the server's `defer` (after the answers), once per base at a time, and is trusted
 // for TREE_SIZE_TTL_MS. The thread count never changes a page. Real trees, real rg; the clock is the test's.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -8,7 +8,7 @@ import { checkRoot, type WorkspaceRoot } from '../../src/workspace/paths.js';
 import { findRipgrep, SearchEngines } from '../../src/workspace/search/engines.js';
 import { rgArgs, searchRipgrep } from '../../src/workspace/search/ripgrep.js';
 import {
-  SMALL_TREE_FILES,
+  SMALL_TREE_ENTRIES,
   TREE_SIZE_TTL_MS,
   treeIsSmall,
   TreeSizes,
@@ -60,9 +60,9 @@ const baseOf = (root: WorkspaceRoot, over: Partial<TreeBase> = {}): TreeBase => 
 });
 
 describe('a small tree, counted by the walk', () => {
-  // Just small: what the walk visits (src, its ten directories and their files) comes to SMALL_TREE_FILES; what
+  // Just small: what the walk visits (src, its ten directories and their files) comes to SMALL_TREE_ENTRIES; what
   // it leaves out (node_modules, the hidden .gitignore and .cache, the .gitignore'd gen/) is far larger.
-  const entries = SMALL_TREE_FILES - 11;
+  const entries = SMALL_TREE_ENTRIES - 11;
   let ws: TempWorkspace;
   let root: WorkspaceRoot;
   beforeAll(() => {
@@ -70,9 +70,9 @@ describe('a small tree, counted by the walk', () => {
       ...files('src', entries - 1),
       'src/keep.txt': 'needle\n',
       '.gitignore': 'gen/\n',
-      ...files('node_modules', 2 * SMALL_TREE_FILES),
-      ...files('.cache', SMALL_TREE_FILES),
-      ...files('gen', SMALL_TREE_FILES),
+      ...files('node_modules', 2 * SMALL_TREE_ENTRIES),
+      ...files('.cache', SMALL_TREE_ENTRIES),
+      ...files('gen', SMALL_TREE_ENTRIES),
     });
     root = rootOf(ws);
   });
@@ -162,7 +162,7 @@ describe('the search engine on a small and on a large tree', () => {
   beforeAll(() => {
     const needles = { 'a/needle.txt': 'a needle here\n', 'z/last.txt': 'needle\nneedle again\n' };
     small = makeWorkspace({ ...files('src', 40), ...needles });
-    large = makeWorkspace({ ...files('src', SMALL_TREE_FILES + 50), ...needles });
+    large = makeWorkspace({ ...files('src', SMALL_TREE_ENTRIES + 50), ...needles });
   });
   afterAll(() => {
     small.cleanup();

@@ -2,17 +2,18 @@
 // searches with a pool of threads, one per CPU; on a tree of a few hundred files setting that pool up and
 // handing work across CPUs costs more than it saves (2.3–2.7 ms of a ~9 ms search on two CPUs), while on a
 // thousand files and more the pool wins (1.2–1.6×). So a base last counted as small is searched with one
-// thread, any other with rg's default. The count is the confined walk's (workspace/walk.ts: the files rg would
-// search, by the same excludes, .gitignore and hidden rules), stopped once it passes SMALL_TREE_FILES, and it
-// runs when no call is being answered (the `defer` the server gives, core/quiet.ts), never on a search's own
-// path: the warm-up counts the workspace root before it says it is done; any other base's first search, or
-// its first after TREE_SIZE_TTL_MS, runs with rg's default and asks for a count. The choice changes only how fast rg finds the matches, never which (the page logic is the same).
+// thread, any other with rg's default. The count is the confined walk's (workspace/walk.ts: what rg would
+// search, by the same excludes, .gitignore and hidden rules), stopped once it passes SMALL_TREE_ENTRIES. It
+// never runs on a search's own path: the warm-up counts the workspace root before it says it is done; any
+// other base's first search, or its first after TREE_SIZE_TTL_MS, runs with rg's default and asks for a
+// count, which runs when no call is being answered (the `defer` the server gives, core/quiet.ts). The choice
+// changes only how fast rg finds the matches, never which (the page logic is the same).
 import type { Clock } from '../../core/clock.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { walk } from '../walk.js';
 
 /** Up to this many files (and directories) below a base, one thread searches it faster than rg's pool. */
-export const SMALL_TREE_FILES = 400;
+export const SMALL_TREE_ENTRIES = 400;
 /** How long a count is trusted before the next search of that base asks for another. */
 export const TREE_SIZE_TTL_MS = 60_000;
 /** Bases whose count is kept (the oldest is forgotten first). */
@@ -34,7 +35,7 @@ export interface TreeBase {
 export async function treeIsSmall(
   root: WorkspaceRoot,
   base: TreeBase,
-  limit = SMALL_TREE_FILES,
+  limit = SMALL_TREE_ENTRIES,
 ): Promise<boolean> {
   let seen = 0;
   await walk(
