@@ -203,8 +203,17 @@ export async function runGit(
     check();
     return startGit(runtime, args, opts, opts.signal ?? runtime.signal);
   }
+  // The run stops when the call's signal aborts or the check fails. Linked by hand and unlinked when the run
+  // ends: in Node 20 a signal made with AbortSignal.any() stays referenced by each signal it follows, and the
+  // call's signal lives as long as the server (one more reference for every git call, never freed).
+  const parent = opts.signal ?? runtime.signal;
   const stop = new AbortController();
-  const run = startGit(runtime, args, opts, AbortSignal.any([opts.signal ?? runtime.signal, stop.signal]));
+  const follow = () => stop.abort(parent.reason);
+  if (parent.aborted) follow();
+  else parent.addEventListener('abort', follow, { once: true });
+  const run = startGit(runtime, args, opts, stop.signal).finally(() =>
+    parent.removeEventListener('abort', follow),
+  );
   try {
     check();
   } catch (e) {
