@@ -11,11 +11,10 @@ import { isStaticExecutable } from './static-exe.js';
 import { closeSync, constants, openSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config/load.js';
-import { baseMounts, ETC_FILES, isolation } from './bwrap-view.js';
+import { ETC_FILES } from './bwrap-view.js';
 import { LandlockJail, type LandlockJailContext } from './jail-landlock.js';
+import { planJail, type BwrapPlan } from './jail-plan.js';
 import { probeRun, SECCOMP_FD } from '../sandbox/sandbox.js';
-import { writeSeccompFilter } from '../sandbox/seccomp.js';
-import { findExecutable } from '../spawn/spawn.js';
 import { ProgramPaths } from './programs.js';
 import { placeProgram } from '../native.js';
 import { reportingStarter, type PreparedCounts } from './prepared-jail.js';
@@ -72,8 +71,6 @@ export const ALONE_FD = SECCOMP_FD + 1;
 
 /** Where a prepared jail's wb-exec lies inside it (bound from the server's copy, prepared-jail.ts). */
 const STARTER_AT = '/run/wb-exec';
-
-type BwrapPlan = { bwrap: string; base: string[]; isolation: string[]; seccomp?: string };
 
 export class ToolJail {
   private plan: BwrapPlan | LandlockJail | null | undefined;
@@ -226,58 +223,8 @@ export class ToolJail {
   }
 
   private ready() {
-    if (this.plan === undefined) this.plan = this.probe();
+    if (this.plan === undefined) ({ plan: this.plan, why: this.why } = planJail(this.ctx));
     return this.plan;
-  }
-
-  private probe(): BwrapPlan | LandlockJail | null {
-    const c = this.ctx;
-    if (c.requested === 'off') {
-      this.why = 'SERVICE_SANDBOX=off';
-      return null;
-    }
-    const bwrap = c.requested === 'landlock' ? null : this.probeBwrap();
-    if (bwrap || c.requested === 'bwrap') return bwrap;
-    const ll = LandlockJail.plan(
-      {
-        pathVar: c.pathVar,
-        workspaceReal: c.workspaceReal,
-        dirs: c.dirs,
-        privateFiles: c.privateFiles,
-        sealed: c.sealed ?? [],
-        readAllow: c.readAllow ?? [],
-        alsoRead: c.alsoRead ?? [],
-        alsoWrite: c.alsoWrite ?? [],
-      },
-      SECCOMP_FD,
-      (helper, argv, filter) => probeRun(helper, argv, c.pathVar, filter),
-    );
-    if (ll instanceof LandlockJail) return ll;
-    this.why = this.why ? `${this.why}; ${ll.unavailable}` : ll.unavailable;
-    return null;
-  }
-
-  private probeBwrap(): BwrapPlan | null {
-    const c = this.ctx;
-    const bwrap = findExecutable('bwrap', c.pathVar);
-    if (!bwrap) {
-      this.why = 'bwrap (bubblewrap) is not installed on PATH';
-      return null;
-    }
-    const seccomp = writeSeccompFilter(c.dirs.root);
-    const mounts = baseMounts(c.workspaceReal);
-    for (const r of c.alsoRead ?? []) mounts.push('--ro-bind', r, r);
-    for (const w of c.alsoWrite ?? []) mounts.push('--bind', w, w);
-    let error = '';
-    for (const userns of [true, false]) {
-      const base = [...mounts, ...isolation(userns)];
-      const probeArgs = [...base, '--chdir', '/', ...(seccomp ? ['--seccomp', String(SECCOMP_FD)] : [])];
-      const e = probeRun(bwrap, [...probeArgs, '--', 'true'], c.pathVar, seccomp);
-      if (!e) return { bwrap, base, isolation: isolation(userns), seccomp };
-      error ||= e;
-    }
-    this.why = `bwrap cannot create its sandbox here (${error})`;
-    return null;
   }
 
   /** The jail one start of `program` needs, as a prepared jail is matched and built (prepared-jails.ts). */
