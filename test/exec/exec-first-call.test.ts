@@ -2,24 +2,35 @@
 // `running` only once its process exists — what a command needs (sandbox probe, spawner helper) is started after
 // the ready line, and a `running` answer waits for the spawn itself; and a tty command returns as soon as its
 // first output has paused, so a REPL answers its prompt in its first call instead of waiting out yield_time_ms.
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, uniqueMarker, waitFor } from './exec-support.js';
 import { startServer, type SpawnedServer } from '../helpers/server.js';
 import { makeWorkspace, type TempWorkspace } from '../helpers/workspace.js';
+import { procTable, type Proc } from '../helpers/hostile-bin.js';
 
 /** Processes whose command line carries `marker` (the shell, bwrap or sleep of the command), from /proc. */
 function carrying(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(marker)) found.push(Number(name));
-    } catch {
-      /* gone */
-    }
+  return [...procTable().values()]
+    .filter((p) => p.pid !== process.pid && p.cmdline.includes(marker))
+    .map((p) => p.pid);
+}
+
+/**
+ * The processes that may become a command once it is handed over: a prepared sandbox's bwrap (its argv ends in
+ * wb-exec) or wb-exec itself, waiting for its request, and any process that already carries the marker.
+ */
+function mayBecome(table: Map<number, Proc>, marker: string): Set<number> {
+  const out = new Set<number>();
+  for (const p of table.values()) {
+    const first = p.cmdline.split(' ')[0] ?? '';
+    if (
+      p.cmdline.includes(marker) ||
+      first.endsWith('/wb-exec') ||
+      (first.endsWith('bwrap') && p.cmdline.includes('wb-exec'))
+    )
+      out.add(p.pid);
   }
-  return found;
+  return out;
 }
 
 let ws: TempWorkspace | undefined;
@@ -38,15 +49,25 @@ describe('the first command of a fresh server', () => {
       ws = makeWorkspace({ 'README.md': '# first\n' });
       server = await startServer({ workspace: ws.dir, env: { SERVICE_SANDBOX: sandbox } });
       const marker = uniqueMarker();
-      const waitingBefore = carrying('wb-exec');
       const r = await call(server.url, 'exec_command', { cmd: `sleep ${marker}`, yield_time_ms: 0 });
       expect(r.sc.status).toBe('running');
-      // Checked right after the answer, with no wait: the process must already be there — started the usual way
-      // (bwrap or the shell carries the marker), or handed to a sandbox prepared ahead, a process that already
-      // waited (wb-exec) and execs the command once it has read it.
-      const now = carrying(marker);
-      expect(now.length > 0 || waitingBefore.length > 0).toBe(true);
+      // Taken right after the answer, with no wait: the process must already be there — started the usual way
+      // (bwrap or the shell carries the marker), or a sandbox prepared ahead (bwrap and wb-exec waiting at its
+      // end) that was handed the command and execs it once wb-exec has read it. Which one it was shows once the
+      // command runs: the process carrying the marker is one of these or below one of them.
+      const atAnswer = procTable();
+      const candidates = mayBecome(atAnswer, marker);
       expect(await waitFor(() => carrying(marker).length > 0)).toBe(true);
+      const later = procTable();
+      const lineage = (pid: number): number[] => {
+        const chain: number[] = [];
+        for (let p = later.get(pid); p && chain.length < 64; p = later.get(p.ppid)) chain.push(p.pid);
+        return chain;
+      };
+      const fromAnswer = carrying(marker).some((pid) => lineage(pid).some((a) => candidates.has(a)));
+      expect(fromAnswer, JSON.stringify([...atAnswer.values()].filter((p) => candidates.has(p.pid)))).toBe(
+        true,
+      );
       const k = await call(server.url, 'kill_command', { command_id: r.sc.command_id, signal: 'KILL' });
       expect(['killed', 'terminated']).toContain(k.sc.status);
     },
