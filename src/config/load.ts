@@ -29,6 +29,9 @@ interface Computed {
   /** Test-only (docs/design-notes.md#nothing-is-downloaded): WB_TEST_CIMD_ALLOW_LOOPBACK=1 lets Client ID Metadata Documents be fetched from
    *  loopback addresses, so tests can serve them locally. Not a SERVICE_* setting, never documented for users. */
   testCimdAllowLoopback?: boolean;
+  /** Test-only (process/commands/registry.ts): WB_TEST_PREPARE_ALONE=1 prepares wb-exec alone for commands without a
+   *  sandbox even where a command can be born in its cgroup (the path hosts without thread moves take). */
+  testPrepareAlone?: boolean;
   /** Test-only (config/network.ts): WB_TEST_RESOLVE maps host names to addresses for the proxy. Never documented
    *  for users, inert when unset. */
   testResolve?: Readonly<Record<string, readonly string[]>>;
@@ -131,6 +134,7 @@ export function load(
     env: Object.freeze(snapshot),
     testPause: pause,
     ...(env.WB_TEST_CIMD_ALLOW_LOOPBACK === '1' ? { testCimdAllowLoopback: true } : {}),
+    ...(env.WB_TEST_PREPARE_ALONE === '1' ? { testPrepareAlone: true } : {}),
     ...(resolve ? { testResolve: resolve } : {}),
     ...(env.WB_TUNNEL_CHILD === '1' ? { underTunnel: true } : {}),
   };

@@ -1,7 +1,10 @@
-// Commands without a sandbox are prepared ahead too (docs/security-model.md, "A sandbox per command, prepared
-// ahead"): in `dangerous`, wb-exec waits in the next command's pids cgroup, so the move into a cgroup is paid
-// between commands; the next pipe command becomes that very process, with exactly its own directory,
-// environment, input and exit status, and a command whose directory cannot be entered still fails to start.
+// Commands without a sandbox are prepared ahead too where it pays (docs/security-model.md, "A sandbox per
+// command, prepared ahead"): where moving a process into a cgroup waits (no thread moves), wb-exec waits in the
+// next command's pids cgroup in `dangerous`, so the move is paid between commands; the next pipe command becomes
+// that very process, with exactly its own directory, environment, input and exit status, and a command whose
+// directory cannot be entered still fails to start. WB_TEST_PREPARE_ALONE=1 takes that path on any host. Where a
+// command is born in its cgroup by the helper's thread (cgroup v1), nothing waits and commands start the usual
+// way, each in a cgroup of its own.
 import { mkdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +33,10 @@ function waiting(): number[] {
 
     beforeAll(async () => {
       ws = makeWorkspace({ 'sub/keep.txt': 'x\n' });
-      srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_PERMISSION_MODE: 'dangerous' } });
+      srv = await startInProcess({
+        workspace: ws.dir,
+        env: { SERVICE_PERMISSION_MODE: 'dangerous', WB_TEST_PREPARE_ALONE: '1' },
+      });
       await srv.runtime.commands.whenUp();
       await waitFor(
         async () => (await call(srv.url, 'exec_command', { cmd: 'true' })).sc.status === 'exited',
@@ -97,3 +103,50 @@ function waiting(): number[] {
     });
   },
 );
+
+describe('commands without a sandbox where nothing needs preparing (dangerous, no seam)', () => {
+  let ws: TempWorkspace;
+  let srv: InProcessServer;
+
+  beforeAll(async () => {
+    ws = makeWorkspace({});
+    srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_PERMISSION_MODE: 'dangerous' } });
+    await srv.runtime.commands.whenUp();
+  });
+
+  afterAll(async () => {
+    await srv?.close();
+    ws?.cleanup();
+  });
+
+  it('wb-exec waits only where a cgroup move would wait; elsewhere each command starts in a cgroup of its own', async () => {
+    const limiter = srv.runtime.commands.processLimit();
+    const before = { ...srv.runtime.commands.helper.starts };
+    const cgroups: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await call(srv.url, 'exec_command', {
+        cmd: 'grep -h pids /proc/self/cgroup || echo none',
+        yield_time_ms: 30_000,
+      });
+      expect(r.sc.exit_code, r.text).toBe(0);
+      cgroups.push(String(r.sc.stdout).trim());
+    }
+    const after = srv.runtime.commands.helper.starts;
+    if (limiter.moveWaits) {
+      expect(await waitFor(() => waiting().length === 1)).toBe(true);
+      expect(after.prepared - before.prepared).toBeGreaterThan(0);
+      return;
+    }
+    // Nothing prepared, nothing waiting: every command was started by the helper itself.
+    expect(after.prepared - before.prepared).toBe(0);
+    expect(waiting()).toEqual([]);
+    if (limiter.usesCgroup) {
+      // Born inside its own pids cgroup: four commands, four cgroups of this instance.
+      expect(
+        cgroups.every((c) => /workbench-mcp-/.test(c)),
+        cgroups.join('\n'),
+      ).toBe(true);
+      expect(new Set(cgroups).size).toBe(4);
+    }
+  });
+});

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pidAlive } from '../../core/pid.js';
-import { killCgroup, type CgroupTarget } from '../spawn/cgroup.js';
+import { killCgroup, movesThread, type CgroupTarget } from '../spawn/cgroup.js';
 import { descendants } from '../spawn/tree.js';
 
 export interface ProcessLimitStatus {
@@ -31,6 +31,15 @@ export class ProcessLimiter {
 
   get usesCgroup(): boolean {
     return this.instance !== undefined;
+  }
+
+  /**
+   * Whether moving a process into a command's cgroup may wait for a kernel grace period: a cgroup whose
+   * hierarchy has no `tasks` file, where a command cannot be born inside by moving the spawning thread alone
+   * (cgroup.ts enterCgroup). Only then is a process prepared ahead for commands without a sandbox (prepared.ts).
+   */
+  get moveWaits(): boolean {
+    return this.home !== undefined && this.instance !== undefined && !movesThread(this.home);
   }
 
   /** The cgroup for the next command, or undefined when the watchdog bounds it. */

@@ -106,7 +106,11 @@ export class CommandRegistry {
           () => this.plan,
           this.net,
           this.host.root.real,
-          () => placeProgram('wb-exec', host.dirs.root),
+          // wb-exec alone, for commands without a sandbox: only where it pays, a cgroup move that would wait.
+          () =>
+            this.processLimit().moveWaits || host.config.testPrepareAlone
+              ? placeProgram('wb-exec', host.dirs.root)
+              : undefined,
         ),
         nextCgroup: () => this.processLimit().next(),
         clock: host.clock,

@@ -42,9 +42,12 @@ export function preparedTemplate(
   root: string,
   starter?: string,
 ): Template | undefined {
-  // Without a sandbox (dangerous, or SERVICE_SANDBOX=off) only wb-exec waits, in the next command's cgroup:
-  // moving a process into a cgroup costs the kernel a grace period (up to ~15 ms), which is then paid ahead,
-  // and on a thread of the helper's pool: wb-exec forks nothing before its request, so it may move after it started.
+  // Without a sandbox (dangerous, or SERVICE_SANDBOX=off) only wb-exec waits, in the next command's cgroup, and
+  // only where the registry gives `starter`: where moving a process into a cgroup costs the kernel a grace period
+  // (up to ~15 ms), which is then paid ahead, on a thread of the helper's pool (wb-exec forks nothing before its
+  // request, so it may move after it started). Where a command is born in its cgroup by moving the helper's thread
+  // alone, starting it the usual way is the cheaper one: no hand-over, and nothing prepared beside the answer
+  // (docs/benchmarks.md#calls-back-to-back).
   if (plan.status.in_use === null)
     return starter ? { argv: [starter], cwd: root, moveAfter: true } : undefined;
   if (!isBwrap(plan) || plan.status.network !== 'proxy') return undefined;
