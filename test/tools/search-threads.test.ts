@@ -1,7 +1,7 @@
 // docs/benchmarks.md#search-on-a-small-tree: ripgrep searches a base last counted small (at most
 // SMALL_TREE_ENTRIES entries by the confined walk's rules) with one thread, any other with its default; the
 // count runs only through the server's `defer` (after the answers), once per base at a time, and is trusted
-// for TREE_SIZE_TTL_MS. The thread count never changes a page. Real trees, real rg; the clock is the test's.
+// for TREE_SIZE_TTL_MS (a large count for LARGE_TREE_TTL_MS). The thread count never changes a page. Real trees, real rg; the clock is the test's.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { checkRoot, type WorkspaceRoot } from '../../src/workspace/paths.js';
@@ -10,6 +10,7 @@ import { rgArgs, searchRipgrep } from '../../src/workspace/search/ripgrep.js';
 import {
   SMALL_TREE_ENTRIES,
   TREE_SIZE_TTL_MS,
+  LARGE_TREE_TTL_MS,
   treeIsSmall,
   TreeSizes,
   type TreeBase,
@@ -91,7 +92,7 @@ describe('a small tree, counted by the walk', () => {
 describe('when a base is counted', () => {
   const base: TreeBase = { abs: '/w', real: '/w', rel: '.', includeHidden: false, includeIgnored: false };
 
-  it('only through defer, once at a time, and again only after TREE_SIZE_TTL_MS', async () => {
+  it('only through defer, once at a time, and again only after TREE_SIZE_TTL_MS (a large one after LARGE_TREE_TTL_MS)', async () => {
     const clock = new ManualClock();
     const deferred: Array<() => void> = [];
     let counts = 0;
@@ -125,6 +126,21 @@ describe('when a base is counted', () => {
     expect(deferred.length).toBe(1);
     deferred.shift()?.();
     await vi.waitFor(() => expect(sizes.small(base)).toBe(false));
+    // A large count holds for LARGE_TREE_TTL_MS: a minute later nothing is asked for.
+    const countedLarge = counts;
+    clock.advance(TREE_SIZE_TTL_MS);
+    expect(sizes.small(base)).toBe(false);
+    expect(deferred.length).toBe(0);
+    clock.advance(LARGE_TREE_TTL_MS - TREE_SIZE_TTL_MS - 1);
+    expect(sizes.small(base)).toBe(false);
+    expect(deferred.length).toBe(0);
+    clock.advance(1);
+    answer = true;
+    expect(sizes.small(base)).toBe(false);
+    expect(deferred.length).toBe(1);
+    deferred.shift()?.();
+    await vi.waitFor(() => expect(sizes.small(base)).toBe(true));
+    expect(counts).toBe(countedLarge + 1);
   });
 
   it('the warm-up counts at once, without defer', async () => {

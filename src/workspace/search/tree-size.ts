@@ -5,7 +5,7 @@
 // thread, any other with rg's default. The count is the confined walk's (workspace/walk.ts: what rg would
 // search, by the same excludes, .gitignore and hidden rules), stopped once it passes SMALL_TREE_ENTRIES. It
 // never runs on a search's own path: the warm-up counts the workspace root before it says it is done; any
-// other base's first search, or its first after TREE_SIZE_TTL_MS, runs with rg's default and asks for a
+// other base's first search, or its first after TREE_SIZE_TTL_MS (LARGE_TREE_TTL_MS for a large one), runs with rg's default and asks for a
 // count, which runs when no call is being answered (the `defer` the server gives, core/quiet.ts). The choice
 // changes only how fast rg finds the matches, never which (the page logic is the same).
 import type { Clock } from '../../core/clock.js';
@@ -14,8 +14,15 @@ import { walk } from '../walk.js';
 
 /** Up to this many files (and directories) below a base, one thread searches it faster than rg's pool. */
 export const SMALL_TREE_ENTRIES = 400;
-/** How long a count is trusted before the next search of that base asks for another. */
+/** How long a small count is trusted before the next search of that base asks for another. */
 export const TREE_SIZE_TTL_MS = 60_000;
+/**
+ * How long a large count is trusted. Taken for large when it has become small costs a search ~2.5 ms (rg's pool
+ * on a small tree); the other way round costs far more (one thread on thousands of files: 120 against 73 ms), so
+ * a small count is redone more often. A count is a walk of up to 401 entries (~3 ms of the server's CPU on the
+ * benchmark workspace): redone every minute, it came into every minute of searches there.
+ */
+export const LARGE_TREE_TTL_MS = 600_000;
 /** Bases whose count is kept (the oldest is forgotten first). */
 const MAX_BASES = 64;
 
@@ -59,12 +66,13 @@ export class TreeSizes<B extends TreeBase> {
 
   /**
    * Whether `base` was last counted as small (undefined: never counted). Unknown or older than
-   * TREE_SIZE_TTL_MS, a count is asked for, run through `defer`.
+   * TREE_SIZE_TTL_MS (LARGE_TREE_TTL_MS for a large one), a count is asked for, run through `defer`.
    */
   small(base: B): boolean | undefined {
     const key = keyOf(base);
     const k = this.known.get(key);
-    if (!k || this.clock.monotonic() - k.at >= TREE_SIZE_TTL_MS) this.recount(key, base);
+    const ttl = k?.small === false ? LARGE_TREE_TTL_MS : TREE_SIZE_TTL_MS;
+    if (!k || this.clock.monotonic() - k.at >= ttl) this.recount(key, base);
     return k?.small;
   }
 
