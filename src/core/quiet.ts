@@ -4,8 +4,9 @@
 // client that calls again at once (read_file after search_text) is answered first — or, when requests never
 // stop coming, at most MAX_WAIT_MS after it was asked for. A request being answered includes an exec_command
 // waiting for its command: the jail's set-up would take its CPU from that command (a test run of ~60 ms on two
-// cores), so the wait covers such a run. A call that needs the jail meanwhile sets a jail of its own up the usual
-// way (process/jail/prepared-jail.ts, JailSlot.take). Time only decides when deferred work runs, never whether it does.
+// cores), so the wait covers such a run. A call that needs the jail meanwhile sets a jail of its own up the
+// usual way (process/jail/prepared-jail.ts, JailSlot.take). Time only decides when deferred work runs, never
+// whether it does.
 
 /** Longest a deferred piece of work waits for a quiet moment while requests keep coming. */
 export const MAX_WAIT_MS = 1000;

@@ -1,7 +1,8 @@
 // docs/benchmarks.md#search-on-a-small-tree: ripgrep searches a base last counted small (at most
 // SMALL_TREE_ENTRIES entries by the confined walk's rules) with one thread, any other with its default; the
 // count runs only through the server's `defer` (after the answers), once per base at a time, and is trusted
-// for TREE_SIZE_TTL_MS (a large count for LARGE_TREE_TTL_MS). The thread count never changes a page. Real trees, real rg; the clock is the test's.
+// for TREE_SIZE_TTL_MS (a large count for LARGE_TREE_TTL_MS). The thread count never changes a page. Real
+// trees, real rg; the clock is the test's.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { checkRoot, type WorkspaceRoot } from '../../src/workspace/paths.js';

@@ -43,8 +43,8 @@ export class PreparedJails {
    * Takes the prepared jail for `shape` (killing those built otherwise). `refill`, called when the run has
    * ended, asks for the next through `defer`: not while the program runs nor before the answer is written, as
    * starting a process blocks the server's thread for a few milliseconds (more on a busy machine) that the call
-   * would wait for (a call that comes first starts its own jail the usual way, JailSlot.take); git's depth of two covers the
-   * next run of the same tool call.
+   * would wait for (a call that comes first starts its own jail the usual way, JailSlot.take); git's depth of
+   * two covers the next run of the same tool call.
    */
   start(
     program: string,

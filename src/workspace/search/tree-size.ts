@@ -5,9 +5,10 @@
 // thread, any other with rg's default. The count is the confined walk's (workspace/walk.ts: what rg would
 // search, by the same excludes, .gitignore and hidden rules), stopped once it passes SMALL_TREE_ENTRIES. It
 // never runs on a search's own path: the warm-up counts the workspace root before it says it is done; any
-// other base's first search, or its first after TREE_SIZE_TTL_MS (LARGE_TREE_TTL_MS for a large one), runs with rg's default and asks for a
-// count, which runs when no call is being answered (the `defer` the server gives, core/quiet.ts). The choice
-// changes only how fast rg finds the matches, never which (the page logic is the same).
+// other base's first search, or its first after TREE_SIZE_TTL_MS (LARGE_TREE_TTL_MS for a large one), runs
+// with rg's default and asks for a count, which runs when no call is being answered (the `defer` the server
+// gives, core/quiet.ts). The choice changes only how fast rg finds the matches, never which (the page logic
+// is the same).
 import type { Clock } from '../../core/clock.js';
 import type { WorkspaceRoot } from '../paths.js';
 import { walk } from '../walk.js';
