@@ -1,6 +1,46 @@
-// Pure pieces of starting a command (registry.ts): the shell's argv and the errors a start can end in.
+// Pure pieces of starting a command (registry.ts): the command's record, the shell's argv and the errors a start
+// can end in.
+import type { Clock } from '../../core/clock.js';
+import { randomBase64url } from '../../core/random.js';
 import { ToolError } from '../../core/tool-error.js';
-import type { Command } from './command.js';
+import type { Config } from '../../config/load.js';
+import type { RuntimeDirs } from '../runtime-dir.js';
+import { isBwrap, type SandboxPlan } from '../sandbox/sandbox.js';
+import { Command } from './command.js';
+import { HEAD_BYTES } from './output.js';
+
+/** The record of a command about to start under `plan`: its unguessable id, limits and what the result notes. */
+export function newCommand(
+  spec: { cmd: string; workdir: string; tty: boolean; timeoutMs: number; maxOutputBytes: number },
+  plan: SandboxPlan,
+  host: {
+    config: Pick<Config, 'execStreamBufferBytes' | 'permissionMode'>;
+    clock: Clock;
+    root: { real: string };
+    dirs: Pick<RuntimeDirs, 'home' | 'tmp' | 'cache'>;
+  },
+): Command {
+  const confined = plan.status.in_use !== null;
+  return new Command({
+    id: randomBase64url(15),
+    cmd: spec.cmd,
+    workdir: spec.workdir,
+    tty: spec.tty,
+    sandboxed: isBwrap(plan),
+    timeoutMs: spec.timeoutMs,
+    maxOutputBytes: spec.maxOutputBytes,
+    tailBytes: host.config.execStreamBufferBytes - HEAD_BYTES,
+    clock: host.clock,
+    notes: {
+      mode: host.config.permissionMode,
+      sandboxed: confined,
+      network: plan.status.network,
+      landlock: !plan.bwrap && confined,
+      ...(plan.status.network_unavailable ? { netUnavailable: plan.status.network_unavailable } : {}),
+      writable: [host.root.real, host.dirs.home, host.dirs.tmp, host.dirs.cache],
+    },
+  });
+}
 
 /**
  * `shell -c cmd`. In a sandboxed terminal (`jobControl`) the leader is bwrap, which would die of a typed ^C;

@@ -27,7 +27,7 @@ import {
 import { probeProcessLimit, type ProcessLimiter } from './pids-limit.js';
 import { TreeWatchdog } from './tree-watchdog.js';
 import { privateFilesOf, sealedDirsOf } from '../sandbox/sandbox-mounts.js';
-import { commandLimitError, shellArgv, ttyUnsupportedError } from './launch.js';
+import { commandLimitError, newCommand, shellArgv, ttyUnsupportedError } from './launch.js';
 import {
   findShell,
   spawnPty,
@@ -40,7 +40,6 @@ import { Spawner } from '../spawner/spawner.js';
 import { templateMemo } from '../spawner/prepared.js';
 import { placeProgram } from '../native.js';
 import { writeSeccompFilter } from '../sandbox/seccomp.js';
-import { randomBase64url } from '../../core/random.js';
 
 export interface StartSpec {
   cmd: string;
@@ -258,7 +257,7 @@ export class CommandRegistry {
     const running = this.running();
     if (running.length >= max) throw commandLimitError(running, max);
     const plan = this.sandbox();
-    const cmd = this.newCommand(spec, plan);
+    const cmd = newCommand(spec, plan, this.host);
     const handle = this.spawnCommand(spec, cmd, plan);
     if (!handle) return cmd;
     cmd.onFinish = () => {
@@ -272,29 +271,6 @@ export class CommandRegistry {
     if (handle.limited !== true) this.watchdog.watch();
     this.host.log.debug('command started', { command_id: cmd.id, pid: handle.pid, sandboxed: cmd.sandboxed });
     return cmd;
-  }
-
-  private newCommand(spec: StartSpec, plan: SandboxPlan): Command {
-    const confined = plan.status.in_use !== null;
-    return new Command({
-      id: newId(),
-      cmd: spec.cmd,
-      workdir: spec.workdir,
-      tty: spec.tty,
-      sandboxed: isBwrap(plan),
-      timeoutMs: spec.timeoutMs,
-      maxOutputBytes: spec.maxOutputBytes,
-      tailBytes: this.host.config.execStreamBufferBytes - HEAD_BYTES,
-      clock: this.host.clock,
-      notes: {
-        mode: this.host.config.permissionMode,
-        sandboxed: confined,
-        network: plan.status.network,
-        landlock: !plan.bwrap && confined,
-        ...(plan.status.network_unavailable ? { netUnavailable: plan.status.network_unavailable } : {}),
-        writable: [this.host.root.real, this.host.dirs.home, this.host.dirs.tmp, this.host.dirs.cache],
-      },
-    });
   }
 
   /** What runs: the sandbox wrapper (and the proxy bridge), the shell, and the filtered environment. */
@@ -397,8 +373,4 @@ export class CommandRegistry {
     await this.net.close();
     this.limiter?.close();
   }
-}
-
-function newId(): string {
-  return randomBase64url(15);
 }
