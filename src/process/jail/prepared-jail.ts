@@ -106,8 +106,9 @@ export class JailSlot {
   take(key: string): Prepared | undefined {
     // One asked for and not started yet (the call came before the quiet moment) stays asked for: the call starts
     // its jail the usual way, the program itself at bubblewrap's end. Started here and handed over at once, it
-    // would cost the call more than that (wb-exec, its request and report, one more fork in the jail: ~0.4 ms of
-    // the server's CPU and ~0.5 ms of the answer back to back, docs/benchmarks.md#calls-back-to-back).
+    // would cost the call more than that (wb-exec, its request and report, one more fork in the jail: back to
+    // back, ~0.25 ms of the server's CPU a search and ~0.6 ms of a git_status answer,
+    // docs/benchmarks.md#calls-back-to-back).
     const i = this.ready.findIndex((p) => alive(p) && p.recipe.key === key);
     const got = i < 0 ? undefined : this.ready.splice(i, 1)[0];
     if (got) this.failures = 0;
