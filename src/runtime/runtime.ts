@@ -125,16 +125,7 @@ export class Runtime {
     this.search = new SearchEngines(opts.config.env, this.jail, { clock: this.clock, defer: this.defer });
     this.reviews = new ReviewPoints(this);
     this.stats = new StatBatch(opts.root.real, placeProgram('wb-stat', this.dirs.root));
-    // The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks.
-    const netBlocks = this.netBlocks;
-    const audit = this.audit;
-    const netAudit: NetHost['audit'] = {
-      network: (e) => {
-        audit?.network(e);
-        if (netBlocks && !e.allowed)
-          netBlocks.publish({ time: this.clock.now(), host: e.host, reason: e.reason ?? 'refused' });
-      },
-    };
+    const netAudit = netAuditOf(this.audit, this.netBlocks, this.clock);
     this.commands = new CommandRegistry({
       config: this.config,
       dirs: this.dirs,
@@ -142,6 +133,7 @@ export class Runtime {
       clock: this.clock,
       log: this.log,
       audit: netAudit,
+      defer: this.defer,
     });
     this.workspaces = opts.config.projectRoots?.length
       ? openDesk({ runtime: this, console: consoleOn, netAudit, kept: opts.kept, defer: this.defer })
@@ -191,4 +183,19 @@ export class Runtime {
     // What is left is removed by the next start on this workspace (runtime-dir.ts).
     if (left) this.log.warn('the runtime directory could not be removed', { error: String(left) });
   }
+}
+
+/** The proxy's decisions go to the audit log and, when the console is on, to its list of recent blocks. */
+function netAuditOf(
+  audit: AuditLog | undefined,
+  netBlocks: Runtime['netBlocks'],
+  clock: Clock,
+): NetHost['audit'] {
+  return {
+    network: (e) => {
+      audit?.network(e);
+      if (netBlocks && !e.allowed)
+        netBlocks.publish({ time: clock.now(), host: e.host, reason: e.reason ?? 'refused' });
+    },
+  };
 }

@@ -120,6 +120,7 @@ export class WorkspaceServices implements ToolServices {
       log: this.log,
       view,
       ...(shared.netAudit ? { audit: shared.netAudit } : {}),
+      ...(shared.defer ? { defer: shared.defer } : {}),
     });
     this.commands.startUp();
   }

@@ -1,18 +1,18 @@
-// A sandbox per command, prepared ahead (docs/security-model.md): when a command ends (and, when commands come
-// back to back, as each starts) the next command's sandbox is set up with wb-exec waiting at its end, and the
-// next command becomes that process — with exactly its own argv, directory, environment and input. A prepared
+// A sandbox per command, prepared ahead (docs/security-model.md): KEPT_READY sandboxes wait with wb-exec at
+// their end, set up again in a quiet moment, and the next command becomes one of them — with exactly its own
+// argv, directory, environment and input. Once a burst of commands used them up, the command that found none
+// starts the usual way and asks for the next as it starts, which the command after it becomes. A prepared
 // sandbox is used once, dies with its helper and is gone after shutdown. wb-exec itself reads one request and
 // not a byte more, and refuses anything else. Real servers with bubblewrap (skipped with the reason elsewhere,
-// a failure under CI=true), on a clock the test moves, so "back to back" is decided by the test, not by the
-// machine's speed; wb-exec's own cases need only the built program.
+// a failure under CI=true); the burst is made of commands that keep running, so no command ends (and nothing
+// is set up again) until the test ends them. wb-exec's own cases need only the built program.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
 import { builtProgram } from '../../src/process/native.js';
-import { BACK_TO_BACK_MS, PreparedPool } from '../../src/process/spawner/prepared.js';
-import { startRequest } from '../../src/process/spawner/prepared-sandbox.js';
+import { PreparedPool } from '../../src/process/spawner/prepared.js';
+import { KEPT_READY, startRequest } from '../../src/process/spawner/prepared-sandbox.js';
 import { descendantsOf, procTable, signal } from '../helpers/hostile-bin.js';
 import { needBuilt } from '../helpers/native.js';
 import { startInProcess, type InProcessServer } from '../helpers/server.js';
@@ -52,12 +52,24 @@ const d =
 d('a sandbox per command, prepared ahead', () => {
   let ws: TempWorkspace;
   let srv: InProcessServer;
-  // Stands still unless moved: every command comes back to back with the last one's end until the test says not.
-  const clock = new ManualClock();
+
+  /** Once what earlier commands' ends asked for ran (core/quiet.ts runs deferred work in order), KEPT_READY wait. */
+  async function settled(): Promise<number[]> {
+    await new Promise<void>((resolve) => srv.runtime.quiet.later(resolve));
+    expect(await waitFor(() => waiting().length === KEPT_READY)).toBe(true);
+    return waiting();
+  }
+
+  async function running(marker: string): Promise<{ id: string; pid: number }> {
+    const r = await call(srv.url, 'exec_command', { cmd: `sleep ${marker}`, yield_time_ms: 100 });
+    expect(r.sc.status).toBe('running');
+    expect(await waitFor(() => processesWith(marker).length === 1)).toBe(true);
+    return { id: r.sc.command_id as string, pid: processesWith(marker)[0] as number };
+  }
 
   beforeAll(async () => {
     ws = makeWorkspace({ 'sub/keep.txt': 'x\n' });
-    srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'bwrap' }, clock });
+    srv = await startInProcess({ workspace: ws.dir, env: { SERVICE_SANDBOX: 'bwrap' } });
     await srv.runtime.commands.whenUp();
     // Until the helper answered one command, a command may start in the server itself: make it answer one.
     await waitFor(async () => (await call(srv.url, 'exec_command', { cmd: 'true' })).sc.status === 'exited');
@@ -68,46 +80,53 @@ d('a sandbox per command, prepared ahead', () => {
     ws?.cleanup();
   });
 
-  it('the next command becomes the waiting sandbox; back to back, another one is prepared while it runs', async () => {
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
-    const [ready] = waiting() as [number];
+  it('a command becomes one of the waiting sandboxes; the next is set up in a quiet moment, not as it starts', async () => {
+    const ready = await settled();
+    const before = srv.runtime.commands.helper.starts.prepared;
     const marker = uniqueMarker();
-    const r = await call(srv.url, 'exec_command', { cmd: `sleep ${marker}`, yield_time_ms: 100 });
-    expect(r.sc.status).toBe('running');
+    const { id, pid } = await running(marker);
     // bash -c execs a lone simple command: the process that waited is now `sleep`.
-    expect(await waitFor(() => cmdlineOf(ready).startsWith('sleep '))).toBe(true);
-    expect(processesWith(marker)).toEqual([ready]);
-    expect(await waitFor(() => waiting().length === 1 && waiting()[0] !== ready)).toBe(true);
-    await call(srv.url, 'kill_command', { command_id: r.sc.command_id });
+    expect(ready).toContain(pid);
+    expect(cmdlineOf(pid).startsWith('sleep ')).toBe(true);
+    expect(srv.runtime.commands.helper.starts.prepared).toBe(before + 1);
+    // The other one still waits, and nothing was asked for as the command started.
+    expect(waiting()).toEqual(ready.filter((p) => p !== pid));
+    await call(srv.url, 'kill_command', { command_id: id });
     expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
+    expect((await settled()).includes(pid)).toBe(false);
   });
 
-  it('after a pause a command runs alone: the next sandbox is asked for when it ends, not while it runs', async () => {
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
-    const [ready] = waiting() as [number];
-    clock.advance(BACK_TO_BACK_MS);
-    const first = uniqueMarker();
-    const r1 = await call(srv.url, 'exec_command', { cmd: `sleep ${first}`, yield_time_ms: 100 });
-    expect(r1.sc.status).toBe('running');
-    expect(await waitFor(() => cmdlineOf(ready).startsWith('sleep '))).toBe(true);
-    // Had the first one's start asked for a sandbox, the second would be given it; it starts the usual way.
-    const second = uniqueMarker();
-    const r2 = await call(srv.url, 'exec_command', { cmd: `sleep ${second}`, yield_time_ms: 100 });
-    expect(r2.sc.status).toBe('running');
-    expect(await waitFor(() => processesWith(second).length === 1)).toBe(true);
-    const [pid2] = processesWith(second) as [number];
-    expect(sandboxArgvOf(pid2)).toContain(`sleep ${second}`);
-    expect(sandboxArgvOf(pid2)).not.toContain('wb-exec');
+  it('a burst that used up the waiting sandboxes: the command that found none starts the usual way and asks for the next, which the command after it becomes', async () => {
+    const ready = await settled();
+    const marks = [uniqueMarker(), uniqueMarker(), uniqueMarker(), uniqueMarker()];
+    const started: Array<{ id: string; pid: number }> = [];
+    // The first KEPT_READY become the waiting ones.
+    for (const m of marks.slice(0, KEPT_READY)) started.push(await running(m));
+    expect(started.map((s) => s.pid).sort()).toEqual([...ready].sort());
     expect(waiting()).toEqual([]);
-    for (const r of [r1, r2]) {
-      const k = await call(srv.url, 'kill_command', { command_id: r.sc.command_id });
+    // The next found none: its own bubblewrap runs the command itself, and it asked for the next one.
+    const cold = await running(marks[KEPT_READY] as string);
+    started.push(cold);
+    expect(sandboxArgvOf(cold.pid)).toContain(`sleep ${marks[KEPT_READY]}`);
+    expect(sandboxArgvOf(cold.pid)).not.toContain('wb-exec');
+    // Held while commands run (at most the helper's PREPARE_WAIT_MS), then set up: the next command becomes it.
+    expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    const [next] = waiting() as [number];
+    const last = await running(marks[KEPT_READY + 1] as string);
+    started.push(last);
+    expect(last.pid).toBe(next);
+    // Still in the burst: it asked for the one after it as it started.
+    expect(await waitFor(() => waiting().length === 1 && waiting()[0] !== next)).toBe(true);
+    for (const s of started) {
+      const k = await call(srv.url, 'kill_command', { command_id: s.id });
       expect(k.sc.status).not.toBe('running');
     }
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    // The burst is over: the next quiet moment makes KEPT_READY again.
+    await settled();
   });
 
   it('a command gets exactly its own directory, environment, input and exit status', async () => {
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    await settled();
     const value = 'two words\nand = a line';
     const r = await call(srv.url, 'exec_command', {
       cmd: 'printf "[%s]" "$WB_PREPARED"; pwd; head -c 11; echo; exit 7',
@@ -121,7 +140,7 @@ d('a sandbox per command, prepared ahead', () => {
     expect(r.sc.stdout).toBe(`[${value}]${path.join(ws.dir, 'sub')}\nhello world\n`);
     // Nothing of the helper's or bwrap's own environment is added, and nothing of the last command's: the
     // variables the server gives every command, and the ones bash itself exports.
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    await settled();
     const env = await call(srv.url, 'exec_command', {
       cmd: "env | sed -n 's/=.*//p'",
       yield_time_ms: 30_000,
@@ -133,18 +152,17 @@ d('a sandbox per command, prepared ahead', () => {
   });
 
   it('a prepared sandbox dies with its helper; the next helper prepares its own; none outlives the server', async () => {
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
-    const [old] = waiting() as [number];
+    const old = await settled();
     const helper = srv.runtime.commands.helper.helperPid as number;
-    expect(descendantsOf(helper).map((p) => p.pid)).toContain(old);
+    expect(descendantsOf(helper).map((p) => p.pid)).toEqual(expect.arrayContaining(old));
     signal(helper, 'SIGKILL');
-    expect(await waitFor(() => !procTable().has(old))).toBe(true);
+    expect(await waitFor(() => old.every((p) => !procTable().has(p)))).toBe(true);
     // Once the server saw its helper go, the next command goes to the next one.
     expect(await waitFor(() => (srv.runtime.commands.helper.helperPid ?? helper) !== helper)).toBe(true);
     await srv.runtime.commands.whenUp();
     const r = await call(srv.url, 'exec_command', { cmd: 'echo after', yield_time_ms: 30_000 });
     expect(r.sc.stdout).toBe('after\n');
-    expect(await waitFor(() => waiting().length === 1)).toBe(true);
+    await settled();
     await srv.close();
     expect(await waitFor(() => waiting().length === 0)).toBe(true);
   });
@@ -208,49 +226,97 @@ s('wb-exec reads one request, then is the command', () => {
 });
 
 describe('which prepared sandbox a command may use', () => {
-  it('only one built from the options a command gets now, and only once', () => {
+  it('only one built from the options a command gets now, and only once; the others are named to be dropped', () => {
     let argv = ['bwrap', '--a', '--', 'wb-exec'];
     let n = 0;
     const asked: number[] = [];
-    const pool = new PreparedPool({
-      template: () => ({ argv, cwd: '/ws' }),
-      nextCgroup: () => undefined,
-      clock: new ManualClock(),
-    });
-    expect(pool.take()).toBeUndefined();
-    pool.refill(
-      () => ++n,
-      (m) => asked.push(m.n),
-    );
-    pool.refill(
-      () => ++n,
-      (m) => asked.push(m.n),
-    );
-    expect(asked).toEqual([1]);
-    expect(pool.take()).toEqual({ n: 1, cgroup: undefined });
-    expect(pool.take()).toBeUndefined();
-    pool.refill(
-      () => ++n,
-      (m) => asked.push(m.n),
-    );
-    argv = ['bwrap', '--a', '--tmpfs', '/new-mask', '--', 'wb-exec'];
-    expect(pool.take()).toBeUndefined();
+    const post = (m: { n: number }) => asked.push(m.n);
+    const pool = new PreparedPool({ template: () => ({ argv, cwd: '/ws' }), nextCgroup: () => undefined });
+    expect(pool.take()).toEqual({ stale: [] });
+    pool.fill(() => ++n, post);
+    pool.fill(() => ++n, post);
     expect(asked).toEqual([1, 2]);
+    expect(pool.take()).toEqual({ ready: { n: 1, cgroup: undefined }, stale: [] });
+    pool.fill(() => ++n, post);
+    expect(asked).toEqual([1, 2, 3]);
+    argv = ['bwrap', '--a', '--tmpfs', '/new-mask', '--', 'wb-exec'];
+    expect(pool.take()).toEqual({ stale: [2, 3] });
+    expect(pool.size).toBe(0);
   });
 });
 
 describe('when the next sandbox is asked for', () => {
-  it('a command starting within BACK_TO_BACK_MS of the last end comes back to back; none before any end', () => {
-    const clock = new ManualClock();
-    const pool = new PreparedPool({ template: () => undefined, nextCgroup: () => undefined, clock });
-    expect(pool.backToBack()).toBe(false);
-    pool.ended();
-    expect(pool.backToBack()).toBe(true);
-    clock.advance(BACK_TO_BACK_MS - 1);
-    expect(pool.backToBack()).toBe(true);
-    clock.advance(1);
-    expect(pool.backToBack()).toBe(false);
-    pool.ended();
-    expect(pool.backToBack()).toBe(true);
+  const pool = () => {
+    let n = 0;
+    const asked: number[] = [];
+    const p = new PreparedPool({
+      template: () => ({ argv: ['wb-exec'], cwd: '/ws' }),
+      nextCgroup: () => undefined,
+    });
+    return {
+      p,
+      asked,
+      fill: () =>
+        p.fill(
+          () => ++n,
+          (m) => asked.push(m.n),
+        ),
+      after: () =>
+        p.afterStart(
+          () => ++n,
+          (m) => asked.push(m.n),
+        ),
+    };
+  };
+
+  it(`a quiet moment asks for as many as make ${KEPT_READY}; a start that found one asks for nothing`, () => {
+    const { p, asked, fill, after } = pool();
+    fill();
+    expect(asked).toEqual([1, 2]);
+    for (let i = 0; i < KEPT_READY; i++) {
+      expect(p.take().ready).toBeDefined();
+      after();
+    }
+    expect(asked).toEqual([1, 2]);
+    fill();
+    expect(asked).toEqual([1, 2, 3, 4]);
+  });
+
+  it('once a start found none, each start that leaves none asks for the next; a quiet moment ends the burst', () => {
+    const { p, asked, fill, after } = pool();
+    fill();
+    p.take();
+    after();
+    p.take();
+    after();
+    expect(asked).toEqual([1, 2]);
+    expect(p.take().ready).toBeUndefined();
+    after();
+    expect(asked).toEqual([1, 2, 3]);
+    expect(p.take().ready).toEqual({ n: 3, cgroup: undefined });
+    after();
+    expect(asked).toEqual([1, 2, 3, 4]);
+    fill();
+    expect(asked).toEqual([1, 2, 3, 4, 5]);
+    p.take();
+    after();
+    p.take();
+    after();
+    expect(asked).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('the helper going away forgets every one asked for, with the cgroups to clean up', () => {
+    const cg = (i: number) => ({ dir: `/sys/fs/cgroup/x/c${i}`, home: '/sys/fs/cgroup/x', max: 10 });
+    let i = 0;
+    const p = new PreparedPool({
+      template: () => ({ argv: ['wb-exec'], cwd: '/ws' }),
+      nextCgroup: () => cg(++i),
+    });
+    p.fill(
+      () => i,
+      () => {},
+    );
+    expect(p.forget()).toEqual([cg(1), cg(2)]);
+    expect(p.take()).toEqual({ stale: [] });
   });
 });

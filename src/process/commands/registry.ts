@@ -69,6 +69,8 @@ export interface RegistryHost {
   readonly audit?: NetHost['audit'];
   /** One of several workspaces (src/workspaces/): more to hide (the project roots) and to show read-only. */
   readonly view?: { readonly sealed: readonly string[]; readonly alsoRead: readonly string[] };
+  /** Runs work in a quiet moment (core/quiet.ts): the sandboxes kept ready are set up again there. */
+  readonly defer?: (fn: () => void) => void;
 }
 
 /** After shutdown's TERM, how long commands get before KILL. */
@@ -112,9 +114,9 @@ export class CommandRegistry {
               : undefined,
         ),
         nextCgroup: () => this.processLimit().next(),
-        clock: host.clock,
       },
       host.dirs.root,
+      host.defer,
     );
   }
 

@@ -1,8 +1,8 @@
 // The helper's side of a sandbox prepared ahead of its command (docs/security-model.md, "A sandbox per
 // command, prepared ahead"): bubblewrap (and the network bridge) set up with native/wb-exec waiting at the end,
 // so that when the command comes only the request has to be written: wb-exec changes to its directory and
-// execs it with its environment. One at a time; a sandbox is never used twice — it becomes one command, or is
-// killed. Runs in the spawner helper; imports stay light (pipes.ts, cgroup.ts, tree.ts).
+// execs it with its environment. At most KEPT_READY at a time; a sandbox is never used twice — it becomes one
+// command, or is killed. Runs in the spawner helper; imports stay light (pipes.ts, cgroup.ts, tree.ts).
 import {
   killCgroup,
   moveIntoCgroup,
@@ -31,7 +31,14 @@ export interface PrepareSpec {
 /** wb-exec's request (native/wb-exec.c), kept where the spawner's tests import it from. */
 export { startRequest };
 
-/** The one prepared sandbox of this helper, numbered by the server. */
+/**
+ * How many sandboxes wait for their command at most. Two: a model's fix-and-test loop runs its tests twice with
+ * a search, a read and a patch between, and both runs then find theirs with nothing set up beside those calls;
+ * the next are set up in the next quiet moment (prepared.ts).
+ */
+export const KEPT_READY = 2;
+
+/** A prepared sandbox of this helper, numbered by the server. */
 export class PreparedSandbox {
   private exited = false;
   /** In its cgroup (or has none to go to): a sandbox started before its move is not handed a command until then. */

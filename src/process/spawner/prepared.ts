@@ -1,15 +1,15 @@
 // The server's side of sandboxes prepared ahead (docs/security-model.md, "A sandbox per command, prepared
-// ahead"; the helper's side is prepared-sandbox.ts): when a command ends the next sandbox is asked for, so a
-// command that follows finds bubblewrap already set up and only wb-exec's request left to write. Not while a
-// command runs: the set-up's milliseconds of CPU would be taken from it. Only when commands come back to back
-// (one starting within BACK_TO_BACK_MS of the last one's end, as a script sends them), which a sandbox asked
-// for at the end would not be ready for, is the next one asked for as each starts. A prepared sandbox is used
-// only if it was built from exactly the options the command would get now (the masks are recomputed as the
-// sandbox plan says), and only once.
-import type { Clock } from '../../core/clock.js';
+// ahead"; the helper's side is prepared-sandbox.ts): KEPT_READY sandboxes wait with bubblewrap already set up,
+// so a command that comes finds only wb-exec's request left to write. They are set up again in a quiet moment
+// (core/quiet.ts: no call being answered), not when a command ends: the set-up's milliseconds of CPU would be
+// taken from the calls a client makes next (a search, a read, a patch) and from a command that runs beside it.
+// Only once a burst of commands has used up the ones kept ready (a command found none) does each command of the
+// burst ask for the next as it starts, as a script's commands need. A prepared sandbox is used only if it was
+// built from exactly the options the command would get now (the masks are recomputed as the sandbox plan says),
+// and only once; one built from other options is dropped.
 import type { CgroupTarget } from '../spawn/cgroup.js';
 import type { NetAccess } from '../net/net-access.js';
-import type { PrepareSpec } from './prepared-sandbox.js';
+import { KEPT_READY, type PrepareSpec } from './prepared-sandbox.js';
 import { isBwrap, wrapperArgv, type SandboxPlan } from '../sandbox/sandbox.js';
 
 /** What the registry says a prepared sandbox is built from (undefined: none can be, e.g. no wb-exec). */
@@ -17,16 +17,7 @@ export interface PreparedSource {
   template(): Template | undefined;
   /** A fresh pids cgroup for the sandbox and the command it becomes (pids-limit.ts). */
   nextCgroup(): CgroupTarget | undefined;
-  /** The server's clock: when the last command ended. */
-  clock: Pick<Clock, 'monotonic'>;
 }
-
-/**
- * A command starting within this long of the last one's end came back to back. Preparing a sandbox takes 5–10 ms
- * on two idle cores and a few times that on busy ones (docs/benchmarks.md); a model's next call comes seconds
- * after the result it read.
- */
-export const BACK_TO_BACK_MS = 50;
 
 type Template = Omit<PrepareSpec, 'cgroup'>;
 
@@ -90,6 +81,14 @@ interface Asked {
   cgroup: CgroupTarget | undefined;
 }
 
+/** What a command's start takes: the sandbox it may use, and the numbers of those built from other options. */
+export interface Taken {
+  ready?: { n: number; cgroup: CgroupTarget | undefined };
+  stale: number[];
+}
+
+type Post = (m: { t: 'prepare'; n: number } & PrepareSpec) => void;
+
 const keys = new WeakMap<Template, string>();
 /** What tells two templates apart; the source hands out the same template object while nothing changed. */
 function keyOf(t: Template): string {
@@ -99,43 +98,55 @@ function keyOf(t: Template): string {
 }
 
 export class PreparedPool {
-  private asked: Asked | undefined;
-  private lastEnd = -Infinity;
+  /** Asked for, oldest first; the helper holds them in the same order. */
+  private asked: Asked[] = [];
+  /** A command found none ready since the last quiet moment: each start asks for the next. */
+  private burst = false;
 
   constructor(private readonly source: PreparedSource) {}
 
-  /** The prepared sandbox a command may use now, taken (it is never offered twice). */
-  take(): { n: number; cgroup: CgroupTarget | undefined } | undefined {
-    const a = this.asked;
-    this.asked = undefined;
-    const t = a && this.source.template();
-    return a && t && keyOf(t) === a.key ? { n: a.n, cgroup: a.cgroup } : undefined;
-  }
-
-  /** Ask for the next one when none is asked for; `post` sends the helper the request. */
-  refill(n: () => number, post: (m: { t: 'prepare'; n: number } & PrepareSpec) => void): void {
-    if (this.asked) return;
+  /** The prepared sandbox a command may use now, taken (it is never offered twice), and the stale ones dropped. */
+  take(): Taken {
     const t = this.source.template();
-    if (!t) return;
-    const cgroup = this.source.nextCgroup();
-    this.asked = { n: n(), key: keyOf(t), cgroup };
-    post({ t: 'prepare', n: this.asked.n, ...t, cgroup });
+    const key = t && keyOf(t);
+    const stale = this.asked.filter((a) => a.key !== key).map((a) => a.n);
+    if (stale.length) this.asked = this.asked.filter((a) => a.key === key);
+    const a = this.asked.shift();
+    if (!a && t) this.burst = true;
+    return { ...(a ? { ready: { n: a.n, cgroup: a.cgroup } } : {}), stale };
   }
 
-  /** A command ended. */
-  ended(): void {
-    this.lastEnd = this.source.clock.monotonic();
+  /** In a quiet moment (or when the helper came up): ask for as many as make KEPT_READY; the burst is over. */
+  fill(n: () => number, post: Post): void {
+    this.burst = false;
+    while (this.asked.length < KEPT_READY && this.ask(n, post));
   }
 
-  /** Whether a command starting now comes back to back with the last one's end (BACK_TO_BACK_MS). */
-  backToBack(): boolean {
-    return this.source.clock.monotonic() - this.lastEnd < BACK_TO_BACK_MS;
+  /** After a start: in a burst, ask for the next when none is left. */
+  afterStart(n: () => number, post: Post): void {
+    if (this.burst && this.asked.length === 0) this.ask(n, post);
   }
 
-  /** The helper went away (its sandboxes die with it): forget the one asked for; its cgroup, to clean up. */
-  forget(): CgroupTarget | undefined {
-    const cg = this.asked?.cgroup;
-    this.asked = undefined;
-    return cg;
+  /** Asks for one; false when none can be built (no template). */
+  private ask(n: () => number, post: Post): boolean {
+    const t = this.source.template();
+    if (!t) return false;
+    const a: Asked = { n: n(), key: keyOf(t), cgroup: this.source.nextCgroup() };
+    this.asked.push(a);
+    post({ t: 'prepare', n: a.n, ...t, cgroup: a.cgroup });
+    return true;
+  }
+
+  /** How many are asked for and not taken. */
+  get size(): number {
+    return this.asked.length;
+  }
+
+  /** The helper went away (its sandboxes die with it): forget those asked for; their cgroups, to clean up. */
+  forget(): CgroupTarget[] {
+    const cgs = this.asked.flatMap((a) => (a.cgroup ? [a.cgroup] : []));
+    this.asked = [];
+    this.burst = false;
+    return cgs;
   }
 }

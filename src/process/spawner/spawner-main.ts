@@ -5,9 +5,10 @@
 // the server goes away. Output is flow-controlled: reading pauses while too many chunks wait to be sent. It runs
 // outside every sandbox, beside the server: each command it starts is a bubblewrap sandbox of its own, in whose
 // PID namespace this process does not exist. It answers the server's pings (spawner.ts watches it). It keeps
-// at most one sandbox prepared ahead (prepared-sandbox.ts), which a spawn that names it turns into its command.
+// at most KEPT_READY sandboxes prepared ahead (prepared-sandbox.ts), which a spawn that names one turns into its
+// command.
 import { adoptChild, spawnPipes, type PipeHandle } from '../spawn/pipes.js';
-import { PreparedSandbox } from './prepared-sandbox.js';
+import { KEPT_READY, PreparedSandbox } from './prepared-sandbox.js';
 import type { FromHelper, ToHelper } from './spawner-messages.js';
 
 /** Chunks of one command allowed in flight on the IPC channel before its output is paused. */
@@ -20,7 +21,8 @@ interface Live {
 }
 
 const live = new Map<number, Live>();
-let prepared: PreparedSandbox | undefined;
+/** The sandboxes waiting for their command, by the server's number, oldest first. */
+const prepared = new Map<number, PreparedSandbox>();
 /**
  * Always with a callback: without one a write to a server that has just gone (EPIPE) is an 'error' event, which
  * would crash this helper with a stack trace; 'disconnect' follows and ends it quietly.
@@ -34,13 +36,10 @@ const waiting = new Map<number, ToHelper[]>();
 
 function start(m: Extract<ToHelper, { t: 'spawn' }>): void {
   // The one it names is still held back (prepare): started now it would only be slower than a start of its own.
-  if (held && m.warm && held.m.n === m.warm.n) {
-    clearTimeout(held.timer);
-    held = undefined;
-  }
-  const named = m.warm && prepared?.n === m.warm.n ? prepared : undefined;
+  if (m.warm) unhold(m.warm.n);
+  const named = m.warm && prepared.get(m.warm.n);
   if (!named) return launch(m, undefined);
-  prepared = undefined;
+  prepared.delete(named.n);
   waiting.set(m.id, []);
   named.whenPlaced((usable) => {
     const queued = waiting.get(m.id) ?? [];
@@ -87,7 +86,7 @@ function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | u
     onExit: (code: number | null, signal: string | null, startError?: string) => {
       live.delete(id);
       send({ t: 'exit', id, code, signal, startError });
-      if (live.size === 0 && held) setImmediate(releaseHeld);
+      if (live.size === 0 && held.length) setImmediate(releaseHeld);
     },
   };
   const handle = ready
@@ -100,40 +99,59 @@ function launch(m: Extract<ToHelper, { t: 'spawn' }>, ready: PreparedSandbox | u
 /**
  * Starting the next sandbox forks this helper (and sets bubblewrap up, a few milliseconds of CPU) after moving
  * it into the sandbox's cgroup, which on cgroup v2 holds its thread for up to ~15 ms after a quiet spell (on v1
- * only its thread moves, at once: cgroup.ts). Asked for while a command runs (back to back), such a start waits
- * until no command of this helper runs (just after the last exit is sent, while that result travels to the
- * client and the next call comes back), or PREPARE_WAIT_MS for a command that keeps running, so it delays
- * neither the exit of the command that has just started nor a test run's own CPU (`node test.js`, ~60 ms:
- * docs/benchmarks.md). A bare wb-exec (`moveAfter`, `dangerous`) costs the thread only its fork: it starts at
- * once, beside the command, so that the next command finds it.
+ * only its thread moves, at once: cgroup.ts). Asked for while a command runs (in a burst of commands, or in a
+ * quiet moment while a command runs on in the background), such a start waits until no command of this helper
+ * runs (just after the last exit is sent, while that result travels to the client and the next call comes
+ * back), or PREPARE_WAIT_MS for a command that keeps running, so it delays neither the exit of the command that
+ * has just started nor a test run's own CPU (`node test.js`, ~60 ms: docs/benchmarks.md). A bare wb-exec
+ * (`moveAfter`, `dangerous`) costs the thread only its fork: it starts at once, beside the command.
  */
 const PREPARE_WAIT_MS = 1000;
-let held: { m: Extract<ToHelper, { t: 'prepare' }>; timer: NodeJS.Timeout } | undefined;
+const held: Array<Extract<ToHelper, { t: 'prepare' }>> = [];
+let heldTimer: NodeJS.Timeout | undefined;
 
 function prepare(m: Extract<ToHelper, { t: 'prepare' }>): void {
-  if (held) clearTimeout(held.timer);
-  held = undefined;
   if (live.size === 0 || m.moveAfter === true) return startPrepared(m);
-  held = { m, timer: setTimeout(releaseHeld, PREPARE_WAIT_MS) };
+  held.push(m);
+  heldTimer ??= setTimeout(releaseHeld, PREPARE_WAIT_MS);
 }
 
 function releaseHeld(): void {
-  const h = held;
-  held = undefined;
-  if (!h) return;
-  clearTimeout(h.timer);
-  startPrepared(h.m);
+  clearTimeout(heldTimer);
+  heldTimer = undefined;
+  for (const m of held.splice(0)) startPrepared(m);
+}
+
+/** Forgets the held request numbered `n`; whether there was one. */
+function unhold(n: number): boolean {
+  const i = held.findIndex((h) => h.n === n);
+  if (i >= 0) held.splice(i, 1);
+  return i >= 0;
 }
 
 function startPrepared(m: Extract<ToHelper, { t: 'prepare' }>): void {
-  prepared?.discard();
-  prepared = PreparedSandbox.start(m.n, m);
+  // The server keeps no more than KEPT_READY asked for; should it ask for more, the oldest goes.
+  for (const [n, p] of prepared) {
+    if (prepared.size < KEPT_READY) break;
+    prepared.delete(n);
+    p.discard();
+  }
+  const p = PreparedSandbox.start(m.n, m);
+  if (p) prepared.set(m.n, p);
+}
+
+/** Lets the prepared sandbox `n` go, started or still held. */
+function drop(n: number): void {
+  if (unhold(n)) return;
+  prepared.get(n)?.discard();
+  prepared.delete(n);
 }
 
 function handle(m: ToHelper): void {
   if (m.t === 'ping') return send({ t: 'pong', n: m.n });
   if (m.t === 'spawn') return start(m);
   if (m.t === 'prepare') return prepare(m);
+  if (m.t === 'drop') return drop(m.n);
   const queue = waiting.get(m.id);
   if (queue) return void queue.push(m);
   const l = live.get(m.id);
@@ -152,8 +170,8 @@ process.on('message', (m: ToHelper | ToHelper[]) => {
 });
 send({ t: 'ready', pid: process.pid });
 process.on('disconnect', () => {
-  if (held) clearTimeout(held.timer);
-  prepared?.discard();
+  clearTimeout(heldTimer);
+  for (const p of prepared.values()) p.discard();
   process.exit(0);
 });
 // A terminal's Ctrl-C reaches the whole process group: the server shuts its commands down and then lets this

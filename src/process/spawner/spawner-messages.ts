@@ -1,6 +1,7 @@
 // The IPC messages between the server (spawner.ts) and the spawner helper (spawner-main.ts), in order per
 // command: spawn, then writes, the end of stdin and signals; back: ready once, spawned, output, exit. Between
-// commands the server may ask for a sandbox prepared ahead (prepared-sandbox.ts), which a later spawn names.
+// commands the server may ask for sandboxes prepared ahead (prepared-sandbox.ts), which a later spawn names or a
+// drop lets go (built from options a command no longer gets).
 import type { CgroupTarget } from '../spawn/cgroup.js';
 import type { PrepareSpec } from './prepared-sandbox.js';
 
@@ -18,6 +19,7 @@ export type ToHelper =
       warm?: { n: number; argv: readonly string[] };
     }
   | ({ t: 'prepare'; n: number } & PrepareSpec)
+  | { t: 'drop'; n: number }
   | { t: 'ping'; n: number }
   | { t: 'write'; id: number; data: string }
   | { t: 'end'; id: number }

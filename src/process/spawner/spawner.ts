@@ -88,11 +88,13 @@ export class Spawner {
    * helper's script is copied and forked from (the runtime directory's root, which no sandbox can see or
    * write), never dist/, which may lie inside the workspace a command can write, and is read again at every
    * replacement (docs/security-model.md, rule B). Without it (tests of this class) the built file is forked.
+   * `defer`: runs the refill of the sandboxes kept ready in a quiet moment (core/quiet.ts).
    */
   constructor(
     private readonly log: Logger,
     prepared?: PreparedSource,
     private readonly copyDir?: string,
+    private readonly defer: (fn: () => void) => void = setImmediate,
   ) {
     this.pool = prepared && new PreparedPool(prepared);
   }
@@ -119,26 +121,33 @@ export class Spawner {
     const id = ++this.seq;
     // Unsandboxed, a directory that cannot be entered is a start that failed (ENOENT), not wb-exec's exit 126.
     const usable = spec.commandArgv && (spec.sandboxed || isDirectory(spec.cwd));
-    const ready = usable ? this.pool?.take() : undefined;
+    const taken = usable ? this.pool?.take() : undefined;
+    for (const n of taken?.stale ?? []) this.post({ t: 'drop', n }, child);
+    const ready = taken?.ready;
     const r = new RemoteCommand(id, child, spec, ev, (msg) => this.post(msg, child), ready?.cgroup);
     this.remotes.set(id, r);
     const { argv, cwd, env, sandboxed, cgroup, seccomp, commandArgv } = spec;
     const warm = ready && commandArgv ? { n: ready.n, argv: commandArgv } : undefined;
     this.post({ t: 'spawn', id, argv, cwd, env, sandboxed, cgroup, seccomp, warm });
-    if (this.pool?.backToBack()) this.prepareNext(child);
+    this.pool?.afterStart(
+      () => ++this.seq,
+      (m) => this.post(m, child),
+    );
     return r;
   }
 
   /**
-   * Ask the helper to have the next command's sandbox ready (prepared.ts): when it comes up, when a command ends,
-   * and when one starts back to back with the last one's end.
+   * Ask the helper for as many sandboxes as make prepared.ts's KEPT_READY, in a quiet moment: after it came up
+   * and after a command ended.
    */
-  private prepareNext(child: ChildProcess): void {
-    if (this.closed || !this.everReady || this.helper?.child !== child) return;
-    this.pool?.refill(
-      () => ++this.seq,
-      (m) => this.post(m, child),
-    );
+  private refillLater(child: ChildProcess): void {
+    this.defer(() => {
+      if (this.closed || !this.everReady || this.helper?.child !== child) return;
+      this.pool?.fill(
+        () => ++this.seq,
+        (m) => this.post(m, child),
+      );
+    });
   }
 
   /** Settles once a helper has come up (at once if one did), or when none can. */
@@ -229,9 +238,8 @@ export class Spawner {
     const h = this.helper;
     this.helper = undefined;
     h?.watch.stop();
-    // Its prepared sandbox dies with it (bwrap --die-with-parent); the cgroup is what may be left.
-    const cg = this.pool?.forget();
-    if (cg) {
+    // Its prepared sandboxes die with it (bwrap --die-with-parent); their cgroups are what may be left.
+    for (const cg of this.pool?.forget() ?? []) {
       killCgroup(cg.dir);
       releaseCgroup(cg.dir);
     }
@@ -263,7 +271,7 @@ export class Spawner {
       this.failures = 0;
       this.everReady = true;
       for (const w of this.upWaiters.splice(0)) w();
-      this.prepareNext(child);
+      this.refillLater(child);
       return;
     }
     const r = this.remotes.get(m.id);
@@ -276,10 +284,7 @@ export class Spawner {
     if (m.t === 'spawned') this.starts[m.warm === true ? 'prepared' : 'cold']++;
     if (m.t === 'exit') {
       this.remotes.delete(m.id);
-      this.pool?.ended();
-      // Asked once this turn has handed the exit on (the call's answer is written first: the request is a
-      // message of ~1.6 KB to serialize and write), and still before the call that follows the answer arrives.
-      setImmediate(() => this.prepareNext(child));
+      this.refillLater(child);
     }
     r.onMessage(m);
   }
