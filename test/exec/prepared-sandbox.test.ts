@@ -305,6 +305,19 @@ describe('when the next sandbox is asked for', () => {
     expect(asked).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('a quiet moment is waited for only when a fill has something to do', () => {
+    const { p, fill, after } = pool();
+    expect(p.wants()).toBe(true);
+    fill();
+    expect(p.wants()).toBe(false);
+    p.take();
+    after();
+    expect(p.wants()).toBe(true);
+    fill();
+    const none = new PreparedPool({ template: () => undefined, nextCgroup: () => undefined });
+    expect(none.wants()).toBe(false);
+  });
+
   it('the helper going away forgets every one asked for, with the cgroups to clean up', () => {
     const cg = (i: number) => ({ dir: `/sys/fs/cgroup/x/c${i}`, home: '/sys/fs/cgroup/x', max: 10 });
     let i = 0;

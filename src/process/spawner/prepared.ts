@@ -142,6 +142,11 @@ export class PreparedPool {
     return this.asked.length;
   }
 
+  /** Whether a fill has anything to do: a burst to end, or fewer than KEPT_READY asked for where one can be built. */
+  wants(): boolean {
+    return this.burst || (this.asked.length < KEPT_READY && this.source.template() !== undefined);
+  }
+
   /** The helper went away (its sandboxes die with it): forget those asked for; their cgroups, to clean up. */
   forget(): CgroupTarget[] {
     const cgs = this.asked.flatMap((a) => (a.cgroup ? [a.cgroup] : []));

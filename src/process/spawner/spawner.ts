@@ -141,6 +141,8 @@ export class Spawner {
    * and after a command ended.
    */
   private refillLater(child: ChildProcess): void {
+    // Nothing to wait for a quiet moment for (`dangerous` where nothing is prepared, or all are asked for).
+    if (!this.pool?.wants()) return;
     this.defer(() => {
       if (this.closed || !this.everReady || this.helper?.child !== child) return;
       this.pool?.fill(
