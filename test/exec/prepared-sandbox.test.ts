@@ -6,12 +6,13 @@
 // not a byte more, and refuses anything else. Real servers with bubblewrap (skipped with the reason elsewhere,
 // a failure under CI=true); the burst is made of commands that keep running, so no command ends (and nothing
 // is set up again) until the test ends them. wb-exec's own cases need only the built program.
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtProgram } from '../../src/process/native.js';
 import { PreparedPool } from '../../src/process/spawner/prepared.js';
+import { helperPath } from '../../src/process/spawner/spawner.js';
 import { KEPT_READY, startRequest } from '../../src/process/spawner/prepared-sandbox.js';
 import { descendantsOf, procTable, signal } from '../helpers/hostile-bin.js';
 import { needBuilt } from '../helpers/native.js';
@@ -167,6 +168,87 @@ d('a sandbox per command, prepared ahead', () => {
     expect(await waitFor(() => waiting().length === 0)).toBe(true);
   });
 });
+
+// The helper's side of the protocol, with the built helper forked as the server forks it and wb-exec alone as the
+// sandbox (no bubblewrap needed): what it keeps, what a drop lets go, and what a spawn naming one runs in.
+const helperFile = helperPath();
+(starter && helperFile ? describe : describe.skip)(
+  'the spawner helper keeps at most KEPT_READY, and lets a dropped one go',
+  () => {
+    let helper: ChildProcess;
+    const got: Array<Record<string, unknown>> = [];
+    const send = (m: Record<string, unknown>) => helper.send(m);
+    const kept = () =>
+      descendantsOf(helper.pid as number)
+        .filter((p) => p.cmdline === starter && p.state !== 'Z')
+        .map((p) => p.pid)
+        .sort((a, b) => a - b);
+    const prepare = (n: number) => send({ t: 'prepare', n, argv: [starter], cwd: '/' });
+    const message = (pred: (m: Record<string, unknown>) => boolean) => waitFor(() => got.some(pred));
+
+    beforeAll(async () => {
+      helper = fork(helperFile as string, [], {
+        env: {},
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      });
+      helper.on('message', (m: Record<string, unknown>) => got.push(m));
+      expect(await message((m) => m.t === 'ready')).toBe(true);
+    });
+
+    afterAll(() => {
+      if (helper?.connected) helper.disconnect();
+    });
+
+    it('keeps KEPT_READY, drops the one named, lets the oldest go past KEPT_READY; a spawn runs in the one it names or the usual way', async () => {
+      const dir = makeWorkspace({}).dir;
+      prepare(1);
+      prepare(2);
+      expect(await waitFor(() => kept().length === KEPT_READY)).toBe(true);
+      const [one, two] = kept() as [number, number];
+      send({ t: 'drop', n: 1 });
+      expect(await waitFor(() => kept().length === 1)).toBe(true);
+      expect(kept()).toEqual([two]);
+      prepare(3);
+      expect(await waitFor(() => kept().length === KEPT_READY)).toBe(true);
+      const three = kept().find((p) => p !== two) as number;
+      prepare(4);
+      // Past KEPT_READY the oldest (2) goes, however the server came to ask for more.
+      expect(await waitFor(() => kept().length === KEPT_READY && !kept().includes(two))).toBe(true);
+      expect(kept()).toContain(three);
+      const spawn = (id: number, warm: number, tag: string) =>
+        send({
+          t: 'spawn',
+          id,
+          argv: ['/bin/sh', '-c', `echo ${tag} $$`],
+          cwd: dir,
+          env: { PATH: '/usr/bin:/bin' },
+          sandboxed: false,
+          warm: { n: warm, argv: ['/bin/sh', '-c', `echo ${tag} $$`] },
+        });
+      const out = (id: number) =>
+        Buffer.concat(
+          got.filter((m) => m.t === 'out' && m.id === id).map((m) => Buffer.from(m.d as Uint8Array)),
+        ).toString();
+      const spawned = (id: number) => got.find((m) => m.t === 'spawned' && m.id === id);
+      spawn(1, 3, 'prepared');
+      expect(await message((m) => m.t === 'exit' && m.id === 1)).toBe(true);
+      expect(spawned(1)?.warm).toBe(true);
+      expect(out(1)).toBe(`prepared ${three}\n`);
+      // The dropped one (1) is gone: a spawn naming it starts the usual way.
+      spawn(2, 1, 'cold');
+      expect(await message((m) => m.t === 'exit' && m.id === 2)).toBe(true);
+      expect(spawned(2)?.warm).toBe(false);
+      expect(out(2)).toMatch(/^cold \d+\n$/);
+      expect([one, two, three]).not.toContain(Number(out(2).split(' ')[1]));
+      // Those still waiting go with the helper.
+      const left = kept();
+      expect(left).toHaveLength(KEPT_READY - 1);
+      helper.disconnect();
+      expect(await waitFor(() => left.every((p) => !procTable().has(p)))).toBe(true);
+    });
+  },
+);
 
 const s = starter ? describe : describe.skip;
 
