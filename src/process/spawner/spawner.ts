@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/log.js';
+import { COMPILE_FLAGS } from '../../core/compile-tier.js';
 import { spawnPipes } from '../spawn/pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from '../spawn/spawn.js';
 import { killCgroup, releaseCgroup } from '../spawn/cgroup.js';
@@ -52,8 +53,9 @@ function findHelper(): string | undefined {
 
 function startHelper(file: string): ChildProcess {
   return fork(file, [], {
-    // A small young generation keeps the helper's memory small; it only relays bytes.
-    execArgv: ['--max-semi-space-size=1'],
+    // A small young generation keeps the helper's memory small; it only relays bytes. Its code compiled to the
+    // baseline tier at once, as the server's (core/compile-tier.ts): it runs at each command's start and end.
+    execArgv: ['--max-semi-space-size=1', ...COMPILE_FLAGS],
     env: {},
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
