@@ -1,13 +1,13 @@
 // How the server has V8 run its code (docs/benchmarks.md, "Compiled to the baseline tier at once" and "V8's
 // background threads never before a call"): functions compiled to Sparkplug from their first call, set from
-// inside the process (src/core/compile-tier.ts), in the server and in its spawner helper; and V8's platform
+// inside the process (src/process/compile-tier.ts), in the server and in its spawner helper; and V8's platform
 // workers on SCHED_IDLE once the warm-up is done (src/process/background-threads.ts), every other thread as it was.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { v8PoolSize, v8Workers, type ThreadState } from '../../src/process/background-threads.js';
-import { COMPILE_FLAGS } from '../../src/core/compile-tier.js';
+import { COMPILE_FLAGS } from '../../src/process/compile-tier.js';
 import { waitFor } from '../exec/exec-support.js';
 import { REPO_ROOT, startServer } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
@@ -20,7 +20,7 @@ const BASELINE_BIT = 1 << 15;
 
 /** The status bits of a function called once, in a fresh node that first runs `before`. */
 function statusAfterOneCall(before: string): number {
-  const tier = path.join(REPO_ROOT, 'dist/core/compile-tier.js');
+  const tier = path.join(REPO_ROOT, 'dist/process/compile-tier.js');
   const script = [
     `import { compileToBaseline } from ${JSON.stringify(tier)};`,
     before,

@@ -9,7 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/log.js';
-import { COMPILE_FLAGS } from '../../core/compile-tier.js';
+import { COMPILE_FLAGS } from '../compile-tier.js';
 import { spawnPipes } from '../spawn/pipes.js';
 import type { ProcessEvents, ProcessHandle, SpawnSpec } from '../spawn/spawn.js';
 import { killCgroup, releaseCgroup } from '../spawn/cgroup.js';
@@ -54,7 +54,7 @@ function findHelper(): string | undefined {
 function startHelper(file: string): ChildProcess {
   return fork(file, [], {
     // A small young generation keeps the helper's memory small; it only relays bytes. Its code compiled to the
-    // baseline tier at once, as the server's (core/compile-tier.ts): it runs at each command's start and end.
+    // baseline tier at once, as the server's (process/compile-tier.ts): it runs at each command's start and end.
     execArgv: ['--max-semi-space-size=1', ...COMPILE_FLAGS],
     env: {},
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
