@@ -59,7 +59,8 @@ export function v8PoolSize(execArgv: readonly string[], nodeOptions: string | un
  * The ids of V8's platform workers among `threads` (ownThreads of a process whose main thread is `mainTid`), of
  * which there are `pool`: the threads right after the delayed-task thread. Told apart by what they wait on: every
  * one of them not busy just then waits on one condition variable, which no other thread waits on, and none is
- * libuv's. Undefined when the layout is not that one.
+ * libuv's.
+ * Undefined when the layout is not that one.
  */
 export function v8Workers(
   threads: readonly ThreadState[],
@@ -110,8 +111,7 @@ export async function idleV8Workers(nodeOptions: string | undefined): Promise<Id
     workers.map(
       (tid) =>
         new Promise<number | undefined>((resolve) =>
-          // No environment: chrt needs none, and the server's holds its credentials.
-          execFile(bin, ['--idle', '--pid', '0', String(tid)], { env: {}, timeout: 5000 }, (e) =>
+          execFile(bin, ['--idle', '--pid', '0', String(tid)], { timeout: 5000 }, (e) =>
             resolve(e ? undefined : tid),
           ),
         ),

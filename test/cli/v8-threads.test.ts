@@ -3,7 +3,7 @@
 // inside the process (src/process/compile-tier.ts), in the server and in its spawner helper; and V8's platform
 // workers on SCHED_IDLE once the warm-up is done (src/process/background-threads.ts), every other thread as it was.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { v8PoolSize, v8Workers, type ThreadState } from '../../src/process/background-threads.js';
@@ -126,18 +126,8 @@ describe("telling V8's platform workers apart", () => {
   });
 });
 
-/** chrt of util-linux, which the server looks for in /usr/bin and /bin: a failure under CI=true, where .ci/run's machine has it. */
-function haveChrt(what: string): boolean {
-  if (existsSync('/usr/bin/chrt') || existsSync('/bin/chrt')) return true;
-  const why = 'no chrt in /usr/bin or /bin (util-linux)';
-  if (process.env.CI === 'true') throw new Error(`${what} under CI=true, but ${why}`);
-  console.log(`SKIP ${what}: ${why}`);
-  return false;
-}
-
 describe('a served server', () => {
   it("runs V8's workers on SCHED_IDLE after its warm-up, every other thread as before, and a helper compiled to baseline", async () => {
-    if (!haveChrt("V8's workers on SCHED_IDLE")) return;
     const srv = await startServer({ workspace: ws.dir, env: { SERVICE_LOG_LEVEL: 'debug' } });
     try {
       expect(await waitFor(() => srv.stderr().includes('warm-up done')), srv.stderr()).toBe(true);
