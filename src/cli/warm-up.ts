@@ -1,9 +1,8 @@
 // The warm-up right after the server is ready (cli/serve.ts): the first command's helper, the tool modules,
 // a rehearsal of one command and of the tools (rehearsal.ts) and one request to its own endpoint (warm-http.ts),
-// so the first real call does not wait for them; then V8's background threads at the lowest priority.
+// so the first real call does not wait for them.
 import type { Logger } from '../core/log.js';
 import { openRepo } from '../git/repo.js';
-import { idleV8Workers } from '../process/background-threads.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { rehearseCommand, rehearseTools } from './rehearsal.js';
 import { warmHttp, type SelfEndpoint } from './warm-http.js';
@@ -32,7 +31,6 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
     // How many threads the root's first search uses (workspace/search/tree-size.ts): a bounded walk.
     .then(() => runtime.search.warm(runtime.root))
     .catch(() => {})
-    .then(() => idleBackgroundThreads(runtime, log))
     .finally(() => {
       warmJails(runtime, log);
       // What a client that calls from now on meets prepared (bench/loop-bench.mjs waits for this line).
@@ -49,15 +47,6 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
   log.warn(
     `permission mode ${runtime.config.permissionMode} without an OS sandbox cannot stop a script: ${s.reason}`,
   );
-}
-
-/**
- * V8's background threads at the lowest priority (process/background-threads.ts), in a quiet moment, after the
- * rehearsals: their first compiles are done by then and the workers wait, which is how they are told apart.
- */
-async function idleBackgroundThreads(runtime: Runtime, log: Logger): Promise<void> {
-  await new Promise<void>((resolve) => runtime.quiet.later(resolve));
-  log.debug("V8's background threads", await idleV8Workers(runtime.config.env.NODE_OPTIONS));
 }
 
 /**
