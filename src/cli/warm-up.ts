@@ -1,8 +1,9 @@
 // The warm-up right after the server is ready (cli/serve.ts): the first command's helper, the tool modules,
 // a rehearsal of one command and of the tools (rehearsal.ts) and one request to its own endpoint (warm-http.ts),
-// so the first real call does not wait for them.
+// so the first real call does not wait for them; then node:path's helpers, hot enough for V8 to optimize them.
 import type { Logger } from '../core/log.js';
 import { openRepo } from '../git/repo.js';
+import { warmPathHelpers } from '../process/compile-tier.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { rehearseCommand, rehearseTools } from './rehearsal.js';
 import { warmHttp, type SelfEndpoint } from './warm-http.js';
@@ -31,6 +32,7 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
     // How many threads the root's first search uses (workspace/search/tree-size.ts): a bounded walk.
     .then(() => runtime.search.warm(runtime.root))
     .catch(() => {})
+    .then(() => warmPathHelpers(runtime.root.real))
     .finally(() => {
       warmJails(runtime, log);
       // What a client that calls from now on meets prepared (bench/loop-bench.mjs waits for this line).

@@ -5,7 +5,8 @@
 // ~3 MB of RSS and ~7 ms before the ready line. Unlike the heap flags (cli/heap-flags.ts), which V8 reads
 // once when the heap is made, this one is read each time a function is compiled, so setting it from inside
 // the process, before the server's code is loaded, takes effect (measured: the same gain as on the command
-// line).
+// line). Also the path helpers V8 optimizes during the warm-up (warmPathHelpers, below).
+import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 
 /** The flags, also given on the command line of the spawner helper (process/spawner/spawner.ts). */
@@ -14,4 +15,23 @@ export const COMPILE_FLAGS = ['--always-sparkplug'] as const;
 /** Sets COMPILE_FLAGS for the functions compiled from now on. */
 export function compileToBaseline(): void {
   for (const flag of COMPILE_FLAGS) setFlagsFromString(flag);
+}
+
+/** Calls of node:path's resolve and relative after which V8 has them compiled by TurboFan (warmPathHelpers). */
+export const PATH_HELPER_CALLS = 3000;
+
+/**
+ * Runs node:path's `resolve` and `relative` often enough that V8 compiles them with TurboFan during the warm-up
+ * (cli/warm-up.ts; docs/benchmarks.md, "V8's compiles during a call"). The start-up calls them about 1,500 times
+ * (the sandbox's mounts, once per PATH entry among others), so with a longer PATH (`npm start`'s) they turned hot
+ * in a client's first calls, and compiling `resolve` (~3 ms on a worker thread) delayed the call it coincided
+ * with by as much on two CPUs (apply_patch 6–8 ms instead of ~3). ~5 ms of CPU. Resolves the total length of the
+ * paths, which nothing needs.
+ */
+export function warmPathHelpers(root: string): number {
+  let length = 0;
+  for (let i = 0; i < PATH_HELPER_CALLS; i++)
+    length +=
+      path.resolve(root, 'src', String(i % 7), '..', 'a.js').length + path.relative(root, '/usr/lib').length;
+  return length;
 }

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMPILE_FLAGS } from '../../src/process/compile-tier.js';
+import { COMPILE_FLAGS, PATH_HELPER_CALLS } from '../../src/process/compile-tier.js';
 import { waitFor } from '../exec/exec-support.js';
 import { REPO_ROOT, startServer } from '../helpers/server.js';
 import { makeWorkspace } from '../helpers/workspace.js';
@@ -48,10 +48,46 @@ function childrenOf(pid: number): number[] {
     .map(Number);
 }
 
+/**
+ * Whether node:path's `resolve`, in a fresh node, is compiled by TurboFan (or on its way) after warmPathHelpers
+ * (waiting for the concurrent compile to be installed: the ceiling only ends a hung test), or after ten calls.
+ */
+function resolveOptimized(warm: boolean): boolean {
+  const tier = path.join(REPO_ROOT, 'dist/process/compile-tier.js');
+  // Status bits: kOptimized 16, kTurboFanned 64; marked 256 / 512, compiling 1024.
+  const script = [
+    `import path from 'node:path';`,
+    `import { warmPathHelpers } from ${JSON.stringify(tier)};`,
+    'const status = () => %GetOptimizationStatus(path.resolve);',
+    warm
+      ? [
+          `warmPathHelpers('/tmp/work');`,
+          'const end = Date.now() + 60000;',
+          'const tick = () => {',
+          '  path.resolve("/tmp/work", "b.js");',
+          '  if ((status() & (16 | 64)) !== 0 || Date.now() > end) return console.log((status() & (16 | 64)) !== 0);',
+          '  setTimeout(tick, 10);',
+          '};',
+          'tick();',
+        ].join('\n')
+      : `for (let i = 0; i < 10; i++) path.resolve('/tmp/work', 'a.js');\nconsole.log((status() & (16 | 64 | 256 | 512 | 1024)) !== 0);`,
+  ].join('\n');
+  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout.trim() === 'true';
+}
+
 describe('the compile tier', () => {
   it('compileToBaseline, called from inside the process, gives a function baseline code at its first call', () => {
     expect(statusAfterOneCall('') & BASELINE_BIT).toBe(0);
     expect(statusAfterOneCall('compileToBaseline();') & BASELINE_BIT).toBe(BASELINE_BIT);
+  });
+
+  it(`warmPathHelpers (${PATH_HELPER_CALLS} calls) has V8 optimize path.resolve, which a few calls do not`, () => {
+    expect(resolveOptimized(false)).toBe(false);
+    expect(resolveOptimized(true)).toBe(true);
   });
 });
 
