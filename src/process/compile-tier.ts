@@ -25,7 +25,7 @@ export const PATH_HELPER_CALLS = 3000;
  * (cli/warm-up.ts; docs/benchmarks.md, "V8's compiles during a call"). The start-up calls them about 1,500 times
  * (the sandbox's mounts, once per PATH entry among others), so with a longer PATH (`npm start`'s) they turned hot
  * in a client's first calls, and compiling `resolve` (~3 ms on a worker thread) delayed the call it coincided
- * with by as much on two CPUs (apply_patch 6–8 ms instead of ~3). ~5 ms of CPU. Resolves the total length of the
+ * with by as much on two CPUs (apply_patch 6–8 ms instead of ~3). ~5 ms of CPU. Returns the total length of the
  * paths, which nothing needs.
  */
 export function warmPathHelpers(root: string): number {
