@@ -32,6 +32,8 @@ export function afterReady(runtime: Runtime, log: Logger, self?: SelfEndpoint): 
     // How many threads the root's first search uses (workspace/search/tree-size.ts): a bounded walk.
     .then(() => runtime.search.warm(runtime.root))
     .catch(() => {})
+    // A few milliseconds of this thread: in a quiet moment, as the rehearsals.
+    .then(() => new Promise<void>((resolve) => runtime.quiet.later(resolve)))
     .then(() => warmPathHelpers(runtime.root.real))
     .finally(() => {
       warmJails(runtime, log);

@@ -17,21 +17,22 @@ export function compileToBaseline(): void {
   for (const flag of COMPILE_FLAGS) setFlagsFromString(flag);
 }
 
-/** Calls of node:path's resolve and relative after which V8 has them compiled by TurboFan (warmPathHelpers). */
-export const PATH_HELPER_CALLS = 3000;
+/**
+ * Calls of node:path's resolve and relative after which V8 has them compiled by TurboFan (warmPathHelpers): 500
+ * were enough in a fresh node, and the server has made ~1,500 of its own by then.
+ */
+export const PATH_HELPER_CALLS = 1000;
 
 /**
  * Runs node:path's `resolve` and `relative` often enough that V8 compiles them with TurboFan during the warm-up
  * (cli/warm-up.ts; docs/benchmarks.md, "V8's compiles during a call"). The start-up calls them about 1,500 times
  * (the sandbox's mounts, once per PATH entry among others), so with a longer PATH (`npm start`'s) they turned hot
  * in a client's first calls, and compiling `resolve` (~3 ms on a worker thread) delayed the call it coincided
- * with by as much on two CPUs (apply_patch 6–8 ms instead of ~3). ~5 ms of CPU. Returns the total length of the
- * paths, which nothing needs.
+ * with by as much on two CPUs (apply_patch 6–8 ms instead of ~3). 4–10 ms of this thread.
  */
-export function warmPathHelpers(root: string): number {
-  let length = 0;
-  for (let i = 0; i < PATH_HELPER_CALLS; i++)
-    length +=
-      path.resolve(root, 'src', String(i % 7), '..', 'a.js').length + path.relative(root, '/usr/lib').length;
-  return length;
+export function warmPathHelpers(root: string): void {
+  for (let i = 0; i < PATH_HELPER_CALLS; i++) {
+    path.resolve(root, 'src', String(i % 7), '..', 'a.js');
+    path.relative(root, '/usr/lib');
+  }
 }
