@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureBuilt, httpToolClient, REPO, round, startServer, writeResults } from './lib.mjs';
+import { ensureBuilt, httpToolClient, REPO, round, startServer, whenWarm, writeResults } from './lib.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '40' } } });
 const RUNS = Number(values.runs);
@@ -149,14 +149,18 @@ async function floors(ws) {
   return rows;
 }
 
-/** First exec_command after start vs the second, on fresh servers (1 s after the ready line, as a client). */
-async function firstCommand(ws, servers = 5) {
+/**
+ * First exec_command after start vs the second, on fresh servers: a second after its `warm-up done` line, on a
+ * new connection (its first request, so the connection's own cost is in the first call), then 20 ms later.
+ */
+async function firstCommand(ws, servers = 9) {
   const ratios = [];
   const pairs = [];
   for (let i = 0; i < servers; i++) {
-    const srv = await startServer(ws, { SERVICE_PERMISSION_MODE: 'safe' });
+    const srv = await startServer(ws, { SERVICE_PERMISSION_MODE: 'safe', SERVICE_LOG_LEVEL: 'info' });
     const { callTool, close } = httpToolClient(srv.url, srv.token);
     try {
+      await whenWarm(srv);
       await sleep(1000);
       const a = await timed(callTool, 'exec_command', { cmd: 'true' });
       await sleep(GAP_MS);

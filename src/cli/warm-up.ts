@@ -1,5 +1,5 @@
 // The warm-up right after the server is ready (cli/serve.ts): the first command's helper, the tool modules,
-// a rehearsal of one command and of the tools (rehearsal.ts) and one request to its own endpoint (warm-http.ts),
+// three rehearsals of a command, one of the tools (rehearsal.ts) and one request to its own endpoint (warm-http.ts),
 // so the first real call does not wait for them; then node:path's helpers, hot enough for V8 to optimize them.
 import type { Logger } from '../core/log.js';
 import { openRepo } from '../git/repo.js';
