@@ -35,10 +35,13 @@ export interface RuntimeRootChoice {
 
 const S_IWGRP_IWOTH = 0o022;
 
-/** `child` is `parent` or lies below it (both real paths). */
-function within(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/**
+ * `child` is `parent` or lies below it. Both must be absolute and normalized (real paths, or built from them
+ * with path.join): a plain comparison of strings, for the runtime directories and the sandboxes' mount lists.
+ */
+export function within(parent: string, child: string): boolean {
+  if (parent === '/') return child.startsWith('/');
+  return child === parent || child.startsWith(`${parent}/`);
 }
 const S_ISVTX = 0o1000;
 

@@ -7,6 +7,7 @@
 // workspace's parent (its siblings): such a PATH entry shows only itself, or nothing.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { within } from '../runtime-dir.js';
 
 /** Top-level directories of the system that hold programs and libraries (symlinks on merged-/usr systems). */
 export const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -88,12 +89,6 @@ function real(p: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `child` is `parent` or lies below it. */
-export function within(parent: string, child: string): boolean {
-  if (parent === '/') return child.startsWith('/');
-  return child === parent || child.startsWith(`${parent}/`);
 }
 
 function unique(list: string[]): string[] {

@@ -17,7 +17,7 @@ import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { defaultStateRoot, type Config, type PermissionMode, type SandboxMode } from '../../config/load.js';
 import { extraReadPaths, systemBinds, systemPaths } from './host-view.js';
-import type { RuntimeDirs } from '../runtime-dir.js';
+import { within, type RuntimeDirs } from '../runtime-dir.js';
 
 /** What the sandbox is built from (sandbox.ts plans it). */
 export interface SandboxContext {
@@ -202,9 +202,9 @@ function sshHostKeys(): string[] {
   }
 }
 
+/** `child` lies below `parent` (not `parent` itself); both real paths, as every path here is. */
 function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  return child !== parent && within(parent, child);
 }
 
 function isDir(p: string): boolean {
