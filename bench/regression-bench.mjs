@@ -6,7 +6,10 @@
 // tools/list, read_file (4 KB), search_text and exec_command `true`. Two servers of one build differ by up to
 // ±15 % in per-call CPU for as long as they run (the JIT's choices, heap layout), so one server per build
 // compared processes more than builds: each of the three groups is `--servers` processes (default 3), each
-// measured every round, and a group's figure is the median over its servers of each server's median.
+// measured every round, and a group's figure is the median over its servers of each server's median. A server
+// that also runs searches and commands spread further (tools/list's and read_file's per-call CPU 1.13-1.27x
+// between four servers of one build, whatever the heap flags; 1.04-1.09x for servers that answer only those
+// two), so each group has that many servers for the light calls and as many again for the heavy ones.
 // On a machine of two CPUs or more (and taskset), the servers run on the last CPU and this client on the
 // first, so that where the scheduler put a server (beside the client or not) is not part of its per-call CPU.
 // Target: every ratio ≤ 1.05 (no regression beyond noise). Results: bench/results/regression.{json,md}.
@@ -53,6 +56,8 @@ const WARMUP = Number(values.warmup);
 const SERVERS = Number(values.servers);
 const CPUS = availableParallelism();
 const PIN = !values['no-pin'] && CPUS >= 2 && spawnSync('taskset', ['-V']).status === 0;
+/** The pause after each server's round (measureSettled). */
+const SETTLE_MS = 250;
 /** The CPU the servers run on when pinned (the client takes CPU 0). */
 const SERVER_CPU = PIN ? CPUS - 1 : undefined;
 
@@ -78,14 +83,18 @@ const CALLS_BY_NAME = {
   search_text: { query: 'createServer', max_results: 20 },
   'exec_command true': { cmd: 'true' },
 };
+/** The call kinds each server of a group makes: the light ones and the heavy ones on servers of their own. */
+const ROLES = { light: ['tools/list', 'read_file'], heavy: ['search_text', 'exec_command true'] };
+const roleOf = (name) => (ROLES.light.includes(name) ? 'light' : 'heavy');
 
-/** One round of one server: per call kind, [wall p50 ms, server CPU µs per call]. */
-async function measure(srv) {
+/** One round of one server: per call kind of its role, [wall p50 ms, server CPU µs per call]. */
+async function measure({ srv, role }) {
   const client = httpToolClient(srv.url, srv.token);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const out = {};
   try {
-    for (const [name, args] of Object.entries(CALLS_BY_NAME)) {
+    for (const name of ROLES[role]) {
+      const args = CALLS_BY_NAME[name];
       const n = name.startsWith('exec') || name === 'search_text' ? Math.ceil(CALLS / 5) : CALLS;
       const times = [];
       const before = cpuNs(srv.pid);
@@ -107,6 +116,16 @@ async function measure(srv) {
   return out;
 }
 
+/**
+ * A server's round, then a pause: what its calls left for a quiet moment (the next sandbox or jail prepared, on
+ * the one CPU every server is pinned to) runs before the next server is measured, not during its calls.
+ */
+async function measureSettled(s) {
+  const m = await measure(s);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  return m;
+}
+
 async function main() {
   ensureBuilt();
   const ws = benchWorkspace();
@@ -114,28 +133,35 @@ async function main() {
     throw new Error('the benchmark workspace has no mcp-bench/small.js');
   const base = buildBase(values.base);
   const env = { SERVICE_STATE_DIR: 'off', SERVICE_CONSOLE: '0', SERVICE_PERMISSION_MODE: values.mode };
-  /** Per group, its servers; a server's rounds go into got[group][server]. */
+  /** Per group, its servers ({srv, role}); a server's rounds go into got[group][server]. */
   const groups = { before: [], now: [], control: [] };
   if (PIN) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
   try {
-    for (let i = 0; i < SERVERS; i++) {
-      groups.before.push(await startServer(ws, env, base.bin, undefined, SERVER_CPU));
-      groups.now.push(await startServer(ws, env, undefined, undefined, SERVER_CPU));
-      groups.control.push(await startServer(ws, env, base.bin, undefined, SERVER_CPU));
-    }
+    for (let i = 0; i < SERVERS; i++)
+      for (const role of Object.keys(ROLES)) {
+        const start = (bin) => startServer(ws, env, bin, undefined, SERVER_CPU);
+        groups.before.push({ srv: await start(base.bin), role });
+        groups.now.push({ srv: await start(undefined), role });
+        groups.control.push({ srv: await start(base.bin), role });
+      }
     const all = Object.values(groups).flat();
     // Warm-up: modules, JIT, the command helper.
-    for (let r = 0; r < WARMUP; r++) for (const s of all) await measure(s);
+    for (let r = 0; r < WARMUP; r++) for (const s of all) await measureSettled(s);
     const got = Object.fromEntries(Object.entries(groups).map(([g, list]) => [g, list.map(() => [])]));
     const slots = Object.entries(groups).flatMap(([g, list]) => list.map((_, i) => [g, i]));
     // Each round visits every server once, starting one further along, so no group is always first or last.
     for (let r = 0; r < ROUNDS; r++)
       for (let k = 0; k < slots.length; k++) {
         const [g, i] = slots[(k + r) % slots.length];
-        got[g][i].push(await measure(groups[g][i]));
+        got[g][i].push(await measureSettled(groups[g][i]));
       }
-    /** A group's figure: the median over its servers of each server's median over the rounds. */
-    const figure = (g, name, i) => median(got[g].map((rounds) => median(rounds.map((m) => m[name][i]))));
+    /** A group's figure: the median over its servers of the call's role of each server's median over the rounds. */
+    const figure = (g, name, i) =>
+      median(
+        got[g]
+          .filter((_, k) => groups[g][k].role === roleOf(name))
+          .map((rounds) => median(rounds.map((m) => m[name][i]))),
+      );
     const rows = [];
     for (const name of Object.keys(CALLS_BY_NAME))
       for (const [i, what] of [
@@ -153,7 +179,7 @@ async function main() {
           limit: 1.05,
           pass: ratio <= 1.05,
           note:
-            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (${SERVERS} servers a build, ${ROUNDS} rounds${PIN ? ', servers pinned to one CPU' : ''}); ` +
+            `${round(now, i ? 1 : 3)} vs ${round(before, i ? 1 : 3)} ${i ? 'µs' : 'ms'} (${SERVERS} servers a build for the ${roleOf(name)} calls, ${ROUNDS} rounds${PIN ? ', servers pinned to one CPU' : ''}); ` +
             `noise in the same run, ${values.base} vs itself: ${round(control / before, 3)}×`,
         });
       }
@@ -164,7 +190,7 @@ async function main() {
       rounds: got,
     });
   } finally {
-    for (const srv of Object.values(groups).flat()) await srv.stop();
+    for (const { srv } of Object.values(groups).flat()) await srv.stop();
     base.cleanup();
   }
 }
