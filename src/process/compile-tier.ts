@@ -19,16 +19,17 @@ export function compileToBaseline(): void {
 
 /**
  * Calls of node:path's resolve and relative after which V8 has them compiled by TurboFan (warmPathHelpers): 500
- * were enough in a fresh node, and the server has made ~1,500 of its own by then.
+ * were enough in a fresh node, and the server has made ~800 of its own by then.
  */
 export const PATH_HELPER_CALLS = 1000;
 
 /**
  * Runs node:path's `resolve` and `relative` often enough that V8 compiles them with TurboFan during the warm-up
- * (cli/warm-up.ts; docs/benchmarks.md, "V8's compiles during a call"). The start-up calls them about 1,500 times
- * (the sandbox's mounts, once per PATH entry among others), so with a longer PATH (`npm start`'s) they turned hot
- * in a client's first calls, and compiling `resolve` (~3 ms on a worker thread) delayed the call it coincided
- * with by as much on two CPUs (apply_patch 6–8 ms instead of ~3). 4–10 ms of this thread.
+ * (cli/warm-up.ts; docs/benchmarks.md, "V8's compiles during a call"). The start-up called them about 1,500 times
+ * (the sandbox's mounts, once per PATH entry among others; ~800 since the mounts compare strings), so with a
+ * longer PATH (`npm start`'s) they turned hot in a client's first calls, and compiling `resolve` (~3 ms on a
+ * worker thread) delayed the call it coincided with by as much on two CPUs (apply_patch 6–8 ms instead of ~3).
+ * 4–10 ms of this thread.
  */
 export function warmPathHelpers(root: string): void {
   for (let i = 0; i < PATH_HELPER_CALLS; i++) {
