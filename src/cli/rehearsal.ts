@@ -13,7 +13,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { checkRoot } from '../workspace/paths.js';
 
 /**
- * How many times the command path is rehearsed. After one run a client's first command still took 1.2× its
+ * How many times the command path is rehearsed. After one run a client's first command still took 1.2–1.3× its
  * second in the server (V8 had compiled the path but seen it run once); after three, 1.03–1.12×
  * (docs/benchmarks.md, "The command path rehearsed three times").
  */
