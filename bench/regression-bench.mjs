@@ -137,9 +137,9 @@ async function main() {
   const groups = { before: [], now: [], control: [] };
   if (PIN) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
   try {
+    const start = (bin) => startServer(ws, env, bin, undefined, SERVER_CPU);
     for (let i = 0; i < SERVERS; i++)
       for (const role of Object.keys(ROLES)) {
-        const start = (bin) => startServer(ws, env, bin, undefined, SERVER_CPU);
         groups.before.push({ srv: await start(base.bin), role });
         groups.now.push({ srv: await start(undefined), role });
         groups.control.push({ srv: await start(base.bin), role });
